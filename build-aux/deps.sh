@@ -1,0 +1,37 @@
+#!/bin/sh
+# deps.sh - install what ctkgen needs to build and test, on Debian (idempotent).
+# SPDX-License-Identifier: MIT
+#
+# Debian packages come from apt; Environment Modules conflicts with Lmod as a
+# package, so it is unpacked privately under .deps-local/ with dpkg -x.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
+      libjansson-dev check lmod tcl8.6 lua5.4"
+missing=
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+        missing="$missing $p"
+done
+sudo=
+[ "$(id -u)" = 0 ] || sudo=sudo
+if [ -n "$missing" ]; then
+    echo "deps: installing$missing"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+fi
+
+em=$top/.deps-local/environment-modules
+if [ ! -f "$em/usr/lib/x86_64-linux-gnu/modulecmd.tcl" ]; then
+    echo "deps: unpacking environment-modules into $em"
+    tmp=$(mktemp -d)
+    ( cd "$tmp" && apt-get download environment-modules >/dev/null 2>&1 ) || {
+        $sudo apt-get update -q
+        ( cd "$tmp" && apt-get download environment-modules )
+    }
+    mkdir -p "$em"
+    dpkg -x "$tmp"/environment-modules_*.deb "$em"
+    rm -rf "$tmp"
+fi
+echo "deps: ok"

@@ -1,0 +1,3 @@
+/* cli.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+#include <config.h>
+typedef int ctk_cli_placeholder_t;

@@ -1,0 +1,3 @@
+/* cmd_generate.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+#include <config.h>
+typedef int ctk_cmd_generate_placeholder_t;

@@ -1,0 +1,1 @@
+/* cmds.h placeholder */

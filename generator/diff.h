@@ -1,0 +1,1 @@
+/* diff.h placeholder */

@@ -1,0 +1,1 @@
+/* discover.h placeholder */

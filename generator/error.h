@@ -1,0 +1,71 @@
+/* error.h - ctk_error_t: one error record, first error wins.
+ * SPDX-License-Identifier: MIT
+ *
+ * Fallible functions take `ctk_error_t *err` last; err may be NULL.  The
+ * first ctk_error_set() on a record wins, later ones are ignored, so the
+ * innermost cause is what the user sees.  Only cli.c prints errors.
+ */
+#ifndef CTK_ERROR_H
+#define CTK_ERROR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    CTK_E_OK = 0,
+    CTK_E_NOMEM,     /* allocation failed */
+    CTK_E_IO,        /* reading or writing a file failed */
+    CTK_E_JSON,      /* config is not well-formed JSON */
+    CTK_E_CONFIG,    /* config is JSON but breaks the schema */
+    CTK_E_SDK,       /* a toolkit tree does not hold what it should */
+    CTK_E_VERSION,   /* declared version disagrees with the toolkit */
+    CTK_E_QUOTE,     /* a string a format cannot express (e.g. a newline) */
+    CTK_E_TEMPLATE,  /* a template failed to load or run */
+    CTK_E_LIMIT,     /* sandbox memory or instruction budget exhausted */
+    CTK_E_CONFLICT,  /* output file edited by hand, or not ours */
+    CTK_E_LOCK,      /* output dir is locked by another run */
+    CTK_E_ENV,       /* environment: missing tool or system facility */
+    CTK_E_USAGE,     /* bad command-line use */
+    CTK_E_INTERNAL
+} ctk_errcode_t;
+
+#define CTK_ERROR_SOURCE_MAX 4096
+#define CTK_ERROR_TEXT_MAX 1024
+
+typedef struct {
+    ctk_errcode_t code;
+    char source[CTK_ERROR_SOURCE_MAX]; /* file path or template name; "" if none */
+    int line;                          /* 1-based; 0 if unknown */
+    int column;                        /* 1-based; 0 if unknown */
+    char text[CTK_ERROR_TEXT_MAX];
+} ctk_error_t;
+
+/* Exit codes (STYLE.md); listed in --help and ctkgen(1). */
+typedef enum {
+    CTK_EXIT_OK = 0,
+    CTK_EXIT_CHECK = 1,    /* a check failed / tree would change (--check) */
+    CTK_EXIT_USAGE = 2,
+    CTK_EXIT_INPUT = 3,    /* bad input or config */
+    CTK_EXIT_ENV = 4,      /* environment: no nvcc, no module system, lock */
+    CTK_EXIT_INTERNAL = 70
+} ctk_exit_t;
+
+void ctk_error_init(ctk_error_t *err);
+bool ctk_error_is_set(const ctk_error_t *err);
+
+/* Record an error unless one is already recorded.  source may be NULL.
+ * Text is formatted printf-style and truncated to fit. */
+void ctk_error_set(ctk_error_t *err, ctk_errcode_t code, const char *source,
+                   int line, int column, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* Shorthand for an allocation failure. */
+void ctk_error_nomem(ctk_error_t *err);
+
+/* Map an error code onto the process exit status. */
+ctk_exit_t ctk_error_exit_code(const ctk_error_t *err);
+
+/* Short name of a code, e.g. "config". Never NULL. */
+const char *ctk_error_code_name(ctk_errcode_t code);
+
+#endif

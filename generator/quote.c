@@ -1,0 +1,3 @@
+/* quote.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+#include <config.h>
+typedef int ctk_quote_placeholder_t;

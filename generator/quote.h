@@ -1,0 +1,27 @@
+/* quote.h - quoting strings for Lua, Tcl and pkg-config files.
+ * SPDX-License-Identifier: MIT
+ *
+ * Each function returns a fresh string (caller frees) that the target
+ * format reads back as exactly the input, or NULL with CTK_E_QUOTE when the
+ * format cannot express it (a newline or other control byte anywhere; in
+ * .pc files also "${", which pkg-config always expands).  what names the
+ * value in the error ("path of /sdks/0/base").
+ */
+#ifndef CTK_QUOTE_H
+#define CTK_QUOTE_H
+
+#include "error.h"
+
+/* A complete Lua string literal, with its double quotes. */
+char *ctk_quote_lua(const char *s, const char *what, ctk_error_t *err);
+/* A complete Tcl word in double quotes, with \ " $ [ ] { } escaped. */
+char *ctk_quote_tcl(const char *s, const char *what, ctk_error_t *err);
+/* A pkg-config value fragment: space, tab, quotes, backslash and # escaped
+ * with a backslash, so pkgconf splits it back as one argument. */
+char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err);
+
+/* Whether s can go on a colon-separated path variable (no ':' or control
+ * bytes).  Sets CTK_E_QUOTE otherwise. */
+bool ctk_quote_check_pathvar(const char *s, const char *what, ctk_error_t *err);
+
+#endif

@@ -1,0 +1,92 @@
+/* sdk.h - the SDK model: one verified record per toolkit, and the decisions
+ * about which directory goes on which variable.
+ * SPDX-License-Identifier: MIT
+ *
+ * ctk_sdk_load() looks at the filesystem: it finds nvcc, the include dir
+ * holding cuda_runtime.h, the lib dir holding libcudart.so*, the math
+ * library, NVVM, CUPTI and comm_libs dirs, reads the toolkit's own version
+ * and checks it against the declared one.  Templates never decide anything:
+ * every list below is final, deduplicated (by resolved path, first spelling
+ * kept) and holds existing directories only.
+ */
+#ifndef CTK_SDK_H
+#define CTK_SDK_H
+
+#include "config.h"
+#include "error.h"
+#include "util.h"
+
+#include <stdbool.h>
+
+typedef enum {
+    CTK_VSRC_NONE = 0,
+    CTK_VSRC_VERSION_JSON, /* <root>/version.json, key "cuda" */
+    CTK_VSRC_VERSION_TXT,  /* <root>/version.txt, "CUDA Version X.Y.Z" */
+    CTK_VSRC_HEADER,       /* CUDART_VERSION in cuda_runtime_api.h */
+    CTK_VSRC_NVCC          /* `nvcc --version`, "release X.Y" */
+} ctk_version_source_t;
+
+typedef struct {
+    int major, minor;
+    int patch;                   /* -1 when the source does not say */
+    ctk_version_source_t source;
+    char path[4096];             /* the file (or nvcc) it was read from */
+} ctk_version_t;
+
+/* Parse "X.Y" or "X.Y.Z" (digits only; patch -1 when absent). */
+bool ctk_version_parse(const char *s, int *major, int *minor, int *patch);
+
+/* Name of a version source for messages ("version.json", ...). */
+const char *ctk_version_source_name(ctk_version_source_t src);
+
+/* Read a toolkit's version in the order version.json, version.txt,
+ * CUDART_VERSION in <incdir>/cuda_runtime_api.h, `nvcc --version`.
+ * incdir and nvcc may be NULL.  Fails (CTK_E_SDK) when no source answers. */
+bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
+                        ctk_version_t *out, ctk_error_t *err);
+
+/* A library of the toolkit, for per-library .pc files. */
+typedef struct {
+    const char *name;   /* "cublas" (static string) */
+    const char *description; /* static string */
+    char *libdir;       /* dir holding lib<link>.so* */
+    char *link;         /* "-lcublas -lcublasLt" style list, space separated */
+} ctk_sdk_lib_t;
+
+typedef struct {
+    const ctk_sdk_conf_t *conf; /* borrowed; must outlive the record */
+    char *module_version;       /* conf->module_version, else conf->version */
+    ctk_version_t version;      /* the toolkit's own */
+    char *version_mm;           /* "12.4" */
+    char *version_full;         /* "12.4.1" when the toolkit says; else NULL */
+
+    char *root;                 /* base as configured */
+    char *bindir, *nvcc;
+    char *incdir;               /* holds cuda_runtime.h */
+    char *libdir;               /* holds libcudart.so* */
+    char *stubsdir;             /* lib stubs (libcuda.so stub); NULL if none. Never on LD_LIBRARY_PATH */
+    char *mandir;               /* NULL if the toolkit has no man pages */
+    char *math_incdir, *math_libdir;   /* holds cublas_v2.h / libcublas.so*; may equal incdir/libdir */
+    char *nvvm_root, *nvvm_incdir, *nvvm_libdir; /* NULL members when absent */
+    char *cupti_incdir, *cupti_libdir;
+    char *nccl_incdir, *nccl_libdir;
+    char *nvshmem_incdir, *nvshmem_libdir, *nvshmem_bindir;
+
+    /* decisions, in order, each dir once */
+    ctk_strlist_t path;            /* bindir (+ nvshmem bin) */
+    ctk_strlist_t ld_library_path; /* every lib dir: base, math_libs, CUPTI, nvvm, comm_libs */
+    ctk_strlist_t library_path;    /* same as ld_library_path */
+    ctk_strlist_t cpath;           /* every include dir: base first */
+    ctk_strlist_t manpath;
+
+    ctk_sdk_lib_t *libs;           /* libraries found, in a fixed order */
+    size_t n_libs;
+} ctk_sdk_t;
+
+/* Build and verify the record for one configured SDK.  config_source is the
+ * config file path used in errors (which also name the SDK and the field).
+ * Caller frees. */
+ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err);
+void ctk_sdk_free(ctk_sdk_t *sdk);
+
+#endif

@@ -1,0 +1,311 @@
+/* util.c - owned strings, buffers, string lists and file helpers.
+ * SPDX-License-Identifier: MIT
+ */
+#include <config.h>
+
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *ctk_strdup(const char *s, ctk_error_t *err)
+{
+    return ctk_strndup(s, strlen(s), err);
+}
+
+char *ctk_strndup(const char *s, size_t n, ctk_error_t *err)
+{
+    char *p = malloc(n + 1);
+
+    if (!p) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *ctk_printf(ctk_error_t *err, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char *p;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad format string");
+        return NULL;
+    }
+    p = malloc((size_t)n + 1);
+    if (!p) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+char *ctk_path_join(const char *a, const char *b, ctk_error_t *err)
+{
+    size_t la = strlen(a);
+
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    while (*b == '/')
+        b++;
+    if (*b == '\0')
+        return ctk_strndup(a, la, err);
+    return ctk_printf(err, "%.*s%s%s", (int)la, a, (la == 1 && a[0] == '/') ? "" : "/", b);
+}
+
+bool ctk_str_has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* ---- buffer -------------------------------------------------------------- */
+void ctk_buf_init(ctk_buf_t *b)
+{
+    memset(b, 0, sizeof *b);
+}
+
+void ctk_buf_fini(ctk_buf_t *b)
+{
+    if (!b)
+        return;
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+bool ctk_buf_append(ctk_buf_t *b, const char *data, size_t len)
+{
+    if (b->failed)
+        return false;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        char *p;
+
+        while (cap < b->len + len + 1) {
+            if (cap > SIZE_MAX / 2) {
+                b->failed = true;
+                return false;
+            }
+            cap *= 2;
+        }
+        p = realloc(b->data, cap);
+        if (!p) {
+            b->failed = true;
+            return false;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+    if (len)
+        memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return true;
+}
+
+bool ctk_buf_puts(ctk_buf_t *b, const char *s)
+{
+    return ctk_buf_append(b, s, strlen(s));
+}
+
+bool ctk_buf_printf(ctk_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char small[256];
+
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return false;
+    }
+    if ((size_t)n < sizeof small)
+        return ctk_buf_append(b, small, (size_t)n);
+    {
+        char *big = malloc((size_t)n + 1);
+        bool ok;
+
+        if (!big) {
+            b->failed = true;
+            return false;
+        }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        ok = ctk_buf_append(b, big, (size_t)n);
+        free(big);
+        return ok;
+    }
+}
+
+char *ctk_buf_take(ctk_buf_t *b, size_t *len)
+{
+    char *p;
+
+    if (!b->data && !b->failed)
+        ctk_buf_append(b, "", 0);
+    p = b->data;
+    if (len)
+        *len = b->len;
+    memset(b, 0, sizeof *b);
+    return p;
+}
+
+/* ---- string list ----------------------------------------------------------- */
+void ctk_strlist_init(ctk_strlist_t *l)
+{
+    memset(l, 0, sizeof *l);
+}
+
+void ctk_strlist_fini(ctk_strlist_t *l)
+{
+    size_t i;
+
+    if (!l)
+        return;
+    for (i = 0; i < l->len; i++)
+        free(l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+bool ctk_strlist_take(ctk_strlist_t *l, char *s, ctk_error_t *err)
+{
+    if (!s) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        char **p = realloc(l->items, cap * sizeof *p);
+
+        if (!p) {
+            free(s);
+            ctk_error_nomem(err);
+            return false;
+        }
+        l->items = p;
+        l->cap = cap;
+    }
+    l->items[l->len++] = s;
+    return true;
+}
+
+bool ctk_strlist_push(ctk_strlist_t *l, const char *s, ctk_error_t *err)
+{
+    char *copy = ctk_strdup(s, err);
+
+    return copy ? ctk_strlist_take(l, copy, err) : false;
+}
+
+bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s)
+{
+    size_t i;
+
+    for (i = 0; i < l->len; i++)
+        if (strcmp(l->items[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* ---- files ------------------------------------------------------------------ */
+char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    char chunk[8192];
+    int fd;
+    ssize_t n;
+
+    ctk_buf_init(&b);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        if (b.len + (size_t)n > max_bytes) {
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "file is larger than %zu bytes", max_bytes);
+            goto fail;
+        }
+        if (!ctk_buf_append(&b, chunk, (size_t)n)) {
+            ctk_error_nomem(err);
+            goto fail;
+        }
+    }
+    close(fd);
+    if (!ctk_buf_append(&b, "", 0)) {
+        ctk_error_nomem(err);
+        ctk_buf_fini(&b);
+        return NULL;
+    }
+    return ctk_buf_take(&b, len);
+fail:
+    close(fd);
+    ctk_buf_fini(&b);
+    return NULL;
+}
+
+bool ctk_is_dir(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool ctk_is_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool ctk_is_executable(const char *path)
+{
+    return ctk_is_file(path) && access(path, X_OK) == 0;
+}
+
+char *ctk_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+void ctk_hash_hex(const void *data, size_t len, char out[17])
+{
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}

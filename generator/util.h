@@ -1,0 +1,66 @@
+/* util.h - small owned strings, string lists, buffers and file helpers.
+ * SPDX-License-Identifier: MIT
+ *
+ * All functions that allocate return NULL/false on allocation failure and
+ * report CTK_E_NOMEM through err when err is given.
+ */
+#ifndef CTK_UTIL_H
+#define CTK_UTIL_H
+
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- strings ---------------------------------------------------------- */
+char *ctk_strdup(const char *s, ctk_error_t *err);                 /* caller frees */
+char *ctk_strndup(const char *s, size_t n, ctk_error_t *err);      /* caller frees */
+char *ctk_printf(ctk_error_t *err, const char *fmt, ...)           /* caller frees */
+    __attribute__((format(printf, 2, 3)));
+/* a/b with exactly one slash between; caller frees. */
+char *ctk_path_join(const char *a, const char *b, ctk_error_t *err);
+bool ctk_str_has_prefix(const char *s, const char *prefix);
+
+/* ---- growable byte buffer (always NUL-terminated) ------------------------ */
+typedef struct {
+    char *data;
+    size_t len;
+    size_t cap;
+    bool failed; /* an append ran out of memory; data holds what fit */
+} ctk_buf_t;
+
+void ctk_buf_init(ctk_buf_t *b);
+void ctk_buf_fini(ctk_buf_t *b);
+bool ctk_buf_append(ctk_buf_t *b, const char *data, size_t len);
+bool ctk_buf_puts(ctk_buf_t *b, const char *s);
+bool ctk_buf_printf(ctk_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hand the bytes to the caller (caller frees) and reset b. */
+char *ctk_buf_take(ctk_buf_t *b, size_t *len);
+
+/* ---- list of owned strings ---------------------------------------------- */
+typedef struct {
+    char **items;
+    size_t len;
+    size_t cap;
+} ctk_strlist_t;
+
+void ctk_strlist_init(ctk_strlist_t *l);
+void ctk_strlist_fini(ctk_strlist_t *l);
+bool ctk_strlist_push(ctk_strlist_t *l, const char *s, ctk_error_t *err); /* copies s */
+bool ctk_strlist_take(ctk_strlist_t *l, char *s, ctk_error_t *err);      /* owns s, even on failure */
+bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s);
+
+/* ---- files --------------------------------------------------------------- */
+/* Read a whole file; caller frees.  *len gets the size (may be NULL).
+ * Refuses files over max_bytes (CTK_E_IO). */
+char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t *err);
+bool ctk_is_dir(const char *path);
+bool ctk_is_file(const char *path);        /* regular file (after symlinks) */
+bool ctk_is_executable(const char *path);  /* regular file with an x bit we may use */
+/* realpath(3) into a fresh string; NULL if it does not resolve (no error set). */
+char *ctk_realpath(const char *path);
+
+/* 64-bit FNV-1a of a byte string, as 16 lowercase hex digits in out[17]. */
+void ctk_hash_hex(const void *data, size_t len, char out[17]);
+
+#endif

@@ -1,0 +1,97 @@
+/* write.h - the output tree: plan, diff, atomic apply, manifest, lock.
+ * SPDX-License-Identifier: MIT
+ *
+ * The caller collects every file of a run in a ctk_outset_t (paths relative
+ * to OUT), then plans against what is on disk, then applies.  Nothing is
+ * written before the whole plan is known to be safe:
+ *  - a file whose bytes are unchanged is not touched (mtime kept);
+ *  - a changed file is replaced atomically (temp in the same dir, fsync,
+ *    rename, fsync of the dir), mode 0644, dirs 0755;
+ *  - a file ctkgen wrote earlier (listed in OUT/.ctkgen-manifest) and no
+ *    longer produces is removed, with dirs left empty by that;
+ *  - a file that differs from what the manifest says ctkgen wrote (edited
+ *    by hand), or that exists but was never written by ctkgen, is a
+ *    conflict: apply refuses (CTK_E_CONFLICT) unless force is set;
+ *  - the manifest is rewritten last, and only if it changes.
+ * A lock on OUT/.ctkgen.lock (flock) serialises concurrent runs.
+ */
+#ifndef CTK_WRITE_H
+#define CTK_WRITE_H
+
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CTK_MANIFEST_NAME ".ctkgen-manifest"
+#define CTK_LOCK_NAME ".ctkgen.lock"
+
+typedef struct {
+    char *relpath; /* "lmod/cudatoolkit/12.4.lua" */
+    char *data;
+    size_t len;
+} ctk_outfile_t;
+
+typedef struct {
+    ctk_outfile_t *files;
+    size_t n, cap;
+} ctk_outset_t;
+
+void ctk_outset_init(ctk_outset_t *set);
+void ctk_outset_fini(ctk_outset_t *set);
+/* Add a file; takes ownership of data (freed even on failure).  Refuses
+ * absolute paths, "..", empty components and duplicates (CTK_E_INTERNAL). */
+bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                     ctk_error_t *err);
+
+typedef enum {
+    CTK_CHANGE_SAME = 0, /* on disk and identical: left alone */
+    CTK_CHANGE_CREATE,
+    CTK_CHANGE_UPDATE,
+    CTK_CHANGE_REMOVE    /* in the manifest, no longer produced */
+} ctk_change_kind_t;
+
+typedef struct {
+    char *relpath;
+    ctk_change_kind_t kind;
+    bool conflict;        /* on-disk bytes are not what ctkgen last wrote */
+    char *old_data;       /* current bytes (UPDATE/REMOVE), NULL otherwise */
+    size_t old_len;
+    const char *new_data; /* borrowed from the outset (CREATE/UPDATE/SAME) */
+    size_t new_len;
+} ctk_change_t;
+
+typedef struct {
+    char *outdir;
+    ctk_change_t *items;  /* sorted by relpath */
+    size_t n;
+    char *manifest;       /* new manifest text */
+    size_t manifest_len;
+    bool manifest_changed;
+} ctk_plan_t;
+
+/* Compare the outset with OUT on disk.  OUT need not exist.  Caller frees.
+ * The outset must outlive the plan. */
+ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_error_t *err);
+void ctk_plan_free(ctk_plan_t *plan);
+
+/* Counts of each kind, and of conflicts. */
+void ctk_plan_counts(const ctk_plan_t *plan, size_t *created, size_t *updated,
+                     size_t *removed, size_t *same, size_t *conflicts);
+bool ctk_plan_has_changes(const ctk_plan_t *plan);
+
+/* Unified diff of the whole plan (a/ and b/ prefixes, 3 lines of context).
+ * Caller frees. */
+char *ctk_plan_diff(const ctk_plan_t *plan, ctk_error_t *err);
+
+/* Carry out the plan.  Refuses with CTK_E_CONFLICT, writing nothing, when a
+ * change hits a conflict and force is false. */
+bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err);
+
+/* The run lock: OUT is created (0755) if needed.  wait=false fails at once
+ * with CTK_E_LOCK when another run holds it. */
+typedef struct ctk_lock ctk_lock_t;
+ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err);
+void ctk_write_unlock(ctk_lock_t *lock);
+
+#endif

@@ -1,0 +1,1 @@
+-- lmod-rc.lua

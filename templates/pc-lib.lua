@@ -1,0 +1,1 @@
+-- pc-lib.lua

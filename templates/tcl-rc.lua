@@ -1,0 +1,1 @@
+-- tcl-rc.lua

@@ -1,0 +1,37 @@
+/* testutil.h - shared helpers for the Check test programs.
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef CTK_TESTUTIL_H
+#define CTK_TESTUTIL_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A fresh private directory under $TMPDIR; caller frees the string and
+ * removes the tree with tu_rmtree(). */
+char *tu_mkdtemp(void);
+/* rm -rf, refusing anything outside $TMPDIR or /tmp. */
+void tu_rmtree(const char *dir);
+/* Write text to dir/rel, creating parent dirs; returns the full path (caller frees). */
+char *tu_write(const char *dir, const char *rel, const char *text);
+/* mkdir -p dir/rel; returns the full path (caller frees). */
+char *tu_mkdirs(const char *dir, const char *rel);
+/* Read a whole file (caller frees); NULL if unreadable. */
+char *tu_read(const char *path);
+/* Run a shell command line, return its exit status (-1 on failure to run). */
+int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Root of the real CUDA toolkit on this machine ($CTK_TEST_CUDA), or NULL. */
+const char *tu_cuda_root(void);
+/* Path to a directory of real layouts built by tests/fixtures.sh from the
+ * real toolkit (built once per test run, cached under $TMPDIR), or NULL
+ * when there is no toolkit. */
+const char *tu_fixtures(void);
+/* Absolute path of a file in the source tree ($top_srcdir). Caller frees. */
+char *tu_srcpath(const char *rel);
+
+/* Run a suite with CK_ENV-style defaults; returns the process exit status. */
+int tu_run(Suite *s);
+
+#endif
