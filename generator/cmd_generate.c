@@ -1,3 +1,278 @@
-/* cmd_generate.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+/* cmd_generate.c - `ctkgen generate`: site config -> modulefiles and .pc files.
+ * SPDX-License-Identifier: MIT
+ *
+ * Order of work: load the config (or scan), verify every toolkit, render
+ * every file in memory, plan against the output tree, then write.  Any
+ * error before the write leaves the output tree exactly as it was.
+ */
 #include <config.h>
-typedef int ctk_cmd_generate_placeholder_t;
+
+#include "cli.h"
+#include "cmds.h"
+#include "config.h"
+#include "discover.h"
+#include "render.h"
+#include "sdk.h"
+#include "util.h"
+#include "write.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_OUTDIR "ctkgen-out"
+
+enum {
+    OPT_CONFIG = 'c',
+    OPT_OUTPUT = 'o',
+    OPT_TEMPLATES = 't',
+    OPT_DRY_RUN = 'n',
+    OPT_FORCE = 'f',
+    OPT_CHECK = 0x100,
+    OPT_NO_WAIT,
+};
+
+static const ctk_opt_t generate_opts[] = {
+    { "config", 'c', "FILE", OPT_CONFIG, "site config (JSON); default: scan the standard install places" },
+    { "output", 'o', "DIR", OPT_OUTPUT, "output directory (default: ./" DEFAULT_OUTDIR ")" },
+    { "template-dir", 't', "DIR", OPT_TEMPLATES, "use templates from DIR where present (default: built-in)" },
+    { "dry-run", 'n', NULL, OPT_DRY_RUN, "print a unified diff of what would change; write nothing" },
+    { "check", 0, NULL, OPT_CHECK, "write nothing; exit 1 if the output tree would change" },
+    { "force", 'f', NULL, OPT_FORCE, "overwrite or remove files edited by hand" },
+    { "no-wait", 0, NULL, OPT_NO_WAIT, "fail at once if another run holds the output lock" },
+    { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
+    { NULL, 0, NULL, 0, NULL },
+};
+
+const ctk_cmd_doc_t ctk_cmd_generate_doc = {
+    "generate",
+    "[-c FILE] [-o DIR] [options]",
+    "Write Lmod and Tcl modulefiles and pkg-config files for every CUDA toolkit\n"
+    "in a site config.",
+    "Writes, under DIR:\n"
+    "  lmod/<module_name>/<version>.lua   and lmod/<module_name>/.modulerc.lua\n"
+    "  tcl/<module_name>/<version>        and tcl/<module_name>/.modulerc\n"
+    "  pkgconfig/<pc_prefix>-<version>.pc and one .pc per library found\n"
+    "Every toolkit is checked first (nvcc, cuda_runtime.h, libcudart, its own\n"
+    "version against the declared one); any error writes nothing.  Unchanged\n"
+    "files are not rewritten; files from SDKs no longer configured are removed;\n"
+    "a file edited by hand is never overwritten without --force.\n",
+    generate_opts,
+};
+
+typedef struct {
+    const char *config;
+    const char *outdir;
+    const char *template_dir;
+    bool dry_run, check, force, no_wait;
+} gen_opts_t;
+
+/* OUT made absolute without requiring it to exist. */
+static char *absolute_dir(const char *dir, ctk_error_t *err)
+{
+    char cwd[PATH_MAX];
+    char *real = ctk_realpath(dir);
+
+    if (real)
+        return real;
+    if (dir[0] == '/')
+        return ctk_strdup(dir, err);
+    if (!getcwd(cwd, sizeof cwd)) {
+        ctk_error_set(err, CTK_E_IO, NULL, 0, 0, "cannot read the current directory");
+        return NULL;
+    }
+    return ctk_path_join(cwd, dir, err);
+}
+
+static ctk_config_t *load_config(const gen_opts_t *o, ctk_error_t *err)
+{
+    ctk_strlist_t notes;
+    ctk_config_t *cfg;
+    size_t i;
+
+    if (o->config)
+        return ctk_config_load(o->config, err);
+    ctk_strlist_init(&notes);
+    ctk_cli_info("no config given: scanning the standard install places");
+    cfg = ctk_discover_standard(NULL, 0, &notes, err);
+    for (i = 0; i < notes.len; i++)
+        ctk_cli_debug("%s", notes.items[i]);
+    ctk_strlist_fini(&notes);
+    if (cfg && cfg->n_sdks == 0) {
+        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0,
+                      "no CUDA toolkit found in /usr/local/cuda*, /opt/nvidia/hpc_sdk; "
+                      "describe yours in a site config and pass it with -c (see docs/site-config.md)");
+        ctk_config_free(cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+static const char *change_word(ctk_change_kind_t k)
+{
+    switch (k) {
+    case CTK_CHANGE_CREATE: return "created";
+    case CTK_CHANGE_UPDATE: return "updated";
+    case CTK_CHANGE_REMOVE: return "removed";
+    case CTK_CHANGE_SAME: break;
+    }
+    return "unchanged";
+}
+
+static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_t *const *sdks,
+                          const ctk_plan_t *plan, const char *absout)
+{
+    size_t c, u, r, s, x, i;
+    const char *first = cfg->default_version ? cfg->default_version : sdks[0]->module_version;
+
+    ctk_plan_counts(plan, &c, &u, &r, &s, &x);
+    for (i = 0; i < cfg->n_sdks; i++)
+        printf("%s/%s: CUDA %s at %s (version from %s)\n", cfg->module_name,
+               sdks[i]->module_version,
+               sdks[i]->version_full ? sdks[i]->version_full : sdks[i]->version_mm,
+               sdks[i]->root, ctk_version_source_name(sdks[i]->version.source));
+    for (i = 0; i < plan->n; i++) {
+        if (plan->items[i].kind == CTK_CHANGE_SAME && ctk_cli_verbosity < CTK_VERBOSE)
+            continue;
+        printf("  %-9s %s\n", change_word(plan->items[i].kind), plan->items[i].relpath);
+    }
+    printf("%s %zu files in %s: %zu created, %zu updated, %zu removed, %zu unchanged\n",
+           o->check ? "would change" : "wrote", c + u + r, absout, c, u, r, s);
+    if (o->check || ctk_cli_verbosity < CTK_NORMAL)
+        return;
+    printf("\nTo use them:\n"
+           "  Lmod:                module use %s/lmod; module load %s/%s\n"
+           "  Environment Modules: module use %s/tcl; module load %s/%s\n"
+           "  pkg-config:          export PKG_CONFIG_PATH=%s/pkgconfig\n"
+           "                       pkg-config --cflags --libs %s-%s\n",
+           absout, cfg->module_name, first, absout, cfg->module_name, first, absout,
+           cfg->pc_prefix, first);
+}
+
+static int run(const gen_opts_t *o)
+{
+    ctk_error_t err;
+    ctk_config_t *cfg = NULL;
+    ctk_sdk_t **sdks = NULL;
+    ctk_outset_t out;
+    ctk_plan_t *plan = NULL;
+    ctk_lock_t *lock = NULL;
+    char *absout = NULL, *pcdir = NULL, *diff = NULL;
+    ctk_render_opts_t ropts;
+    int rc = CTK_EXIT_OK;
+    size_t i;
+
+    ctk_error_init(&err);
+    ctk_outset_init(&out);
+    cfg = load_config(o, &err);
+    if (!cfg)
+        goto fail;
+    sdks = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *sdks);
+    if (!sdks) {
+        ctk_error_nomem(&err);
+        goto fail;
+    }
+    for (i = 0; i < cfg->n_sdks; i++) {
+        sdks[i] = ctk_sdk_load(&cfg->sdks[i], cfg->source, &err);
+        if (!sdks[i])
+            goto fail;
+        ctk_cli_debug("%s: CUDA %s at %s", sdks[i]->module_version, sdks[i]->version_mm,
+                      sdks[i]->root);
+    }
+    absout = absolute_dir(o->outdir, &err);
+    if (!absout)
+        goto fail;
+    pcdir = cfg->pkgconfig_dir ? ctk_strdup(cfg->pkgconfig_dir, &err)
+                               : ctk_path_join(absout, "pkgconfig", &err);
+    if (!pcdir)
+        goto fail;
+    ropts.template_dir = o->template_dir;
+    ropts.pkgconfig_dir = pcdir;
+    if (!ctk_render_all(cfg, sdks, cfg->n_sdks, &ropts, &out, &err))
+        goto fail;
+
+    /* --dry-run and --check only read, so they take no lock and create nothing */
+    if (!o->dry_run && !o->check) {
+        lock = ctk_write_lock(absout, !o->no_wait, &err);
+        if (!lock)
+            goto fail;
+    }
+    plan = ctk_write_plan(absout, &out, &err);
+    if (!plan)
+        goto fail;
+    if (o->dry_run) {
+        diff = ctk_plan_diff(plan, &err);
+        if (!diff)
+            goto fail;
+        fputs(diff, stdout);
+        if (!ctk_plan_has_changes(plan))
+            ctk_cli_info("nothing would change in %s", absout);
+        goto done;
+    }
+    if (o->check) {
+        print_summary(o, cfg, sdks, plan, absout);
+        rc = ctk_plan_has_changes(plan) ? CTK_EXIT_CHECK : CTK_EXIT_OK;
+        goto done;
+    }
+    if (!ctk_write_apply(plan, o->force, &err))
+        goto fail;
+    print_summary(o, cfg, sdks, plan, absout);
+    goto done;
+fail:
+    rc = ctk_cli_error(&err);
+done:
+    ctk_write_unlock(lock);
+    free(diff);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&out);
+    free(pcdir);
+    free(absout);
+    if (sdks)
+        for (i = 0; cfg && i < cfg->n_sdks; i++)
+            ctk_sdk_free(sdks[i]);
+    free(sdks);
+    ctk_config_free(cfg);
+    return rc;
+}
+
+int ctk_cmd_generate(int argc, char **argv)
+{
+    gen_opts_t o = { NULL, DEFAULT_OUTDIR, NULL, false, false, false, false };
+    const char *arg;
+    int id;
+
+    optind = 1;
+    while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_generate_doc, &arg)) != -1) {
+        switch (id) {
+        case OPT_CONFIG: o.config = arg; break;
+        case OPT_OUTPUT: o.outdir = arg; break;
+        case OPT_TEMPLATES: o.template_dir = arg; break;
+        case OPT_DRY_RUN: o.dry_run = true; break;
+        case OPT_CHECK: o.check = true; break;
+        case OPT_FORCE: o.force = true; break;
+        case OPT_NO_WAIT: o.no_wait = true; break;
+        case CTK_OPT_HELP_ID:
+            ctk_cli_print_help(&ctk_cmd_generate_doc);
+            return CTK_EXIT_OK;
+        default:
+            return CTK_EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return ctk_cli_usage("generate", "unexpected argument '%s'", argv[optind]);
+    if (o.dry_run && o.check)
+        return ctk_cli_usage("generate", "--dry-run and --check cannot be combined");
+    if (!*o.outdir)
+        return ctk_cli_usage("generate", "--output needs a directory");
+    if (o.template_dir && !ctk_is_dir(o.template_dir)) {
+        ctk_error_t err;
+
+        ctk_error_init(&err);
+        ctk_error_set(&err, CTK_E_USAGE, NULL, 0, 0, "--template-dir %s: not a directory",
+                      o.template_dir);
+        return ctk_cli_error(&err);
+    }
+    return run(&o);
+}

@@ -1,3 +1,576 @@
-/* luahost.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+/* luahost.c - the one owner of lua_State: a sandboxed, budgeted Lua 5.4.
+ * SPDX-License-Identifier: MIT
+ *
+ * Chunks run with a private _ENV built from a whitelist; the data tree is
+ * exposed through read-only proxy tables.  Two limits hold whatever the
+ * chunk does: bytes (the allocator refuses past mem_limit) and VM
+ * instructions (a count hook raises past instr_limit).  Once a limit is hit
+ * the state is poisoned: the sandbox's pcall re-raises, so a chunk cannot
+ * swallow the error and carry on.
+ */
 #include <config.h>
-typedef int ctk_luahost_placeholder_t;
+
+#include "luahost.h"
+#include "quote.h"
+#include "util.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#if LUA_VERSION_NUM != 504
+#error "ctkgen embeds Lua 5.4 exactly"
+#endif
+
+#define DEFAULT_MEM_LIMIT ((size_t)64 << 20)
+#define DEFAULT_INSTR_LIMIT 50000000UL
+#define HOOK_STEP 1000
+
+/* ---- value tree ------------------------------------------------------------ */
+typedef enum { LV_NIL, LV_STR, LV_BOOL, LV_INT, LV_LIST, LV_MAP } lv_kind_t;
+
+struct ctk_lval {
+    lv_kind_t kind;
+    char *str;          /* LV_STR */
+    long long num;      /* LV_INT, LV_BOOL */
+    ctk_lval_t **items; /* LV_LIST, LV_MAP values */
+    char **keys;        /* LV_MAP */
+    size_t n, cap;
+};
+
+static ctk_lval_t *lv_new(lv_kind_t kind)
+{
+    ctk_lval_t *v = calloc(1, sizeof *v);
+
+    if (v)
+        v->kind = kind;
+    return v;
+}
+
+ctk_lval_t *ctk_lval_str(const char *s)
+{
+    ctk_lval_t *v;
+
+    if (!s)
+        return lv_new(LV_NIL);
+    v = lv_new(LV_STR);
+    if (v && !(v->str = strdup(s))) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+ctk_lval_t *ctk_lval_bool(bool b)
+{
+    ctk_lval_t *v = lv_new(LV_BOOL);
+
+    if (v)
+        v->num = b;
+    return v;
+}
+
+ctk_lval_t *ctk_lval_int(long long i)
+{
+    ctk_lval_t *v = lv_new(LV_INT);
+
+    if (v)
+        v->num = i;
+    return v;
+}
+
+ctk_lval_t *ctk_lval_list(void)
+{
+    return lv_new(LV_LIST);
+}
+
+ctk_lval_t *ctk_lval_map(void)
+{
+    return lv_new(LV_MAP);
+}
+
+static bool lv_add(ctk_lval_t *c, const char *key, ctk_lval_t *v)
+{
+    char *k = NULL;
+
+    if (!c || !v)
+        goto fail;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 8;
+        ctk_lval_t **items = realloc(c->items, cap * sizeof *items);
+
+        if (!items)
+            goto fail;
+        c->items = items;
+        if (c->kind == LV_MAP) {
+            char **keys = realloc(c->keys, cap * sizeof *keys);
+
+            if (!keys)
+                goto fail;
+            c->keys = keys;
+        }
+        c->cap = cap;
+    }
+    if (c->kind == LV_MAP) {
+        if (!(k = strdup(key)))
+            goto fail;
+        c->keys[c->n] = k;
+    }
+    c->items[c->n++] = v;
+    return true;
+fail:
+    ctk_lval_free(v);
+    return false;
+}
+
+bool ctk_lval_push(ctk_lval_t *list, ctk_lval_t *v)
+{
+    if (list && list->kind != LV_LIST) {
+        ctk_lval_free(v);
+        return false;
+    }
+    return lv_add(list, NULL, v);
+}
+
+bool ctk_lval_set(ctk_lval_t *map, const char *key, ctk_lval_t *v)
+{
+    if (map && map->kind != LV_MAP) {
+        ctk_lval_free(v);
+        return false;
+    }
+    return lv_add(map, key, v);
+}
+
+void ctk_lval_free(ctk_lval_t *v)
+{
+    size_t i;
+
+    if (!v)
+        return;
+    for (i = 0; i < v->n; i++) {
+        ctk_lval_free(v->items[i]);
+        if (v->keys)
+            free(v->keys[i]);
+    }
+    free(v->items);
+    free(v->keys);
+    free(v->str);
+    free(v);
+}
+
+/* ---- the host state ------------------------------------------------------------ */
+typedef struct {
+    size_t used, limit;
+    unsigned long instr, instr_limit;
+    bool poisoned;       /* a limit was hit */
+    const char *poison;  /* why */
+    ctk_buf_t out;       /* what emit() produced */
+    ctk_error_t qerr;    /* a quoting failure, reported as itself */
+} host_t;
+
+static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    host_t *h = ud;
+    size_t old = ptr ? osize : 0;
+
+    if (nsize == 0) {
+        free(ptr);
+        h->used -= old;
+        return NULL;
+    }
+    if (nsize > old && nsize - old > h->limit - h->used) {
+        h->poisoned = true;
+        h->poison = "memory limit exhausted";
+        return NULL;
+    }
+    ptr = realloc(ptr, nsize);
+    if (ptr)
+        h->used = h->used - old + nsize;
+    return ptr;
+}
+
+static host_t *get_host(lua_State *L)
+{
+    void *ud = NULL;
+
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+    host_t *h = get_host(L);
+
+    (void)ar;
+    h->instr += HOOK_STEP;
+    if (h->instr > h->instr_limit) {
+        h->poisoned = true;
+        h->poison = "instruction budget exhausted";
+    }
+    if (h->poisoned)
+        luaL_error(L, "%s", h->poison);
+}
+
+/* pcall that cannot catch a limit: the sandbox's only protected call. */
+static int sb_pcall(lua_State *L)
+{
+    host_t *h = get_host(L);
+    int status;
+
+    luaL_checkany(L, 1);
+    status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    if (h->poisoned)
+        return luaL_error(L, "%s", h->poison);
+    lua_pushboolean(L, status == LUA_OK);
+    if (status != LUA_OK) {
+        lua_insert(L, -2);
+        return 2;
+    }
+    lua_insert(L, 1);
+    return lua_gettop(L);
+}
+
+static int sb_emit(lua_State *L)
+{
+    host_t *h = get_host(L);
+    int i, n = lua_gettop(L);
+
+    for (i = 1; i <= n; i++) {
+        size_t len;
+        const char *s;
+
+        if (lua_type(L, i) != LUA_TSTRING && lua_type(L, i) != LUA_TNUMBER)
+            return luaL_error(L, "emit: argument %d is a %s, not a string", i, luaL_typename(L, i));
+        s = lua_tolstring(L, i, &len);
+        if (!ctk_buf_append(&h->out, s, len))
+            return luaL_error(L, "emit: out of memory");
+    }
+    return 0;
+}
+
+typedef char *(*quoter_t)(const char *, const char *, ctk_error_t *);
+
+static int do_quote(lua_State *L, quoter_t q)
+{
+    host_t *h = get_host(L);
+    const char *s = luaL_checkstring(L, 1);
+    const char *what = luaL_optstring(L, 2, NULL);
+    ctk_error_t e;
+    char *r;
+
+    ctk_error_init(&e);
+    if (strlen(s) != lua_rawlen(L, 1)) {
+        ctk_error_set(&e, CTK_E_QUOTE, NULL, 0, 0, "%s: embedded NUL byte",
+                      what ? what : "value");
+        r = NULL;
+    } else {
+        r = q(s, what, &e);
+    }
+    if (!r) {
+        if (!ctk_error_is_set(&h->qerr))
+            h->qerr = e;
+        return luaL_error(L, "%s", e.text);
+    }
+    lua_pushstring(L, r);
+    free(r);
+    return 1;
+}
+
+static int sb_lua_q(lua_State *L) { return do_quote(L, ctk_quote_lua); }
+static int sb_tcl_q(lua_State *L) { return do_quote(L, ctk_quote_tcl); }
+static int sb_pc_q(lua_State *L) { return do_quote(L, ctk_quote_pc); }
+
+static int ro_newindex(lua_State *L)
+{
+    return luaL_error(L, "attempt to modify read-only table (key '%s')",
+                      lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?");
+}
+
+static int ro_len(lua_State *L)
+{
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "__index");
+    lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+    return 1;
+}
+
+static int ro_pairs(lua_State *L)
+{
+    lua_getglobal(L, "next"); /* the real next, from the host's globals */
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "__index");
+    lua_remove(L, -2);
+    lua_pushnil(L);
+    return 3;
+}
+
+/* Replace the table on top of the stack by a read-only proxy of it. */
+static void make_readonly(lua_State *L)
+{
+    lua_newtable(L);              /* real proxy */
+    lua_insert(L, -2);            /* proxy real */
+    lua_createtable(L, 0, 5);     /* proxy real mt */
+    lua_insert(L, -2);            /* proxy mt real */
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, ro_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, ro_len);
+    lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, ro_pairs);
+    lua_setfield(L, -2, "__pairs");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+}
+
+/* Push the value tree as Lua values (read-only tables).  Runs under
+ * lua_pcall via push_data_p, so memory errors unwind cleanly. */
+static void push_lval(lua_State *L, const ctk_lval_t *v, int depth)
+{
+    size_t i;
+
+    luaL_checkstack(L, 8, "data too deep");
+    if (depth > 64)
+        luaL_error(L, "data tree too deep");
+    switch (v->kind) {
+    case LV_NIL: lua_pushnil(L); return;
+    case LV_STR: lua_pushstring(L, v->str); return;
+    case LV_BOOL: lua_pushboolean(L, (int)v->num); return;
+    case LV_INT: lua_pushinteger(L, (lua_Integer)v->num); return;
+    case LV_LIST:
+        lua_createtable(L, (int)v->n, 0);
+        for (i = 0; i < v->n; i++) {
+            push_lval(L, v->items[i], depth + 1);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        break;
+    case LV_MAP:
+        lua_createtable(L, 0, (int)v->n);
+        for (i = 0; i < v->n; i++) {
+            push_lval(L, v->items[i], depth + 1);
+            lua_setfield(L, -2, v->keys[i]);
+        }
+        break;
+    }
+    make_readonly(L);
+}
+
+static int strict_index(lua_State *L)
+{
+    return luaL_error(L, "undefined global '%s'",
+                      lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?");
+}
+
+static int strict_newindex(lua_State *L)
+{
+    return luaL_error(L, "assignment to global '%s' (use 'local')",
+                      lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?");
+}
+
+/* Copy the library table global `name` into env[name] (a fresh table, so
+ * the chunk cannot reach the shared one), without the names in drop. */
+static void copy_lib(lua_State *L, const char *name, const char *const *drop)
+{
+    lua_getglobal(L, name);
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, -3)) {
+        const char *k = lua_tostring(L, -2);
+        bool skip = false;
+        const char *const *d;
+
+        for (d = drop; d && *d; d++)
+            if (k && strcmp(k, *d) == 0)
+                skip = true;
+        if (skip) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_remove(L, -2);
+    lua_setfield(L, -2, name);
+}
+
+/* Build the sandbox environment; leaves it on the stack. */
+static void push_env(lua_State *L)
+{
+    static const char *const base_ok[] = {
+        "assert", "error", "ipairs", "next", "pairs", "select", "tonumber",
+        "tostring", "type", "rawequal", "rawlen", "rawget", "_VERSION", NULL
+    };
+    static const char *const string_drop[] = { "dump", NULL };
+    const char *const *n;
+
+    lua_newtable(L);
+    for (n = base_ok; *n; n++) {
+        lua_getglobal(L, *n);
+        lua_setfield(L, -2, *n);
+    }
+    copy_lib(L, "string", string_drop);
+    copy_lib(L, "table", NULL);
+    copy_lib(L, "math", NULL);
+    copy_lib(L, "utf8", NULL);
+    lua_pushcfunction(L, sb_pcall);
+    lua_setfield(L, -2, "pcall");
+    lua_pushcfunction(L, sb_emit);
+    lua_setfield(L, -2, "emit");
+    lua_pushcfunction(L, sb_lua_q);
+    lua_setfield(L, -2, "lua_q");
+    lua_pushcfunction(L, sb_tcl_q);
+    lua_setfield(L, -2, "tcl_q");
+    lua_pushcfunction(L, sb_pc_q);
+    lua_setfield(L, -2, "pc_q");
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, strict_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, strict_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_setmetatable(L, -2);
+}
+
+typedef struct {
+    const ctk_lval_t *data;
+} setup_args_t;
+
+/* Open the allowed libraries, trim them, build _ENV with `ctk` in it.
+ * Runs protected; returns the env on the stack. */
+static int setup_p(lua_State *L)
+{
+    static const luaL_Reg libs[] = {
+        { LUA_GNAME, luaopen_base },       { LUA_STRLIBNAME, luaopen_string },
+        { LUA_TABLIBNAME, luaopen_table }, { LUA_MATHLIBNAME, luaopen_math },
+        { LUA_UTF8LIBNAME, luaopen_utf8 }, { NULL, NULL }
+    };
+    const setup_args_t *a = lua_touserdata(L, 1);
+    const luaL_Reg *lib;
+
+    for (lib = libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    /* the string metatable's __index is the real string table: strip dump
+     * there too, since ("").dump would otherwise reach it */
+    lua_getglobal(L, "string");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
+    push_env(L);
+    lua_pushstring(L, "ctk");
+    if (a->data)
+        push_lval(L, a->data, 0);
+    else
+        lua_pushnil(L);
+    lua_rawset(L, -3);
+    return 1;
+}
+
+static int traceback_h(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+
+    if (!msg)
+        msg = luaL_typename(L, 1);
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+/* "name:12: text" -> line 12; 0 when the message has no position. */
+static int message_line(const char *msg, const char *chunk)
+{
+    size_t n = strlen(chunk);
+    long line = 0;
+    const char *p;
+
+    if (strncmp(msg, chunk, n) != 0 || msg[n] != ':')
+        return 0;
+    for (p = msg + n + 1; *p >= '0' && *p <= '9'; p++)
+        line = line * 10 + (*p - '0');
+    return (*p == ':' && line < 1000000) ? (int)line : 0;
+}
+
+char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
+                     const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err)
+{
+    host_t h;
+    lua_State *L = NULL;
+    setup_args_t args = { data };
+    char *name = NULL, *result = NULL;
+    int status;
+
+    memset(&h, 0, sizeof h);
+    ctk_buf_init(&h.out);
+    ctk_error_init(&h.qerr);
+    h.limit = (limits && limits->mem_limit) ? limits->mem_limit : DEFAULT_MEM_LIMIT;
+    h.instr_limit = (limits && limits->instr_limit) ? limits->instr_limit : DEFAULT_INSTR_LIMIT;
+
+    L = lua_newstate(host_alloc, &h);
+    if (!L) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    lua_pushcfunction(L, traceback_h);                        /* 1: handler */
+    lua_pushcfunction(L, setup_p);
+    lua_pushlightuserdata(L, &args);
+    if (lua_pcall(L, 1, 1, 1) != LUA_OK) {                    /* 2: env */
+        if (h.poisoned)
+            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while preparing the sandbox", h.poison);
+        else
+            ctk_error_nomem(err);
+        goto out;
+    }
+    name = ctk_printf(err, "@%s", chunkname);
+    if (!name)
+        goto out;
+    status = luaL_loadbufferx(L, src, len, name, "t");        /* 3: chunk */
+    if (status != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+
+        if (status == LUA_ERRMEM || h.poisoned)
+            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while loading", h.poison ? h.poison : "out of memory");
+        else
+            ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s", msg);
+        goto out;
+    }
+    lua_pushvalue(L, 2);
+    if (!lua_setupvalue(L, -2, 1))                            /* _ENV */
+        lua_pop(L, 1);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+    status = lua_pcall(L, 0, 0, 1);
+    lua_sethook(L, NULL, 0, 0);
+    if (status != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+
+        if (!msg)
+            msg = "error object is not a string";
+        if (h.poisoned)
+            ctk_error_set(err, CTK_E_LIMIT, chunkname, message_line(msg, chunkname), 0,
+                          "%s (limits: %zu bytes, %lu instructions)", h.poison, h.limit,
+                          h.instr_limit);
+        else if (ctk_error_is_set(&h.qerr))
+            ctk_error_set(err, CTK_E_QUOTE, chunkname, message_line(msg, chunkname), 0, "%s",
+                          h.qerr.text);
+        else
+            ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s",
+                          msg);
+        goto out;
+    }
+    if (h.out.failed) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    result = ctk_buf_take(&h.out, outlen);
+    if (!result)
+        ctk_error_nomem(err);
+out:
+    if (L)
+        lua_close(L);
+    ctk_buf_fini(&h.out);
+    free(name);
+    return result;
+}

@@ -1,3 +1,97 @@
-/* main.c - ctkgen entry point. SPDX-License-Identifier: MIT */
+/* main.c - ctkgen entry point: global options and dispatch to cmd_*.
+ * SPDX-License-Identifier: MIT
+ */
 #include <config.h>
-int main(void) { return 0; }
+
+#include "cli.h"
+#include "cmds.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const ctk_cmd_doc_t *doc;
+    int (*run)(int argc, char **argv);
+} command_t;
+
+static const command_t commands[] = {
+    { &ctk_cmd_generate_doc, ctk_cmd_generate },
+};
+
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void print_main_help(void)
+{
+    size_t i;
+
+    printf("Usage: ctkgen [-v|-q] <command> [options] [args]\n"
+           "Publish installed NVIDIA CUDA toolkits as Lmod and Environment Modules\n"
+           "modulefiles and pkg-config files.\n\n"
+           "Global options:\n"
+           "  -v, --verbose   say more (each file, each toolkit found)\n"
+           "  -q, --quiet     only errors\n"
+           "  -h, --help      this text\n"
+           "  -V, --version   print the version\n\n"
+           "Commands:\n");
+    for (i = 0; i < N_COMMANDS; i++)
+        printf("  %-10s %s\n", commands[i].doc->name, commands[i].doc->summary);
+    printf("  %-10s %s\n", "help", "show help for a command (ctkgen help generate)");
+    printf("  %-10s %s\n", "version", "print the version");
+    printf("\nWith no config, 'ctkgen generate' scans the standard install places\n"
+           "(/usr/local/cuda-*, /usr/local/cuda, /opt/nvidia/hpc_sdk) and writes\n"
+           "into ./ctkgen-out.  See ctkgen(1) and docs/site-config.md.\n\n%s",
+           ctk_cli_exit_codes_text);
+}
+
+static const command_t *find_command(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].doc->name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const command_t *cmd;
+    int i = 1;
+
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+            ctk_cli_verbosity = CTK_VERBOSE;
+        } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+            ctk_cli_verbosity = CTK_QUIET;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            print_main_help();
+            return CTK_EXIT_OK;
+        } else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+            printf("ctkgen %s\n", PACKAGE_VERSION);
+            return CTK_EXIT_OK;
+        } else {
+            return ctk_cli_usage(NULL, "unknown global option '%s'", argv[i]);
+        }
+    }
+    if (i >= argc)
+        return ctk_cli_usage(NULL, "no command given (commands: generate, help, version)");
+    if (!strcmp(argv[i], "version")) {
+        printf("ctkgen %s\n", PACKAGE_VERSION);
+        return CTK_EXIT_OK;
+    }
+    if (!strcmp(argv[i], "help")) {
+        if (i + 1 >= argc) {
+            print_main_help();
+            return CTK_EXIT_OK;
+        }
+        cmd = find_command(argv[i + 1]);
+        if (!cmd)
+            return ctk_cli_usage(NULL, "no such command '%s'", argv[i + 1]);
+        ctk_cli_print_help(cmd->doc);
+        return CTK_EXIT_OK;
+    }
+    cmd = find_command(argv[i]);
+    if (!cmd)
+        return ctk_cli_usage(NULL, "no such command '%s' (commands: generate, help, version)", argv[i]);
+    return cmd->run(argc - i, argv + i);
+}

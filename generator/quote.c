@@ -1,3 +1,160 @@
-/* quote.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+/* quote.c - quoting strings for Lua, Tcl and pkg-config files.
+ * SPDX-License-Identifier: MIT
+ *
+ * Each quoter either produces text its format reads back byte for byte or
+ * refuses.  Nothing here trusts the input: a path such as
+ * /opt/x"]]; os.execute("rm -rf /") --[[ must stay a string.
+ */
 #include <config.h>
-typedef int ctk_quote_placeholder_t;
+
+#include "quote.h"
+#include "util.h"
+
+#include <string.h>
+
+static const char *what_or(const char *what)
+{
+    return what ? what : "value";
+}
+
+/* First control byte (other than the ones allowed) in s, or -1. */
+static long find_control(const char *s, bool allow_newline_tab)
+{
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)s; *p; p++) {
+        if (allow_newline_tab && (*p == '\n' || *p == '\t'))
+            continue;
+        if (*p < 0x20 || *p == 0x7f)
+            return (long)(p - (const unsigned char *)s);
+    }
+    return -1;
+}
+
+char *ctk_quote_lua(const char *s, const char *what, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    const unsigned char *p;
+
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "\"");
+    for (p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '\\': ctk_buf_puts(&b, "\\\\"); break;
+        case '"':  ctk_buf_puts(&b, "\\\""); break;
+        case '\n': ctk_buf_puts(&b, "\\n"); break;
+        case '\t': ctk_buf_puts(&b, "\\t"); break;
+        case '\r': ctk_buf_puts(&b, "\\r"); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                /* three digits always, so a following digit cannot join in */
+                ctk_buf_printf(&b, "\\%03u", (unsigned)*p);
+            else
+                ctk_buf_append(&b, (const char *)p, 1);
+        }
+    }
+    ctk_buf_puts(&b, "\"");
+    if (b.failed) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    (void)what;
+    return ctk_buf_take(&b, NULL);
+}
+
+char *ctk_quote_tcl(const char *s, const char *what, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    const unsigned char *p;
+    long bad = find_control(s, true);
+
+    /* Tcl could spell other control bytes as \xHH, but no path or help
+     * text has a reason to carry them and Environment Modules echoes
+     * values into shell code: refuse rather than guess. */
+    if (bad >= 0) {
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: control character 0x%02x at offset %ld cannot go into a Tcl modulefile",
+                      what_or(what), (unsigned)(unsigned char)s[bad], bad);
+        return NULL;
+    }
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "\"");
+    for (p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '\\': case '"': case '$': case '[': case ']': case '{': case '}':
+            ctk_buf_append(&b, "\\", 1);
+            ctk_buf_append(&b, (const char *)p, 1);
+            break;
+        case '\n': ctk_buf_puts(&b, "\\n"); break;
+        case '\t': ctk_buf_puts(&b, "\\t"); break;
+        default:
+            ctk_buf_append(&b, (const char *)p, 1);
+        }
+    }
+    ctk_buf_puts(&b, "\"");
+    if (b.failed) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    return ctk_buf_take(&b, NULL);
+}
+
+char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    const unsigned char *p;
+    long bad = find_control(s, false);
+    const char *ref = strstr(s, "${");
+
+    if (bad >= 0) {
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: %s at offset %ld cannot be expressed in a pkg-config file",
+                      what_or(what), s[bad] == '\n' ? "a newline" : "a control character", bad);
+        return NULL;
+    }
+    if (ref) {
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: \"${\" at offset %ld cannot be expressed in a pkg-config file "
+                      "(pkg-config always expands it as a variable)",
+                      what_or(what), (long)(ref - s));
+        return NULL;
+    }
+    ctk_buf_init(&b);
+    for (p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case ' ': case '"': case '\'': case '\\': case '#':
+            ctk_buf_append(&b, "\\", 1);
+            /* fall through */
+        default:
+            ctk_buf_append(&b, (const char *)p, 1);
+        }
+    }
+    if (b.failed) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    return ctk_buf_take(&b, NULL);
+}
+
+bool ctk_quote_check_pathvar(const char *s, const char *what, ctk_error_t *err)
+{
+    long bad = find_control(s, false);
+    const char *colon = strchr(s, ':');
+
+    if (bad >= 0) {
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: %s at offset %ld cannot go on a search-path variable",
+                      what_or(what), s[bad] == '\n' ? "a newline" : "a control character", bad);
+        return false;
+    }
+    if (colon) {
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: ':' at offset %ld cannot go on a colon-separated search-path variable",
+                      what_or(what), (long)(colon - s));
+        return false;
+    }
+    return true;
+}

@@ -1,1 +1,49 @@
--- pc.lua
+-- pc.lua - ctk-<version>.pc: the whole toolkit for pkg-config.
+-- SPDX-License-Identifier: MIT
+-- Libs use only -L, -l and "-Xlinker -rpath=DIR", which nvcc and the host
+-- compilers all accept verbatim (nvcc rejects -Wl,a,b,c lists).
+
+local function line(...)
+  emit(...)
+  emit("\n")
+end
+
+-- Comments are for people: control bytes and backslashes (a trailing one
+-- would continue a Tcl comment onto the next line) are shown as '?'.
+local function safe(s)
+  return (s:gsub("[%c\\]", "?"))
+end
+
+local pc = ctk.pc
+line("# ", ctk.header)
+line("# ", ctk.description, " at ", safe(ctk.root))
+line("# version read from ", safe(ctk.version_source))
+for _, v in ipairs(pc.vars) do
+  local value = pc_q(v.value, v.name)
+  if v.ref then
+    value = "${" .. v.ref .. "}" .. value
+  end
+  line(v.name, "=", value)
+end
+line()
+line("Name: ", ctk.pc_prefix)
+line("Description: ", pc.description)
+line("Version: ", ctk.display_version)
+
+local cflags = {}
+for _, name in ipairs(pc.cflags) do
+  cflags[#cflags + 1] = "-I${" .. name .. "}"
+end
+line("Cflags: ", table.concat(cflags, " "))
+
+local libs = {}
+for _, name in ipairs(pc.libdirs) do
+  libs[#libs + 1] = "-L${" .. name .. "}"
+end
+libs[#libs + 1] = pc.libs
+if pc.rpath then
+  for _, name in ipairs(pc.libdirs) do
+    libs[#libs + 1] = "-Xlinker -rpath=${" .. name .. "}"
+  end
+end
+line("Libs: ", table.concat(libs, " "))

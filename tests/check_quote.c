@@ -1,0 +1,212 @@
+/* check_quote.c - quoting for Lua, Tcl and pkg-config reads back exactly.
+ * SPDX-License-Identifier: MIT
+ *
+ * Each hostile string is quoted, then read back by the real reader: the
+ * embedded Lua 5.4, tclsh, and the pkgconf CLI (through sh's eval, as a
+ * Makefile's $(shell) user would see it).
+ */
+#include <config.h>
+
+#include "luahost.h"
+#include "quote.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const hostile[] = {
+    "/usr/local/cuda-12.4",
+    "/opt/with space/cuda",
+    "/opt/quote\"d/cuda",
+    "/opt/single'q/cuda",
+    "/opt/dollar$HOME/cuda",
+    "/opt/sub$(touch /tmp/ctkgen-pwned)/cuda",
+    "/opt/back`touch /tmp/ctkgen-pwned`tick",
+    "/opt/brackets[exec touch /tmp/ctkgen-pwned]/x",
+    "/opt/braces{a}b}/x{",
+    "/opt/back\\slash\\",
+    "/opt/lua]]long[[string]=]",
+    "/opt/x\"); os.execute(\"touch /tmp/ctkgen-pwned\") --",
+    "/opt/percent%s%d/x",
+    "/opt/hash#not-a-comment",
+    "/opt/unicod\xc3\xa9/\xe6\x97\xa5\xe6\x9c\xac",
+    "/opt/semi;colon&amp|pipe<>",
+};
+#define N_HOSTILE (sizeof hostile / sizeof hostile[0])
+
+START_TEST(test_quote_lua_reads_back_exactly)
+{
+    const char *s = hostile[_i];
+    ctk_error_t err;
+    char *q, *chunk, *out;
+    size_t len = 0;
+
+    ctk_error_init(&err);
+    q = ctk_quote_lua(s, "test", &err);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_eq(asprintf(&chunk, "emit(%s)", q), (int)strlen(q) + 6);
+    out = ctk_lua_render("quote", chunk, strlen(chunk), NULL, NULL, &len, &err);
+    ck_assert_msg(out != NULL, "%s", err.text);
+    ck_assert_uint_eq(len, strlen(s));
+    ck_assert_str_eq(out, s);
+    free(out);
+    free(chunk);
+    free(q);
+}
+END_TEST
+
+START_TEST(test_quote_lua_escapes_newline_and_controls)
+{
+    ctk_error_t err;
+    char *q, *chunk = NULL, *out;
+    const char *s = "line1\nline2\ttab\001x9";
+    size_t len = 0;
+
+    ctk_error_init(&err);
+    q = ctk_quote_lua(s, NULL, &err);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_null(strchr(q, '\n'));
+    ck_assert(asprintf(&chunk, "emit(%s)", q) > 0);
+    out = ctk_lua_render("quote", chunk, strlen(chunk), NULL, NULL, &len, &err);
+    ck_assert_msg(out != NULL, "%s", err.text);
+    ck_assert_str_eq(out, s);
+    free(out);
+    free(chunk);
+    free(q);
+}
+END_TEST
+
+START_TEST(test_quote_tcl_reads_back_exactly)
+{
+    const char *s = hostile[_i];
+    ctk_error_t err;
+    char *q, *dir = tu_mkdtemp(), *script, *cmd = NULL, *outpath, *out;
+    FILE *f;
+
+    ctk_error_init(&err);
+    q = ctk_quote_tcl(s, "test", &err);
+    ck_assert_ptr_nonnull(q);
+    ck_assert(asprintf(&script, "%s/t.tcl", dir) > 0);
+    ck_assert(asprintf(&outpath, "%s/out", dir) > 0);
+    f = fopen(script, "wb");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "fconfigure stdout -translation binary -encoding binary\n"
+               "set v %s\nputs -nonewline [encoding convertto utf-8 $v]\n", q);
+    fclose(f);
+    ck_assert_int_eq(tu_sh("tclsh '%s' > '%s'", script, outpath), 0);
+    out = tu_read(outpath);
+    ck_assert_str_eq(out, s);
+    ck_assert_int_ne(access("/tmp/ctkgen-pwned", F_OK), 0);
+    free(out);
+    free(cmd);
+    free(outpath);
+    free(script);
+    free(q);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Split pkgconf's output the way pkgconf escapes it: arguments end at an
+ * unescaped blank, a backslash takes the next byte literally. */
+static int split_pkgconf(const char *out, char args[][4096], int max)
+{
+    int n = 0;
+    size_t k = 0;
+    bool in_arg = false;
+    const char *p;
+
+    for (p = out; *p; p++) {
+        if (*p == ' ' || *p == '\n' || *p == '\t') {
+            if (in_arg && n < max)
+                args[n++][k] = '\0';
+            in_arg = false;
+            k = 0;
+            continue;
+        }
+        if (*p == '\\' && p[1])
+            p++;
+        if (n < max && k < 4095)
+            args[n][k++] = *p;
+        in_arg = true;
+    }
+    if (in_arg && n < max)
+        args[n++][k] = '\0';
+    return n;
+}
+
+START_TEST(test_quote_pc_reads_back_through_pkgconf)
+{
+    static char args[4][4096];
+    const char *s = hostile[_i];
+    ctk_error_t err;
+    char *q, *dir = tu_mkdtemp(), *pc = NULL, *text = NULL, *outpath, *out;
+
+    ctk_error_init(&err);
+    q = ctk_quote_pc(s, "test", &err);
+    ck_assert_msg(q != NULL, "%s", err.text);
+    ck_assert(asprintf(&text, "dir=%s\nName: t\nDescription: t\nVersion: 1\nCflags: -I${dir}\n", q) > 0);
+    pc = tu_write(dir, "t.pc", text);
+    ck_assert(asprintf(&outpath, "%s/out", dir) > 0);
+    ck_assert_int_eq(tu_sh("cd '%s' && PKG_CONFIG_PATH=. pkgconf --cflags t > '%s'", dir, outpath), 0);
+    out = tu_read(outpath);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(split_pkgconf(out, args, 4), 1);
+    ck_assert_str_eq(args[0] + 2, s);
+    ck_assert_int_ne(access("/tmp/ctkgen-pwned", F_OK), 0);
+    free(out);
+    free(outpath);
+    free(pc);
+    free(text);
+    free(q);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_quote_refuses_what_formats_cannot_express)
+{
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_quote_pc("/opt/a\nb", "/sdks/0/base", &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+    ck_assert_ptr_nonnull(strstr(err.text, "/sdks/0/base"));
+    ck_assert_ptr_nonnull(strstr(err.text, "newline"));
+
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_quote_pc("/opt/${prefix}/x", "p", &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+    ck_assert_ptr_nonnull(strstr(err.text, "${"));
+
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_quote_tcl("/opt/a\001b", "p", &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+
+    ctk_error_init(&err);
+    ck_assert(!ctk_quote_check_pathvar("/opt/a:b", "CPATH entry", &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+    ck_assert_ptr_nonnull(strstr(err.text, "':'"));
+
+    ctk_error_init(&err);
+    ck_assert(!ctk_quote_check_pathvar("/opt/a\nb", "x", &err));
+    ck_assert(ctk_quote_check_pathvar("/opt/a b$[x]", "x", NULL));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("quote");
+    TCase *tc = tcase_create("quote");
+
+    unlink("/tmp/ctkgen-pwned");
+    tcase_add_loop_test(tc, test_quote_lua_reads_back_exactly, 0, N_HOSTILE);
+    tcase_add_test(tc, test_quote_lua_escapes_newline_and_controls);
+    tcase_add_loop_test(tc, test_quote_tcl_reads_back_exactly, 0, N_HOSTILE);
+    tcase_add_loop_test(tc, test_quote_pc_reads_back_through_pkgconf, 0, N_HOSTILE);
+    tcase_add_test(tc, test_quote_refuses_what_formats_cannot_express);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
