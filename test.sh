@@ -1,0 +1,23 @@
+#!/bin/sh
+# test.sh - install what is missing, build ctkgen, and run the whole test
+# suite (unit tests, shell tests, real Lmod / Environment Modules / pkgconf /
+# nvcc integration).  Exit status is make check's.
+# SPDX-License-Identifier: MIT
+set -eu
+cd "$(dirname "$0")"
+sh build-aux/deps.sh
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure -q
+make -s -j"$(nproc)"
+status=0
+make -j"$(nproc)" check || status=$?
+# show what failed, and the closing counts, where CI can see them
+for log in tests/*.log; do
+    [ -f "$log" ] || continue
+    case "$(tail -n 1 "${log%.log}.trs" 2>/dev/null)" in *FAIL*|*ERROR*) echo "=== $log"; cat "$log";; esac
+done
+passed=$(grep -h '^:test-result: PASS' tests/*.trs | wc -l)
+failed=$(grep -hE '^:test-result: (FAIL|ERROR|XPASS)' tests/*.trs | wc -l)
+skipped=$(grep -h '^:test-result: SKIP' tests/*.trs | wc -l)
+echo "$passed passed, $failed failed, $skipped skipped"
+exit "$status"

@@ -1,0 +1,23 @@
+#!/bin/sh
+# banned_calls.sh - unsafe C calls never appear in generator/ (STYLE.md).
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/lib.sh"
+
+# strip comments and string literals crudely: a call in a comment is fine
+hits=$(grep -nE '(^|[^A-Za-z0-9_])(sprintf|vsprintf|strcpy|strcat|gets|system|atoi|atol|tmpnam|mktemp)[[:space:]]*\(' \
+        "$top_srcdir"/generator/*.c "$top_srcdir"/generator/*.h | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)')
+if [ -z "$hits" ]; then
+    pass "no sprintf, strcpy, strcat, gets, system, atoi, atol, tmpnam, mktemp in generator/"
+else
+    fail "banned calls found:"
+    printf '%s\n' "$hits"
+fi
+# the check itself must be able to fail
+probe=$T/probe.c
+printf 'int f(char *d, const char *s) { strcpy(d, s); return atoi(s); }\n' > "$probe"
+if grep -qE '(^|[^A-Za-z0-9_])(strcpy|atoi)[[:space:]]*\(' "$probe"; then
+    pass "the pattern catches a planted strcpy/atoi"
+else
+    fail "the pattern missed a planted call"
+fi
+finish

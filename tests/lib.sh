@@ -1,0 +1,54 @@
+# lib.sh - helpers shared by the shell tests (sourced, not run).
+# SPDX-License-Identifier: MIT
+#
+# Environment from `make check`: CTKGEN, top_srcdir, top_builddir,
+# CTK_TEST_CUDA.  A test that cannot run here exits 77 (SKIP) and says why.
+
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${CTKGEN:=$top_srcdir/ctkgen}"
+: "${CTK_TEST_CUDA:=}"
+
+LMOD_EXEC=${LMOD_EXEC:-/usr/share/lmod/lmod/libexec/lmod}
+LMOD_SYNTAX=${LMOD_SYNTAX:-/usr/share/lmod/lmod/libexec/check_module_tree_syntax}
+EM_CMD=${EM_CMD:-$top_srcdir/.deps-local/environment-modules/usr/lib/x86_64-linux-gnu/modulecmd.tcl}
+
+fails=0
+passes=0
+T=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-sh-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+pass() { passes=$((passes + 1)); echo "ok - $*"; }
+fail() { fails=$((fails + 1)); echo "not ok - $*"; }
+check() { # check DESCRIPTION COMMAND... : pass if the command succeeds
+    d=$1; shift
+    if "$@"; then pass "$d"; else fail "$d"; fi
+}
+finish() {
+    echo "$passes passed, $fails failed"
+    [ "$fails" -eq 0 ]
+}
+
+need_cuda() { [ -n "$CTK_TEST_CUDA" ] && [ -x "$CTK_TEST_CUDA/bin/nvcc" ] || skip "no CUDA toolkit (configure found no nvcc)"; }
+need_lmod() { [ -f "$LMOD_EXEC" ] || skip "Lmod not installed ($LMOD_EXEC)"; }
+need_em() { [ -f "$EM_CMD" ] || skip "Environment Modules not unpacked ($EM_CMD; run build-aux/deps.sh)"; }
+
+# A clean environment: nothing from the caller's CUDA setup leaks in.
+CLEAN_ENV="env -i HOME=$T/home PATH=/usr/bin:/bin LANG=C.UTF-8 TMPDIR=${TMPDIR:-/tmp}"
+mkdir -p "$T/home"
+
+VARS="PATH CPATH LIBRARY_PATH LD_LIBRARY_PATH PKG_CONFIG_PATH MANPATH CUDA_HOME CUDA_PATH CUDAToolkit_ROOT LDFLAGS CFLAGS CXXFLAGS"
+
+# print_env_after MODULE_SYSTEM MODULEPATH MODULE [COMMAND]: run COMMAND (default:
+# print the interesting variables) in a clean shell after loading MODULE.
+load_and_run() {
+    sys=$1 mp=$2 mod=$3; shift 3
+    case $sys in
+        lmod) loader="eval \"\$(MODULEPATH='$mp' '$LMOD_EXEC' bash load '$mod')\"" ;;
+        tcl)  loader="eval \"\$(MODULEPATH='$mp' tclsh '$EM_CMD' bash load '$mod')\"" ;;
+    esac
+    $CLEAN_ENV sh -c "$loader && $*"
+}
+
+print_vars='for v in '"$VARS"'; do eval "printf \"%s=%s\\n\" \$v \"\${$v-<unset>}\""; done'
