@@ -127,6 +127,8 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
     size_t c, u, r, s, x, i;
     const char *first = cfg->default_version ? cfg->default_version : sdks[0]->module_version;
 
+    if (ctk_cli_verbosity < CTK_NORMAL)
+        return;
     ctk_plan_counts(plan, &c, &u, &r, &s, &x);
     for (i = 0; i < cfg->n_sdks; i++)
         printf("%s/%s: CUDA %s at %s (version from %s)\n", cfg->module_name,
@@ -140,7 +142,7 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
     }
     printf("%s %zu files in %s: %zu created, %zu updated, %zu removed, %zu unchanged\n",
            o->check ? "would change" : "wrote", c + u + r, absout, c, u, r, s);
-    if (o->check || ctk_cli_verbosity < CTK_NORMAL)
+    if (o->check)
         return;
     printf("\nTo use them:\n"
            "  Lmod:                module use %s/lmod; module load %s/%s\n"

@@ -1,6 +1,6 @@
 -- pc.lua - ctk-<version>.pc: the whole toolkit for pkg-config.
 -- SPDX-License-Identifier: MIT
--- Libs use only -L, -l and "-Xlinker -rpath=DIR", which nvcc and the host
+-- Libs use only -L, -l and "-Xlinker -rpath=DIRS", which nvcc and the host
 -- compilers all accept verbatim (nvcc rejects -Wl,a,b,c lists).
 
 local function line(...)
@@ -41,9 +41,13 @@ for _, name in ipairs(pc.libdirs) do
   libs[#libs + 1] = "-L${" .. name .. "}"
 end
 libs[#libs + 1] = pc.libs
-if pc.rpath then
+-- One run path list in one -Xlinker: pkgconf drops a repeated "-Xlinker"
+-- as a duplicate flag, which would leave a bare -rpath= behind.
+if pc.rpath and #pc.libdirs > 0 then
+  local dirs = {}
   for _, name in ipairs(pc.libdirs) do
-    libs[#libs + 1] = "-Xlinker -rpath=${" .. name .. "}"
+    dirs[#dirs + 1] = "${" .. name .. "}"
   end
+  libs[#libs + 1] = "-Xlinker -rpath=" .. table.concat(dirs, ":")
 end
 line("Libs: ", table.concat(libs, " "))

@@ -124,29 +124,37 @@ w=$T/split
 mkdir -p "$w"
 out=$T/out-hpcsdk
 base=$HPC/cuda/13.0
-if $CLEAN_ENV sh -c "cd '$w' && cc '$top_srcdir/kernels/cublas_cupti.c' -I'$base/include' -L'$base/lib64' \
-        -lcublas -lcupti -lcudart -o neg" >/dev/null 2>&1; then
-    fail "split: cuBLAS/CUPTI link with base flags only (fixture is not split)"
-else
-    pass "split: cuBLAS/CUPTI do not link with base flags only"
-fi
+# This machine may have the toolkit in the linker's default dirs too (e.g.
+# /usr/local/lib64), so each build below records, with --trace and -M, which
+# libcublas and cublas_v2.h it really used.
+$CLEAN_ENV sh -c "cd '$w' && cc '$top_srcdir/kernels/cublas_cupti.c' -I'$base/include' -L'$base/lib64' \
+        -lcublas -lcupti -lcudart -o neg -Wl,--trace" > "$w/neg_trace" 2>&1
+check "split: base flags alone do not reach math_libs' cuBLAS (the fixture is split)" \
+    sh -c "! grep -q '$HPC/math_libs' '$w/neg_trace'"
 for sys in lmod tcl; do
     if load_and_run "$sys" "$out/$sys" cudatoolkit/13.0 \
-        "cd '$w' && cc '$top_srcdir/kernels/cublas_cupti.c' -lcublas -lcupti -o m_$sys && ./m_$sys && ldd ./m_$sys > ldd_$sys" \
+        "cd '$w' && cc -M '$top_srcdir/kernels/cublas_cupti.c' > deps_$sys && \
+         cc '$top_srcdir/kernels/cublas_cupti.c' -lcublas -lcupti -o m_$sys -Wl,--trace > trace_$sys && \
+         ./m_$sys && ldd ./m_$sys > ldd_$sys" \
         >"$w/log_$sys" 2>&1; then
         pass "split/$sys: cuBLAS + CUPTI program builds and runs through the module alone"
     else
         fail "split/$sys: cuBLAS + CUPTI program failed through the module"; cat "$w/log_$sys"
     fi
+    check "split/$sys: cublas_v2.h comes from math_libs" grep -q "$HPC/math_libs/13.0/include/cublas_v2.h" "$w/deps_$sys"
+    check "split/$sys: cupti.h comes from extras/CUPTI" grep -q "$base/extras/CUPTI/include/cupti.h" "$w/deps_$sys"
+    check "split/$sys: the linker takes libcublas from math_libs" grep -q "$HPC/math_libs/13.0/lib64/libcublas.so" "$w/trace_$sys"
     check "split/$sys: libcublas is loaded from math_libs" grep -q "libcublas.so.* => $HPC/math_libs/13.0/" "$w/ldd_$sys"
 done
 if $CLEAN_ENV sh -c "cd '$w' && export PKG_CONFIG_PATH='$out/pkgconfig' && \
-        cc '$top_srcdir/kernels/cublas_cupti.c' \$(pkgconf --cflags --libs ctk-cublas-13.0 ctk-cupti-13.0) -o p && ./p && ldd ./p > ldd_pc" \
+        cc '$top_srcdir/kernels/cublas_cupti.c' \$(pkgconf --cflags --libs ctk-cublas-13.0 ctk-cupti-13.0) -o p -Wl,--trace > trace_pc && \
+        ./p && ldd ./p > ldd_pc" \
         >"$w/log_pc" 2>&1; then
     pass "split: cuBLAS + CUPTI program builds and runs from ctk-cublas/ctk-cupti .pc alone"
 else
     fail "split: cuBLAS + CUPTI program failed from the .pc files"; cat "$w/log_pc"
 fi
+check "split: from the .pc, the linker takes libcublas from math_libs" grep -q "$HPC/math_libs/13.0/lib64/libcublas.so" "$w/trace_pc"
 check "split: without a module the .pc's run path finds math_libs' libcublas" \
     grep -q "libcublas.so.* => $HPC/math_libs/13.0/" "$w/ldd_pc"
 
