@@ -143,6 +143,21 @@ static bool under(const char *dir, const char *root)
     return strncmp(dir, root, n) == 0 && dir[n] == '/' && dir[n + 1] != '\0';
 }
 
+/* Whether roles[i] gets a .pc variable: its dir survived deduplication in
+ * sdk.c and no earlier role has the same dir (math_libs inside base). */
+static bool role_used(const pc_role_t *roles, size_t i, const ctk_sdk_t *s)
+{
+    const ctk_strlist_t *l = roles[i].include ? &s->cpath : &s->library_path;
+    size_t j;
+
+    if (!roles[i].dir || !ctk_strlist_contains(l, roles[i].dir))
+        return false;
+    for (j = 0; j < i; j++)
+        if (roles[j].dir && strcmp(roles[j].dir, roles[i].dir) == 0)
+            return false;
+    return true;
+}
+
 static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *desc)
 {
     const pc_role_t roles[] = {
@@ -164,14 +179,10 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
     bool root_used = false;
     size_t i;
 
-    /* a role gets a variable only when its dir survived deduplication,
-     * so every variable defined is used in Cflags or Libs */
-    for (i = 0; i < sizeof roles / sizeof roles[0]; i++) {
-        const ctk_strlist_t *l = roles[i].include ? &s->cpath : &s->library_path;
-
-        if (roles[i].dir && ctk_strlist_contains(l, roles[i].dir) && under(roles[i].dir, s->root))
+    /* every variable defined is used in Cflags or Libs */
+    for (i = 0; i < sizeof roles / sizeof roles[0]; i++)
+        if (role_used(roles, i, s) && under(roles[i].dir, s->root))
             root_used = true;
-    }
     if (root_used) {
         ctk_lval_t *v = ctk_lval_map();
 
@@ -180,10 +191,9 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
         bpush(b, vars, v);
     }
     for (i = 0; i < sizeof roles / sizeof roles[0]; i++) {
-        const ctk_strlist_t *l = roles[i].include ? &s->cpath : &s->library_path;
         ctk_lval_t *v;
 
-        if (!roles[i].dir || !ctk_strlist_contains(l, roles[i].dir))
+        if (!role_used(roles, i, s))
             continue;
         v = ctk_lval_map();
         bput(b, v, "name", ctk_lval_str(roles[i].var));
