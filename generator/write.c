@@ -1,3 +1,1242 @@
-/* write.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+/* write.c - atomic, idempotent output tree: plan, diff, apply, manifest, lock.
+ * SPDX-License-Identifier: MIT
+ *
+ * Everything below OUT is reached through directory descriptors opened
+ * with O_NOFOLLOW, one component at a time, so a symlink planted inside the
+ * output directory can never redirect a write (or a removal) elsewhere.
+ * OUT itself is named by the admin and may be a symlink.
+ *
+ * Temporary files are created with openat(O_CREAT|O_EXCL|O_NOFOLLOW) in the
+ * directory descriptor rather than with mkostemp(), which takes a path and
+ * would resolve every component of it again.
+ */
 #include <config.h>
-typedef int ctk_write_placeholder_t;
+
+#include "write.h"
+#include "diff.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MANIFEST_HEADER "# ctkgen manifest v1\n"
+#define TMP_TAG ".ctkgen-tmp-"
+/* ctkgen's own files are a few KB; anything far larger is not ours. */
+#define MAX_FILE_BYTES ((size_t)64 << 20)
+/* how many conflicting paths an error message names */
+#define CONFLICTS_SHOWN 3
+
+typedef enum { WALK_FOUND, WALK_ABSENT, WALK_NOTDIR, WALK_FAILED } walk_t;
+
+/* ---- paths ---------------------------------------------------------------- */
+
+/* NULL if rel is a relative path ctkgen may write, else the reason why not. */
+static const char *relpath_problem(const char *rel)
+{
+    const char *s = rel, *slash;
+    size_t n;
+
+    if (*rel == '\0')
+        return "is empty";
+    if (*rel == '/')
+        return "is absolute";
+    if (strlen(rel) >= PATH_MAX)
+        return "is too long";
+    for (s = rel; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return "contains a control character";
+    for (s = rel;; s = slash + 1) {
+        slash = strchr(s, '/');
+        n = slash ? (size_t)(slash - s) : strlen(s);
+        if (n == 0)
+            return "has an empty component";
+        if (n > NAME_MAX)
+            return "has a component longer than NAME_MAX";
+        if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return "has a '.' or '..' component";
+        if (!slash)
+            break;
+    }
+    if (strcmp(rel, CTK_MANIFEST_NAME) == 0 || strcmp(rel, CTK_LOCK_NAME) == 0)
+        return "is reserved for ctkgen's own bookkeeping";
+    if (strstr(rel, TMP_TAG))
+        return "looks like a ctkgen temporary file";
+    return NULL;
+}
+
+/* "OUT/rel[0..n)" for messages. */
+static const char *shown(char buf[CTK_ERROR_SOURCE_MAX], const char *outdir, const char *rel,
+                         size_t n)
+{
+    size_t ol = strlen(outdir);
+    const char *sep = (ol > 0 && outdir[ol - 1] == '/') ? "" : "/";
+
+    snprintf(buf, CTK_ERROR_SOURCE_MAX, "%s%s%.*s", outdir, sep, (int)n, rel);
+    return buf;
+}
+
+static int fsync_dir(int fd)
+{
+    /* some filesystems cannot sync a directory; that is not our failure */
+    if (fsync(fd) < 0 && errno != EINVAL && errno != ENOTSUP)
+        return -1;
+    return 0;
+}
+
+/* Open, without following symlinks, each directory on the way to rel's last
+ * component under outfd, creating missing ones (0755) when create is set.
+ * WALK_FOUND: *dirfd is the parent (caller closes), *leaf points into rel.
+ * WALK_ABSENT: a directory on the way is missing (create false only).
+ * WALK_NOTDIR: rel[0..*stop) is a file or other non-directory, not a symlink.
+ * WALK_FAILED: err is set (a symlink on the way, or an I/O error). */
+static walk_t walk(int outfd, const char *outdir, const char *rel, bool create, int *dirfd,
+                   const char **leaf, size_t *stop, ctk_error_t *err)
+{
+    char name[NAME_MAX + 1], where[CTK_ERROR_SOURCE_MAX];
+    const char *s = rel, *slash;
+    walk_t rc = WALK_FAILED;
+    struct stat st;
+    int cur, next;
+
+    cur = fcntl(outfd, F_DUPFD_CLOEXEC, 0);
+    if (cur < 0) {
+        ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open: %s", strerror(errno));
+        return WALK_FAILED;
+    }
+    while ((slash = strchr(s, '/'))) {
+        size_t n = (size_t)(slash - s), upto = (size_t)(slash - rel);
+        bool made = false;
+
+        /* relpath_problem() has bounded n by NAME_MAX */
+        memcpy(name, s, n);
+        name[n] = '\0';
+        if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            if (errno != ENOENT) {
+                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
+                              "cannot stat: %s", strerror(errno));
+                goto out;
+            }
+            if (!create) {
+                rc = WALK_ABSENT;
+                goto out;
+            }
+            if (mkdirat(cur, name, 0755) == 0)
+                made = true;
+            else if (errno != EEXIST) {
+                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
+                              "cannot create directory: %s", strerror(errno));
+                goto out;
+            }
+            if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
+                              "cannot stat: %s", strerror(errno));
+                goto out;
+            }
+        }
+        if (S_ISLNK(st.st_mode)) {
+            ctk_error_set(err, CTK_E_CONFLICT, shown(where, outdir, rel, upto), 0, 0,
+                          "is a symlink; ctkgen does not follow symlinks inside the output "
+                          "directory (remove it or choose another output directory)");
+            goto out;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            *stop = upto;
+            rc = WALK_NOTDIR;
+            goto out;
+        }
+        next = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            if (errno == ELOOP || errno == ENOTDIR)
+                ctk_error_set(err, CTK_E_CONFLICT, shown(where, outdir, rel, upto), 0, 0,
+                              "was replaced by a symlink or a file while ctkgen ran");
+            else
+                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
+                              "cannot open directory: %s", strerror(errno));
+            goto out;
+        }
+        /* mkdirat's mode is filtered by the umask; the tree's modes are not */
+        if (made && (fchmod(next, 0755) < 0 || fsync_dir(cur) < 0)) {
+            ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
+                          "cannot set up directory: %s", strerror(errno));
+            close(next);
+            goto out;
+        }
+        close(cur);
+        cur = next;
+        s = slash + 1;
+    }
+    *dirfd = cur;
+    cur = -1;
+    *leaf = s;
+    rc = WALK_FOUND;
+out:
+    if (cur >= 0)
+        close(cur);
+    return rc;
+}
+
+/* Read the regular file name in dirfd.  1: *data holds its bytes (caller
+ * frees); 0: it does not exist; -1: err is set (symlink, not a regular
+ * file, or an I/O error). */
+static int read_leaf(int dirfd, const char *name, const char *path, char **data, size_t *len,
+                     ctk_error_t *err)
+{
+    struct stat st;
+    ctk_buf_t b;
+    char chunk[8192];
+    ssize_t got;
+    int fd = -1, rc = -1;
+
+    ctk_buf_init(&b);
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        if (errno == ENOENT) {
+            rc = 0;
+            goto out;
+        }
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot stat: %s", strerror(errno));
+        goto out;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                      "is a symlink; ctkgen never writes through a symlink inside the output "
+                      "directory (remove it or choose another output directory)");
+        goto out;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                      "is a directory where ctkgen needs a regular file");
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                      "is not a regular file; ctkgen will not replace it");
+        goto out;
+    }
+    /* O_NONBLOCK: a FIFO swapped in after the check must not hang us */
+    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            rc = 0;
+        else if (errno == ELOOP)
+            ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                          "was replaced by a symlink while ctkgen ran");
+        else
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        goto out;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                      "was replaced by something other than a regular file while ctkgen ran");
+        goto out;
+    }
+    for (;;) {
+        got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+            goto out;
+        }
+        if (got == 0)
+            break;
+        if (b.len + (size_t)got > MAX_FILE_BYTES) {
+            ctk_error_set(err, CTK_E_IO, path, 0, 0,
+                          "is larger than %zu bytes; not a file ctkgen wrote", MAX_FILE_BYTES);
+            goto out;
+        }
+        if (!ctk_buf_append(&b, chunk, (size_t)got)) {
+            ctk_error_nomem(err);
+            goto out;
+        }
+    }
+    if (!ctk_buf_append(&b, "", 0)) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    *data = ctk_buf_take(&b, len);
+    rc = 1;
+out:
+    if (fd >= 0)
+        close(fd);
+    ctk_buf_fini(&b);
+    return rc;
+}
+
+/* What is at OUT/rel: WALK_FOUND with its bytes, WALK_ABSENT, WALK_NOTDIR
+ * (a non-directory at rel[0..*stop) on the way), or WALK_FAILED. */
+static walk_t probe(int outfd, const char *outdir, const char *rel, char **data, size_t *len,
+                    size_t *stop, ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    const char *leaf = NULL;
+    int dirfd = -1, r;
+    walk_t w;
+
+    if (outfd < 0)
+        return WALK_ABSENT;
+    w = walk(outfd, outdir, rel, false, &dirfd, &leaf, stop, err);
+    if (w != WALK_FOUND)
+        return w;
+    r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), data, len, err);
+    close(dirfd);
+    return r < 0 ? WALK_FAILED : r == 0 ? WALK_ABSENT : WALK_FOUND;
+}
+
+/* mkdir -p for OUT itself; directories it creates get 0755 whatever the umask. */
+static bool mkdir_p(const char *dir, ctk_error_t *err)
+{
+    char *p = ctk_strdup(dir, err);
+    size_t i, n;
+    bool ok = false;
+
+    if (!p)
+        return false;
+    n = strlen(p);
+    for (i = 1; i <= n; i++) {
+        char c = p[i];
+
+        if ((i < n && c != '/') || p[i - 1] == '/')
+            continue;
+        p[i] = '\0';
+        if (!ctk_is_dir(p)) {
+            if (mkdir(p, 0755) == 0) {
+                if (chmod(p, 0755) < 0) {
+                    ctk_error_set(err, CTK_E_IO, p, 0, 0, "cannot set mode: %s",
+                                  strerror(errno));
+                    goto out;
+                }
+            } else if (errno != EEXIST || !ctk_is_dir(p)) {
+                ctk_error_set(err, CTK_E_IO, p, 0, 0, "cannot create directory: %s",
+                              errno == EEXIST ? "exists and is not a directory"
+                                              : strerror(errno));
+                goto out;
+            }
+        }
+        p[i] = c;
+    }
+    ok = true;
+out:
+    free(p);
+    return ok;
+}
+
+/* ---- output set ------------------------------------------------------------ */
+
+void ctk_outset_init(ctk_outset_t *set)
+{
+    memset(set, 0, sizeof *set);
+}
+
+void ctk_outset_fini(ctk_outset_t *set)
+{
+    size_t i;
+
+    if (!set)
+        return;
+    for (i = 0; i < set->n; i++) {
+        free(set->files[i].relpath);
+        free(set->files[i].data);
+    }
+    free(set->files);
+    memset(set, 0, sizeof *set);
+}
+
+bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                     ctk_error_t *err)
+{
+    const char *why;
+    char *rel = NULL;
+    bool ok = false;
+    size_t i;
+
+    if (!relpath || (!data && len > 0)) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "output file without a path or data");
+        goto out;
+    }
+    why = relpath_problem(relpath);
+    if (why) {
+        ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path %s", why);
+        goto out;
+    }
+    for (i = 0; i < set->n; i++) {
+        if (strcmp(set->files[i].relpath, relpath) == 0) {
+            ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path produced twice");
+            goto out;
+        }
+    }
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 16;
+        ctk_outfile_t *p = realloc(set->files, cap * sizeof *p);
+
+        if (!p) {
+            ctk_error_nomem(err);
+            goto out;
+        }
+        set->files = p;
+        set->cap = cap;
+    }
+    rel = ctk_strdup(relpath, err);
+    if (!rel)
+        goto out;
+    set->files[set->n].relpath = rel;
+    set->files[set->n].data = data;
+    set->files[set->n].len = len;
+    set->n++;
+    rel = NULL;
+    data = NULL;
+    ok = true;
+out:
+    free(rel);
+    free(data);
+    return ok;
+}
+
+/* ---- manifest -------------------------------------------------------------- */
+
+typedef struct {
+    char *rel;
+    char hash[17];
+    int line;
+} mentry_t;
+
+typedef struct {
+    mentry_t *v;
+    size_t n;
+} manifest_t;
+
+static void manifest_fini(manifest_t *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->n; i++)
+        free(m->v[i].rel);
+    free(m->v);
+    memset(m, 0, sizeof *m);
+}
+
+static int mentry_cmp(const void *x, const void *y)
+{
+    return strcmp(((const mentry_t *)x)->rel, ((const mentry_t *)y)->rel);
+}
+
+static const mentry_t *manifest_find(const manifest_t *m, const char *rel)
+{
+    mentry_t key;
+
+    if (m->n == 0)
+        return NULL;
+    key.rel = (char *)rel;
+    return bsearch(&key, m->v, m->n, sizeof *m->v, mentry_cmp);
+}
+
+static bool is_hex16(const char *p)
+{
+    int i;
+
+    for (i = 0; i < 16; i++)
+        if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+            return false;
+    return true;
+}
+
+static bool manifest_parse(const char *path, const char *data, size_t len, manifest_t *m,
+                           ctk_error_t *err)
+{
+    static const char hint[] = "; move the manifest away and rerun with --force to regenerate";
+    size_t hl = strlen(MANIFEST_HEADER), pos, cap = 0, i;
+    int line = 1;
+
+    if (len < hl || memcmp(data, MANIFEST_HEADER, hl) != 0) {
+        ctk_error_set(err, CTK_E_IO, path, 1, 0,
+                      "not a ctkgen manifest: the first line must be \"# ctkgen manifest v1\"%s",
+                      hint);
+        return false;
+    }
+    for (pos = hl; pos < len;) {
+        const char *p = data + pos, *nl = memchr(p, '\n', len - pos);
+        size_t l;
+        const char *why;
+        char *rel;
+
+        line++;
+        if (!nl) {
+            ctk_error_set(err, CTK_E_IO, path, line, 0,
+                          "corrupt manifest line: no newline at the end (truncated?)%s", hint);
+            return false;
+        }
+        l = (size_t)(nl - p);
+        if (l < 18 || !is_hex16(p) || p[16] != ' ' || memchr(p, '\0', l)) {
+            ctk_error_set(err, CTK_E_IO, path, line, 0,
+                          "corrupt manifest line: expected \"<16 hex digits> <path>\"%s", hint);
+            return false;
+        }
+        if (m->n == cap) {
+            size_t ncap = cap ? cap * 2 : 32;
+            mentry_t *v = realloc(m->v, ncap * sizeof *v);
+
+            if (!v) {
+                ctk_error_nomem(err);
+                return false;
+            }
+            m->v = v;
+            cap = ncap;
+        }
+        rel = ctk_strndup(p + 17, l - 17, err);
+        if (!rel)
+            return false;
+        why = relpath_problem(rel);
+        if (why) {
+            ctk_error_set(err, CTK_E_IO, path, line, 18, "corrupt manifest line: path %s%s",
+                          why, hint);
+            free(rel);
+            return false;
+        }
+        m->v[m->n].rel = rel;
+        memcpy(m->v[m->n].hash, p, 16);
+        m->v[m->n].hash[16] = '\0';
+        m->v[m->n].line = line;
+        m->n++;
+        pos += l + 1;
+    }
+    if (m->n > 1)
+        qsort(m->v, m->n, sizeof *m->v, mentry_cmp);
+    for (i = 1; i < m->n; i++) {
+        if (strcmp(m->v[i - 1].rel, m->v[i].rel) == 0) {
+            int dup = m->v[i].line > m->v[i - 1].line ? m->v[i].line : m->v[i - 1].line;
+
+            ctk_error_set(err, CTK_E_IO, path, dup, 18,
+                          "corrupt manifest line: %s is listed twice%s", m->v[i].rel, hint);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- plan ------------------------------------------------------------------ */
+
+static int outfile_ptr_cmp(const void *x, const void *y)
+{
+    return strcmp((*(const ctk_outfile_t *const *)x)->relpath,
+                  (*(const ctk_outfile_t *const *)y)->relpath);
+}
+
+static const ctk_outfile_t *sorted_find(const ctk_outfile_t **files, size_t n, const char *rel)
+{
+    ctk_outfile_t key;
+    const ctk_outfile_t *kp = &key, *const *hit;
+
+    if (n == 0)
+        return NULL;
+    key.relpath = (char *)rel;
+    hit = bsearch(&kp, files, n, sizeof *files, outfile_ptr_cmp);
+    return hit ? *hit : NULL;
+}
+
+static int change_cmp(const void *x, const void *y)
+{
+    return strcmp(((const ctk_change_t *)x)->relpath, ((const ctk_change_t *)y)->relpath);
+}
+
+static bool hash_differs(const char *data, size_t len, const char *hash)
+{
+    char h[17];
+
+    ctk_hash_hex(data ? data : "", len, h);
+    return strcmp(h, hash) != 0;
+}
+
+static bool bytes_equal(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+void ctk_plan_free(ctk_plan_t *plan)
+{
+    size_t i;
+
+    if (!plan)
+        return;
+    for (i = 0; i < plan->n; i++) {
+        free(plan->items[i].relpath);
+        free(plan->items[i].old_data);
+    }
+    free(plan->items);
+    free(plan->manifest);
+    free(plan->outdir);
+    free(plan);
+}
+
+/* Append an item for rel; the caller fills in the rest.  NULL on ENOMEM. */
+static ctk_change_t *plan_add(ctk_plan_t *plan, const char *rel, ctk_error_t *err)
+{
+    ctk_change_t *c = &plan->items[plan->n];
+
+    memset(c, 0, sizeof *c);
+    c->relpath = ctk_strdup(rel, err);
+    if (!c->relpath)
+        return NULL;
+    plan->n++;
+    return c;
+}
+
+ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX], prefix[PATH_MAX];
+    const ctk_outfile_t **files = NULL;
+    ctk_plan_t *plan = NULL, *res = NULL;
+    manifest_t man = {NULL, 0};
+    char *mpath = NULL, *mdata = NULL, *old = NULL;
+    size_t mlen = 0, oldlen = 0, i, n, stop = 0;
+    bool have_manifest = false;
+    ctk_buf_t mb;
+    int outfd = -1, r;
+
+    ctk_buf_init(&mb);
+    plan = calloc(1, sizeof *plan);
+    if (!plan) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    n = strlen(outdir);
+    while (n > 1 && outdir[n - 1] == '/')
+        n--;
+    plan->outdir = ctk_strndup(outdir, n, err);
+    if (!plan->outdir)
+        goto out;
+    mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err);
+    if (!mpath)
+        goto out;
+
+    /* a sorted view of the outset; no path may be both a file and a dir */
+    files = malloc((set->n ? set->n : 1) * sizeof *files);
+    if (!files) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    for (i = 0; i < set->n; i++)
+        files[i] = &set->files[i];
+    if (set->n > 1)
+        qsort(files, set->n, sizeof *files, outfile_ptr_cmp);
+    for (i = 0; i < set->n; i++) {
+        const char *rel = files[i]->relpath, *s;
+
+        for (s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
+            /* relpath_problem() has bounded the length by PATH_MAX */
+            memcpy(prefix, rel, (size_t)(s - rel));
+            prefix[s - rel] = '\0';
+            if (sorted_find(files, set->n, prefix)) {
+                ctk_error_set(err, CTK_E_INTERNAL, rel, 0, 0,
+                              "output path lies below %s, which is also an output file", prefix);
+                goto out;
+            }
+        }
+    }
+
+    outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0 && errno != ENOENT) {
+        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot open output directory: %s",
+                      strerror(errno));
+        goto out;
+    }
+    if (outfd >= 0) {
+        r = read_leaf(outfd, CTK_MANIFEST_NAME, mpath, &mdata, &mlen, err);
+        if (r < 0)
+            goto out;
+        have_manifest = r == 1;
+        if (have_manifest && !manifest_parse(mpath, mdata, mlen, &man, err))
+            goto out;
+    }
+
+    plan->items = malloc((set->n + man.n + 1) * sizeof *plan->items);
+    if (!plan->items) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    for (i = 0; i < set->n; i++) {
+        const ctk_outfile_t *f = files[i];
+        const mentry_t *me = manifest_find(&man, f->relpath);
+        ctk_change_t *c = plan_add(plan, f->relpath, err);
+        walk_t w;
+
+        if (!c)
+            goto out;
+        c->new_data = f->data;
+        c->new_len = f->len;
+        w = probe(outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, err);
+        if (w == WALK_FAILED)
+            goto out;
+        if (w == WALK_NOTDIR) {
+            /* a file ctkgen wrote there and no longer produces gives way
+             * (apply removes it first); anything else is in the way */
+            memcpy(prefix, f->relpath, stop);
+            prefix[stop] = '\0';
+            if (!manifest_find(&man, prefix)) {
+                ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, prefix, stop), 0,
+                              0, "is not a directory, but ctkgen needs one here for %s",
+                              f->relpath);
+                goto out;
+            }
+            w = WALK_ABSENT;
+        }
+        if (w == WALK_ABSENT) {
+            c->kind = CTK_CHANGE_CREATE;
+        } else if (bytes_equal(old, oldlen, f->data, f->len)) {
+            c->kind = CTK_CHANGE_SAME;
+            free(old);
+        } else {
+            c->kind = CTK_CHANGE_UPDATE;
+            c->conflict = !me || hash_differs(old, oldlen, me->hash);
+            c->old_data = old;
+            c->old_len = oldlen;
+        }
+        old = NULL;
+    }
+    for (i = 0; i < man.n; i++) {
+        const mentry_t *me = &man.v[i];
+        ctk_change_t *c;
+        walk_t w;
+
+        if (sorted_find(files, set->n, me->rel))
+            continue;
+        w = probe(outfd, plan->outdir, me->rel, &old, &oldlen, &stop, err);
+        if (w == WALK_FAILED)
+            goto out;
+        if (w != WALK_FOUND)
+            continue; /* already gone */
+        c = plan_add(plan, me->rel, err);
+        if (!c)
+            goto out;
+        c->kind = CTK_CHANGE_REMOVE;
+        c->conflict = hash_differs(old, oldlen, me->hash);
+        c->old_data = old;
+        c->old_len = oldlen;
+        old = NULL;
+    }
+    if (plan->n > 1)
+        qsort(plan->items, plan->n, sizeof *plan->items, change_cmp);
+
+    ctk_buf_puts(&mb, MANIFEST_HEADER);
+    for (i = 0; i < set->n; i++) {
+        char h[17];
+
+        ctk_hash_hex(files[i]->data ? files[i]->data : "", files[i]->len, h);
+        ctk_buf_printf(&mb, "%s %s\n", h, files[i]->relpath);
+    }
+    if (mb.failed) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    plan->manifest = ctk_buf_take(&mb, &plan->manifest_len);
+    plan->manifest_changed =
+        !have_manifest || !bytes_equal(mdata, mlen, plan->manifest, plan->manifest_len);
+    res = plan;
+    plan = NULL;
+out:
+    ctk_buf_fini(&mb);
+    if (outfd >= 0)
+        close(outfd);
+    free(old);
+    manifest_fini(&man);
+    free(mdata);
+    free(mpath);
+    free(files);
+    ctk_plan_free(plan);
+    return res;
+}
+
+void ctk_plan_counts(const ctk_plan_t *plan, size_t *created, size_t *updated,
+                     size_t *removed, size_t *same, size_t *conflicts)
+{
+    size_t c[4] = {0, 0, 0, 0}, nconf = 0, i;
+
+    for (i = 0; plan && i < plan->n; i++) {
+        c[plan->items[i].kind]++;
+        if (plan->items[i].conflict && plan->items[i].kind != CTK_CHANGE_SAME)
+            nconf++;
+    }
+    if (created)
+        *created = c[CTK_CHANGE_CREATE];
+    if (updated)
+        *updated = c[CTK_CHANGE_UPDATE];
+    if (removed)
+        *removed = c[CTK_CHANGE_REMOVE];
+    if (same)
+        *same = c[CTK_CHANGE_SAME];
+    if (conflicts)
+        *conflicts = nconf;
+}
+
+bool ctk_plan_has_changes(const ctk_plan_t *plan)
+{
+    size_t i;
+
+    for (i = 0; plan && i < plan->n; i++)
+        if (plan->items[i].kind != CTK_CHANGE_SAME)
+            return true;
+    return false;
+}
+
+char *ctk_plan_diff(const ctk_plan_t *plan, ctk_error_t *err)
+{
+    ctk_buf_t out;
+    char *res = NULL, *alabel = NULL, *blabel = NULL, *d = NULL;
+    size_t i;
+
+    ctk_buf_init(&out);
+    for (i = 0; i < plan->n; i++) {
+        const ctk_change_t *c = &plan->items[i];
+
+        if (c->kind == CTK_CHANGE_SAME)
+            continue;
+        alabel = c->kind == CTK_CHANGE_CREATE ? ctk_strdup("/dev/null", err)
+                                              : ctk_printf(err, "a/%s", c->relpath);
+        blabel = c->kind == CTK_CHANGE_REMOVE ? ctk_strdup("/dev/null", err)
+                                              : ctk_printf(err, "b/%s", c->relpath);
+        if (!alabel || !blabel)
+            goto out;
+        d = ctk_diff_unified(alabel, c->old_data, c->old_len, blabel,
+                             c->kind == CTK_CHANGE_REMOVE ? NULL : c->new_data,
+                             c->kind == CTK_CHANGE_REMOVE ? 0 : c->new_len, err);
+        if (!d)
+            goto out;
+        if (c->conflict)
+            ctk_buf_printf(&out, "# conflict: %s edited by hand (or not written by ctkgen)\n",
+                           c->relpath);
+        ctk_buf_puts(&out, d);
+        free(d);
+        free(alabel);
+        free(blabel);
+        d = alabel = blabel = NULL;
+    }
+    if (out.failed) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    res = ctk_buf_take(&out, NULL);
+    if (!res)
+        ctk_error_nomem(err);
+out:
+    free(d);
+    free(alabel);
+    free(blabel);
+    ctk_buf_fini(&out);
+    return res;
+}
+
+/* ---- apply ----------------------------------------------------------------- */
+
+static bool write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* ".<leaf>.ctkgen-tmp-XXXXXX": hidden, recognisable, unpredictable enough;
+ * O_EXCL makes it safe whatever the name. */
+static void tmp_name(char out[NAME_MAX + 1], const char *leaf)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static unsigned long counter;
+    struct timespec ts;
+    uint64_t x = 14695981039346656037ULL;
+    uint64_t parts[3];
+    char suffix[7];
+    size_t i, room = NAME_MAX - 1 - strlen(TMP_TAG) - 6;
+    int j;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    parts[0] = (uint64_t)getpid();
+    parts[1] = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    parts[2] = ++counter;
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 8; j++) {
+            x ^= (parts[i] >> (8 * j)) & 0xff;
+            x *= 1099511628211ULL;
+        }
+    }
+    for (i = 0; i < 6; i++) {
+        suffix[i] = abc[x % (sizeof abc - 1)];
+        x /= sizeof abc - 1;
+    }
+    suffix[6] = '\0';
+    snprintf(out, NAME_MAX + 1, ".%.*s%s%s", (int)room, leaf, TMP_TAG, suffix);
+}
+
+/* Replace leaf in dirfd with data: temp file, fsync, rename, fsync of the
+ * directory.  On failure the temp file is gone and leaf is as it was. */
+static bool write_atomic(int dirfd, const char *leaf, const char *path, const char *data,
+                         size_t len, ctk_error_t *err)
+{
+    char tmp[NAME_MAX + 1];
+    bool ok = false, made = false;
+    int fd = -1, tries;
+
+    for (tries = 0; tries < 100; tries++) {
+        tmp_name(tmp, leaf);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (fd < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot create a temporary file next to it: %s",
+                      strerror(errno));
+        goto out;
+    }
+    made = true;
+    if (!write_all(fd, data ? data : "", len)) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+        goto out;
+    }
+    if (fchmod(fd, 0644) < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot set mode: %s", strerror(errno));
+        goto out;
+    }
+    if (fsync(fd) < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write (fsync): %s", strerror(errno));
+        goto out;
+    }
+    if (close(fd) < 0) {
+        fd = -1;
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write (close): %s", strerror(errno));
+        goto out;
+    }
+    fd = -1;
+    if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
+        goto out;
+    }
+    made = false;
+    if (fsync_dir(dirfd) < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot sync its directory: %s",
+                      strerror(errno));
+        goto out;
+    }
+    ok = true;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (made)
+        unlinkat(dirfd, tmp, 0);
+    return ok;
+}
+
+static bool apply_write(int outfd, const char *outdir, const ctk_change_t *c, ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    const char *leaf = NULL;
+    size_t stop = 0;
+    int dirfd = -1;
+    bool ok = false;
+    walk_t w;
+
+    w = walk(outfd, outdir, c->relpath, true, &dirfd, &leaf, &stop, err);
+    if (w == WALK_NOTDIR || w == WALK_ABSENT)
+        ctk_error_set(err, CTK_E_CONFLICT, shown(where, outdir, c->relpath, stop), 0, 0,
+                      "is not a directory, but ctkgen needs one here for %s", c->relpath);
+    if (w != WALK_FOUND)
+        goto out;
+    ok = write_atomic(dirfd, leaf, shown(where, outdir, c->relpath, strlen(c->relpath)),
+                      c->new_data, c->new_len, err);
+out:
+    if (dirfd >= 0)
+        close(dirfd);
+    return ok;
+}
+
+static bool apply_remove(int outfd, const char *outdir, const char *rel, ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    const char *leaf = NULL;
+    size_t stop = 0;
+    int dirfd = -1;
+    bool ok = false;
+    walk_t w;
+
+    w = walk(outfd, outdir, rel, false, &dirfd, &leaf, &stop, err);
+    if (w == WALK_FAILED)
+        goto out;
+    if (w == WALK_FOUND) {
+        /* unlinkat never follows: a symlink put here since the plan is
+         * itself removed, not its target */
+        if (unlinkat(dirfd, leaf, 0) < 0 && errno != ENOENT) {
+            ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, strlen(rel)), 0, 0,
+                          "cannot remove: %s", strerror(errno));
+            goto out;
+        }
+        if (fsync_dir(dirfd) < 0) {
+            ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, strlen(rel)), 0, 0,
+                          "cannot sync its directory: %s", strerror(errno));
+            goto out;
+        }
+    }
+    ok = true;
+out:
+    if (dirfd >= 0)
+        close(dirfd);
+    return ok;
+}
+
+/* Remove the directories above rel that are empty now, deepest first, up
+ * to but not including OUT. */
+static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX], *dir = ctk_strdup(rel, err), *slash;
+    bool ok = false;
+
+    if (!dir)
+        return false;
+    while ((slash = strrchr(dir, '/'))) {
+        const char *leaf = NULL;
+        size_t stop = 0;
+        int dirfd = -1;
+        walk_t w;
+        int r;
+
+        *slash = '\0';
+        w = walk(outfd, outdir, dir, false, &dirfd, &leaf, &stop, err);
+        if (w == WALK_FAILED)
+            goto out;
+        if (w != WALK_FOUND)
+            break;
+        r = unlinkat(dirfd, leaf, AT_REMOVEDIR);
+        if (r < 0) {
+            int e = errno;
+
+            close(dirfd);
+            if (e == ENOTEMPTY || e == EEXIST || e == ENOENT || e == ENOTDIR || e == EBUSY)
+                break;
+            ctk_error_set(err, CTK_E_IO, shown(where, outdir, dir, strlen(dir)), 0, 0,
+                          "cannot remove empty directory: %s", strerror(e));
+            goto out;
+        }
+        r = fsync_dir(dirfd);
+        close(dirfd);
+        if (r < 0) {
+            ctk_error_set(err, CTK_E_IO, shown(where, outdir, dir, strlen(dir)), 0, 0,
+                          "cannot sync its parent directory: %s", strerror(errno));
+            goto out;
+        }
+    }
+    ok = true;
+out:
+    free(dir);
+    return ok;
+}
+
+/* CTK_E_CONFLICT naming the first few conflicting paths. */
+static void conflict_error(const ctk_plan_t *plan, size_t nconf, ctk_error_t *err)
+{
+    const ctk_change_t *first = NULL;
+    ctk_buf_t b;
+    size_t i, named = 0;
+
+    ctk_buf_init(&b);
+    for (i = 0; i < plan->n; i++) {
+        const ctk_change_t *c = &plan->items[i];
+
+        if (!c->conflict || c->kind == CTK_CHANGE_SAME)
+            continue;
+        if (!first)
+            first = c;
+        if (named < CONFLICTS_SHOWN) {
+            ctk_buf_printf(&b, "%s%s", named ? ", " : "", c->relpath);
+            named++;
+        }
+    }
+    if (!first || b.failed)
+        ctk_error_set(err, CTK_E_CONFLICT, plan->outdir, 0, 0,
+                      "files were edited by hand; use --force to overwrite");
+    else if (nconf == 1 && first->kind == CTK_CHANGE_REMOVE)
+        ctk_error_set(err, CTK_E_CONFLICT, plan->outdir, 0, 0,
+                      "%s was edited by hand and ctkgen no longer generates it; "
+                      "use --force to remove it", first->relpath);
+    else if (nconf == 1)
+        ctk_error_set(err, CTK_E_CONFLICT, plan->outdir, 0, 0,
+                      "%s was edited by hand (or not written by ctkgen); "
+                      "use --force to overwrite", first->relpath);
+    else if (nconf > named)
+        ctk_error_set(err, CTK_E_CONFLICT, plan->outdir, 0, 0,
+                      "%zu files were edited by hand (or not written by ctkgen): %s and %zu "
+                      "more; use --force to overwrite", nconf, b.data, nconf - named);
+    else
+        ctk_error_set(err, CTK_E_CONFLICT, plan->outdir, 0, 0,
+                      "%zu files were edited by hand (or not written by ctkgen): %s; "
+                      "use --force to overwrite", nconf, b.data);
+    ctk_buf_fini(&b);
+}
+
+bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
+{
+    char *mpath = NULL;
+    size_t nconf = 0, i;
+    bool ok = false;
+    int outfd = -1;
+
+    ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &nconf);
+    if (nconf > 0 && !force) {
+        conflict_error(plan, nconf, err);
+        return false;
+    }
+    if (!ctk_plan_has_changes(plan) && !plan->manifest_changed)
+        return true;
+    if (!mkdir_p(plan->outdir, err))
+        goto out;
+    outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0) {
+        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot open output directory: %s",
+                      strerror(errno));
+        goto out;
+    }
+    /* removals first: a file ctkgen no longer writes may stand where a
+     * directory is needed now */
+    for (i = 0; i < plan->n; i++)
+        if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
+            !apply_remove(outfd, plan->outdir, plan->items[i].relpath, err))
+            goto out;
+    for (i = 0; i < plan->n; i++) {
+        const ctk_change_t *c = &plan->items[i];
+
+        if ((c->kind == CTK_CHANGE_CREATE || c->kind == CTK_CHANGE_UPDATE) &&
+            !apply_write(outfd, plan->outdir, c, err))
+            goto out;
+    }
+    /* only now, so a directory that is written into again is not removed */
+    for (i = 0; i < plan->n; i++)
+        if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
+            !prune_dirs(outfd, plan->outdir, plan->items[i].relpath, err))
+            goto out;
+    if (plan->manifest_changed) {
+        mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err);
+        if (!mpath || !write_atomic(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest,
+                                    plan->manifest_len, err))
+            goto out;
+    }
+    ok = true;
+out:
+    if (outfd >= 0)
+        close(outfd);
+    free(mpath);
+    return ok;
+}
+
+/* ---- lock ------------------------------------------------------------------ */
+
+struct ctk_lock {
+    int fd;
+};
+
+/* The holder's pid as written in the lock file, or 0. */
+static long lock_holder(int fd)
+{
+    char buf[32];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    char *end = NULL;
+    long pid;
+
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    pid = strtol(buf, &end, 10);
+    return (end != buf && pid > 0) ? pid : 0;
+}
+
+ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err)
+{
+    ctk_lock_t *lock = NULL, *res = NULL;
+    char *path = NULL, pidline[32];
+    struct stat st;
+    int outfd = -1, fd = -1;
+    long holder;
+
+    if (!mkdir_p(outdir, err))
+        goto out;
+    path = ctk_path_join(outdir, CTK_LOCK_NAME, err);
+    if (!path)
+        goto out;
+    outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0) {
+        ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open output directory: %s",
+                      strerror(errno));
+        goto out;
+    }
+    /* O_CLOEXEC: probes and compilers we start must not inherit the lock */
+    fd = openat(outfd, CTK_LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                          "is a symlink; ctkgen does not follow symlinks inside the output "
+                          "directory");
+        else
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open lock file: %s",
+                          strerror(errno));
+        goto out;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0, "is not a regular file");
+        goto out;
+    }
+    while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK) {
+            holder = lock_holder(fd);
+            if (holder > 0)
+                ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0,
+                              "another ctkgen run holds %s (pid %ld)", path, holder);
+            else
+                ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0, "another ctkgen run holds %s",
+                              path);
+        } else {
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot lock: %s", strerror(errno));
+        }
+        goto out;
+    }
+    /* The pid is only for messages: failing to record it is harmless.  A
+     * stale pid from a killed run does not matter either, since flock
+     * locks die with their process. */
+    snprintf(pidline, sizeof pidline, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, pidline, strlen(pidline), 0) < 0) {
+        /* nothing to do */
+    }
+    lock = malloc(sizeof *lock);
+    if (!lock) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    lock->fd = fd;
+    fd = -1;
+    res = lock;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (outfd >= 0)
+        close(outfd);
+    free(path);
+    return res;
+}
+
+void ctk_write_unlock(ctk_lock_t *lock)
+{
+    if (!lock)
+        return;
+    close(lock->fd);
+    free(lock);
+}

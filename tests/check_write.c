@@ -1,0 +1,1348 @@
+/* check_write.c - tests of the output tree writer, manifest, lock and diff.
+ * SPDX-License-Identifier: MIT
+ */
+#include <config.h>
+
+#include "diff.h"
+#include "testutil.h"
+#include "util.h"
+#include "write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static char *tmp;   /* per-test private dir */
+static char *out;   /* tmp/out, not created */
+
+static void setup(void)
+{
+    tmp = tu_mkdtemp();
+    ck_assert_ptr_nonnull(tmp);
+    ck_assert_int_ne(asprintf(&out, "%s/out", tmp), -1);
+}
+
+static void teardown(void)
+{
+    tu_rmtree(tmp);
+    free(tmp);
+    free(out);
+    tmp = out = NULL;
+}
+
+static char *path_in(const char *dir, const char *rel)
+{
+    char *p = NULL;
+
+    ck_assert_int_ne(asprintf(&p, "%s/%s", dir, rel), -1);
+    return p;
+}
+
+static void add(ctk_outset_t *set, const char *rel, const char *text)
+{
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_outset_take(set, rel, strdup(text), strlen(text), &err), "%s: %s", rel,
+                  err.text);
+}
+
+/* files is {rel, text, rel, text, ..., NULL} */
+static void fill(ctk_outset_t *set, const char *const *files)
+{
+    ctk_outset_init(set);
+    for (; files && files[0]; files += 2)
+        add(set, files[0], files[1]);
+}
+
+static ctk_plan_t *plan_ok(const ctk_outset_t *set)
+{
+    ctk_error_t err;
+    ctk_plan_t *plan;
+
+    ctk_error_init(&err);
+    plan = ctk_write_plan(out, set, &err);
+    ck_assert_msg(plan != NULL, "plan: %s: %s", err.source, err.text);
+    return plan;
+}
+
+/* Plan and apply files (see fill) into out; returns the plan's counts. */
+static void run_files(const char *const *files, bool force, size_t *created, size_t *updated,
+                      size_t *removed, size_t *same)
+{
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+
+    fill(&set, files);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, created, updated, removed, same, NULL);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_write_apply(plan, force, &err), "apply: %s: %s", err.source, err.text);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+}
+
+static void assert_file(const char *dir, const char *rel, const char *want)
+{
+    char *p = path_in(dir, rel), *got = tu_read(p);
+
+    ck_assert_msg(got != NULL, "%s is missing", p);
+    ck_assert_str_eq(got, want);
+    free(got);
+    free(p);
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+    struct stat st;
+    char *p = path_in(dir, rel);
+    bool r = lstat(p, &st) == 0;
+
+    free(p);
+    return r;
+}
+
+static void set_old_mtime(const char *dir, const char *rel)
+{
+    struct timespec ts[2] = {{1000000000, 0}, {1000000000, 0}};
+    char *p = path_in(dir, rel);
+
+    ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW), 0);
+    free(p);
+}
+
+static bool has_old_mtime(const char *dir, const char *rel)
+{
+    struct stat st;
+    char *p = path_in(dir, rel);
+
+    ck_assert_int_eq(lstat(p, &st), 0);
+    free(p);
+    return st.st_mtim.tv_sec == 1000000000 && st.st_mtim.tv_nsec == 0;
+}
+
+static mode_t mode_of(const char *dir, const char *rel)
+{
+    struct stat st;
+    char *p = path_in(dir, rel);
+
+    ck_assert_int_eq(lstat(p, &st), 0);
+    free(p);
+    return st.st_mode & 07777;
+}
+
+static int tmp_count;
+static int count_tmp_cb(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    if (strstr(p + f->base, ".ctkgen-tmp-"))
+        tmp_count++;
+    return 0;
+}
+
+/* Temporary files left anywhere under dir. */
+static int count_tmp(const char *dir)
+{
+    tmp_count = 0;
+    nftw(dir, count_tmp_cb, 16, FTW_PHYS);
+    return tmp_count;
+}
+
+static const char *const RUN1[] = {
+    "lmod/cudatoolkit/12.4.lua", "-- 12.4\nprepend_path(\"PATH\", \"/opt/cuda-12.4/bin\")\n",
+    "lmod/cudatoolkit/12.6.lua", "-- 12.6\n",
+    "tcl/cudatoolkit/12.4", "#%Module\n# 12.4\n",
+    "pkgconfig/ctk-12.4.pc", "Name: ctk\nVersion: 12.4\n",
+    NULL};
+
+/* ---- outset ------------------------------------------------------------------ */
+
+static const char *const bad_paths[] = {
+    "", "/etc/passwd", "a/../b", "..", "a//b", "a/", "./a", "a/./b", "a\nb",
+    ".ctkgen-manifest", ".ctkgen.lock", "lmod/.x.ctkgen-tmp-abcdef",
+};
+
+START_TEST(test_outset_rejects_unsafe_paths)
+{
+    ctk_outset_t set;
+    ctk_error_t err;
+
+    ctk_outset_init(&set);
+    ctk_error_init(&err);
+    ck_assert(!ctk_outset_take(&set, bad_paths[_i], strdup("x"), 1, &err));
+    ck_assert_int_eq(err.code, CTK_E_INTERNAL);
+    ck_assert_uint_eq(set.n, 0);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+START_TEST(test_outset_rejects_duplicates)
+{
+    ctk_outset_t set;
+    ctk_error_t err;
+
+    ctk_outset_init(&set);
+    add(&set, "lmod/.version", "x");
+    ctk_error_init(&err);
+    ck_assert(!ctk_outset_take(&set, "lmod/.version", strdup("y"), 1, &err));
+    ck_assert_int_eq(err.code, CTK_E_INTERNAL);
+    ck_assert_str_eq(err.source, "lmod/.version");
+    ck_assert_uint_eq(set.n, 1);
+    ctk_outset_fini(&set);
+    ctk_outset_fini(NULL);
+}
+END_TEST
+
+START_TEST(test_plan_rejects_file_and_dir_at_one_path)
+{
+    static const char *const files[] = {"tcl/x", "a", "tcl/x/12.4", "b", NULL};
+    ctk_outset_t set;
+    ctk_error_t err;
+
+    fill(&set, files);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_INTERNAL);
+    ck_assert_ptr_nonnull(strstr(err.text, "tcl/x"));
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+/* ---- create / same / update / remove ------------------------------------------ */
+
+START_TEST(test_write_creates_tree_and_manifest)
+{
+    size_t c, u, r, s;
+    char h[4][17], *want = NULL, *mpath = path_in(out, ".ctkgen-manifest");
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+
+    fill(&set, RUN1);
+    plan = plan_ok(&set);
+    ck_assert(ctk_plan_has_changes(plan));
+    ck_assert(plan->manifest_changed);
+    ck_assert_uint_eq(plan->n, 4);
+    /* sorted by relpath */
+    ck_assert_str_eq(plan->items[0].relpath, "lmod/cudatoolkit/12.4.lua");
+    ck_assert_str_eq(plan->items[1].relpath, "lmod/cudatoolkit/12.6.lua");
+    ck_assert_str_eq(plan->items[2].relpath, "pkgconfig/ctk-12.4.pc");
+    ck_assert_str_eq(plan->items[3].relpath, "tcl/cudatoolkit/12.4");
+    ck_assert(!exists(tmp, "out")); /* planning writes nothing */
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+
+    run_files(RUN1, false, &c, &u, &r, &s);
+    ck_assert_uint_eq(c, 4);
+    ck_assert_uint_eq(u + r + s, 0);
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", RUN1[1]);
+    assert_file(out, "lmod/cudatoolkit/12.6.lua", RUN1[3]);
+    assert_file(out, "tcl/cudatoolkit/12.4", RUN1[5]);
+    assert_file(out, "pkgconfig/ctk-12.4.pc", RUN1[7]);
+
+    ctk_hash_hex(RUN1[1], strlen(RUN1[1]), h[0]);
+    ctk_hash_hex(RUN1[3], strlen(RUN1[3]), h[1]);
+    ctk_hash_hex(RUN1[7], strlen(RUN1[7]), h[2]);
+    ctk_hash_hex(RUN1[5], strlen(RUN1[5]), h[3]);
+    ck_assert_int_ne(asprintf(&want,
+                              "# ctkgen manifest v1\n"
+                              "%s lmod/cudatoolkit/12.4.lua\n"
+                              "%s lmod/cudatoolkit/12.6.lua\n"
+                              "%s pkgconfig/ctk-12.4.pc\n"
+                              "%s tcl/cudatoolkit/12.4\n",
+                              h[0], h[1], h[2], h[3]), -1);
+    assert_file(out, ".ctkgen-manifest", want);
+    ck_assert_int_eq(count_tmp(tmp), 0);
+    free(want);
+    free(mpath);
+}
+END_TEST
+
+START_TEST(test_write_second_run_changes_nothing)
+{
+    static const char *const touched[] = {
+        "lmod/cudatoolkit/12.4.lua", "lmod/cudatoolkit/12.6.lua", "tcl/cudatoolkit/12.4",
+        "pkgconfig/ctk-12.4.pc", ".ctkgen-manifest", "lmod/cudatoolkit", "lmod", "tcl",
+        "pkgconfig", "tcl/cudatoolkit", "."};
+    size_t i, c, u, r, s, conf;
+    char *before, *after, *mpath = path_in(out, ".ctkgen-manifest");
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    before = tu_read(mpath);
+    /* an old mtime everywhere, so a rewrite cannot hide in the same tick */
+    for (i = 0; i < sizeof touched / sizeof touched[0]; i++)
+        set_old_mtime(out, touched[i]);
+
+    fill(&set, RUN1);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, &c, &u, &r, &s, &conf);
+    ck_assert_uint_eq(s, 4);
+    ck_assert_uint_eq(c + u + r + conf, 0);
+    ck_assert(!ctk_plan_has_changes(plan));
+    ck_assert(!plan->manifest_changed);
+    ck_assert(ctk_write_apply(plan, false, NULL));
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+
+    for (i = 0; i < sizeof touched / sizeof touched[0]; i++)
+        ck_assert_msg(has_old_mtime(out, touched[i]), "%s was touched", touched[i]);
+    after = tu_read(mpath);
+    ck_assert_str_eq(before, after);
+    free(before);
+    free(after);
+    free(mpath);
+}
+END_TEST
+
+START_TEST(test_write_updates_only_changed_file)
+{
+    static const char *const run2[] = {
+        "lmod/cudatoolkit/12.4.lua", "-- 12.4 changed\n",
+        "lmod/cudatoolkit/12.6.lua", "-- 12.6\n",
+        "tcl/cudatoolkit/12.4", "#%Module\n# 12.4\n",
+        "pkgconfig/ctk-12.4.pc", "Name: ctk\nVersion: 12.4\n",
+        NULL};
+    size_t c, u, r, s, conf;
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    char h[17], *m, *mp;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    set_old_mtime(out, "lmod/cudatoolkit/12.6.lua");
+    set_old_mtime(out, "lmod/cudatoolkit/12.4.lua");
+
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, &c, &u, &r, &s, &conf);
+    ck_assert_uint_eq(u, 1);
+    ck_assert_uint_eq(s, 3);
+    ck_assert_uint_eq(c + r + conf, 0);
+    ck_assert_int_eq(plan->items[0].kind, CTK_CHANGE_UPDATE);
+    ck_assert(!plan->items[0].conflict);
+    ck_assert_str_eq(plan->items[0].old_data, RUN1[1]);
+    ck_assert_uint_eq(plan->items[0].old_len, strlen(RUN1[1]));
+    ck_assert(plan->manifest_changed);
+    ctk_error_init(&err);
+    ck_assert(ctk_write_apply(plan, false, &err));
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", "-- 12.4 changed\n");
+    ck_assert(!has_old_mtime(out, "lmod/cudatoolkit/12.4.lua"));
+    ck_assert(has_old_mtime(out, "lmod/cudatoolkit/12.6.lua"));
+    ctk_hash_hex("-- 12.4 changed\n", 16, h);
+    mp = path_in(out, ".ctkgen-manifest");
+    m = tu_read(mp);
+    ck_assert_ptr_nonnull(strstr(m, h));
+    free(m);
+    free(mp);
+    ck_assert_int_eq(count_tmp(tmp), 0);
+}
+END_TEST
+
+START_TEST(test_write_removes_stale_files_and_empty_dirs)
+{
+    static const char *const run1[] = {
+        "lmod/cudatoolkit/12.4.lua", "a\n", "lmod/old/1.lua", "b\n",
+        "tcl/old/1", "c\n", "keep/old/1", "d\n", NULL};
+    static const char *const run2[] = {"lmod/cudatoolkit/12.4.lua", "a\n", NULL};
+    size_t c, u, r, s;
+    char *m, *p;
+
+    run_files(run1, false, NULL, NULL, NULL, NULL);
+    /* an admin's own file keeps its directory alive */
+    p = tu_write(out, "keep/old/README", "mine\n");
+    free(p);
+
+    run_files(run2, false, &c, &u, &r, &s);
+    ck_assert_uint_eq(r, 3);
+    ck_assert_uint_eq(s, 1);
+    ck_assert_uint_eq(c + u, 0);
+    ck_assert(!exists(out, "lmod/old"));
+    ck_assert(!exists(out, "tcl")); /* emptied all the way up */
+    ck_assert(exists(out, "lmod/cudatoolkit/12.4.lua"));
+    ck_assert(!exists(out, "keep/old/1"));
+    assert_file(out, "keep/old/README", "mine\n");
+    ck_assert(exists(out, "."));
+    p = path_in(out, ".ctkgen-manifest");
+    m = tu_read(p);
+    ck_assert_ptr_null(strstr(m, "old"));
+    free(m);
+    free(p);
+
+    /* a stale file already deleted by hand is simply forgotten */
+    run_files(run1, false, NULL, NULL, NULL, NULL);
+    p = path_in(out, "tcl/old/1");
+    ck_assert_int_eq(unlink(p), 0);
+    free(p);
+    run_files(run2, false, &c, &u, &r, &s);
+    ck_assert_uint_eq(r, 2);
+}
+END_TEST
+
+START_TEST(test_write_file_gives_way_to_directory)
+{
+    static const char *const run1[] = {"tcl/cudatoolkit", "old layout\n", NULL};
+    static const char *const run2[] = {"tcl/cudatoolkit/12.4", "new layout\n", NULL};
+    size_t c, u, r, s;
+
+    run_files(run1, false, NULL, NULL, NULL, NULL);
+    run_files(run2, false, &c, &u, &r, &s);
+    ck_assert_uint_eq(c, 1);
+    ck_assert_uint_eq(r, 1);
+    assert_file(out, "tcl/cudatoolkit/12.4", "new layout\n");
+    ck_assert_uint_eq(mode_of(out, "tcl/cudatoolkit"), 0755);
+}
+END_TEST
+
+/* ---- conflicts ------------------------------------------------------------------ */
+
+START_TEST(test_write_refuses_hand_edited_file)
+{
+    static const char *const run2[] = {
+        "lmod/cudatoolkit/12.4.lua", "-- 12.4\nprepend_path(\"PATH\", \"/opt/cuda-12.4/bin\")\n",
+        "lmod/cudatoolkit/12.6.lua", "-- 12.6 new\n",
+        "lmod/cudatoolkit/12.8.lua", "-- 12.8\n",
+        NULL};
+    char *p, *m1, *m2, *mpath = path_in(out, ".ctkgen-manifest");
+    size_t conf;
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    p = tu_write(out, "lmod/cudatoolkit/12.4.lua", "-- fixed by the admin\n");
+    free(p);
+    m1 = tu_read(mpath);
+
+    /* ctkgen still produces the old text: the hand edit would be lost */
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &conf);
+    ck_assert_uint_eq(conf, 1);
+    ck_assert_int_eq(plan->items[0].kind, CTK_CHANGE_UPDATE);
+    ck_assert(plan->items[0].conflict);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.text, "lmod/cudatoolkit/12.4.lua was edited by hand (or not written "
+                               "by ctkgen); use --force to overwrite");
+    /* nothing at all was written */
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", "-- fixed by the admin\n");
+    assert_file(out, "lmod/cudatoolkit/12.6.lua", "-- 12.6\n");
+    ck_assert(!exists(out, "lmod/cudatoolkit/12.8.lua"));
+    ck_assert(exists(out, "tcl/cudatoolkit/12.4"));
+    m2 = tu_read(mpath);
+    ck_assert_str_eq(m1, m2);
+    free(m2);
+
+    /* --force */
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_write_apply(plan, true, &err), "%s", err.text);
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", run2[1]);
+    assert_file(out, "lmod/cudatoolkit/12.8.lua", "-- 12.8\n");
+    ck_assert(!exists(out, "tcl"));
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+
+    /* and the next run is clean */
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ck_assert(!ctk_plan_has_changes(plan));
+    ck_assert(!plan->manifest_changed);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    free(m1);
+    free(mpath);
+}
+END_TEST
+
+START_TEST(test_write_force_restores_without_touching_manifest)
+{
+    char *p;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    p = tu_write(out, "tcl/cudatoolkit/12.4", "#%Module\n# by hand\n");
+    free(p);
+    set_old_mtime(out, ".ctkgen-manifest");
+    set_old_mtime(out, "lmod/cudatoolkit/12.4.lua");
+    run_files(RUN1, true, NULL, NULL, NULL, NULL);
+    assert_file(out, "tcl/cudatoolkit/12.4", RUN1[5]);
+    /* what ctkgen wrote is what the manifest already says */
+    ck_assert(has_old_mtime(out, ".ctkgen-manifest"));
+    ck_assert(has_old_mtime(out, "lmod/cudatoolkit/12.4.lua"));
+}
+END_TEST
+
+START_TEST(test_write_refuses_removing_hand_edited_file)
+{
+    static const char *const run2[] = {"lmod/cudatoolkit/12.4.lua", RUN1[1], NULL};
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    size_t r, conf;
+    char *p;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    p = tu_write(out, "tcl/cudatoolkit/12.4", "#%Module\n# site tweak\n");
+    free(p);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, NULL, NULL, &r, NULL, &conf);
+    ck_assert_uint_eq(r, 3);
+    ck_assert_uint_eq(conf, 1);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.text, "tcl/cudatoolkit/12.4 was edited by hand and ctkgen no longer "
+                               "generates it; use --force to remove it");
+    ck_assert(exists(out, "lmod/cudatoolkit/12.6.lua"));
+    assert_file(out, "tcl/cudatoolkit/12.4", "#%Module\n# site tweak\n");
+    ck_assert(ctk_write_apply(plan, true, NULL));
+    ck_assert(!exists(out, "tcl"));
+    ck_assert(!exists(out, "lmod/cudatoolkit/12.6.lua"));
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+START_TEST(test_write_file_not_written_by_ctkgen_is_conflict)
+{
+    static const char *const run[] = {
+        "lmod/cudatoolkit/12.4.lua", "-- generated\n",
+        "lmod/cudatoolkit/12.6.lua", "-- same\n",
+        "lmod/cudatoolkit/12.8.lua", "-- x\n",
+        "lmod/cudatoolkit/13.0.lua", "-- y\n",
+        "lmod/cudatoolkit/13.1.lua", "-- z\n",
+        NULL};
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    size_t s, conf;
+    char *p, *m;
+
+    /* a hand-written module an admin put there, and no manifest at all */
+    p = tu_write(out, "lmod/cudatoolkit/12.4.lua", "-- handwritten\n");
+    free(p);
+    /* a file that happens to hold exactly what ctkgen writes is adopted */
+    p = tu_write(out, "lmod/cudatoolkit/12.6.lua", "-- same\n");
+    free(p);
+    fill(&set, run);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, NULL, NULL, NULL, &s, &conf);
+    ck_assert_uint_eq(conf, 1);
+    ck_assert_uint_eq(s, 1);
+    ck_assert(plan->items[0].conflict);
+    ck_assert(!plan->items[1].conflict);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, out);
+    ck_assert_ptr_nonnull(strstr(err.text, "lmod/cudatoolkit/12.4.lua was edited by hand"));
+    ck_assert(!exists(out, ".ctkgen-manifest"));
+    ck_assert(!exists(out, "lmod/cudatoolkit/13.0.lua"));
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+
+    /* several conflicts: the message names the first few and counts the rest */
+    for (s = 0; run[s]; s += 2) {
+        p = tu_write(out, run[s], "-- mine\n");
+        free(p);
+    }
+    fill(&set, run);
+    plan = plan_ok(&set);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, false, &err));
+    ck_assert_str_eq(err.text, "5 files were edited by hand (or not written by ctkgen): "
+                               "lmod/cudatoolkit/12.4.lua, lmod/cudatoolkit/12.6.lua, "
+                               "lmod/cudatoolkit/12.8.lua and 2 more; use --force to overwrite");
+    ck_assert(ctk_write_apply(plan, true, NULL));
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", "-- generated\n");
+    p = path_in(out, ".ctkgen-manifest");
+    m = tu_read(p);
+    ck_assert_ptr_nonnull(strstr(m, " lmod/cudatoolkit/12.6.lua\n"));
+    free(m);
+    free(p);
+}
+END_TEST
+
+/* ---- symlinks and things in the way ----------------------------------------------- */
+
+START_TEST(test_write_refuses_symlinked_dir)
+{
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    char *outside = tu_mkdirs(tmp, "outside"), *link, *want;
+
+    ck_assert_int_eq(mkdir(out, 0755), 0);
+    link = path_in(out, "lmod");
+    ck_assert_int_eq(symlink(outside, link), 0);
+    fill(&set, RUN1);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, link);
+    ck_assert_ptr_nonnull(strstr(err.text, "symlink"));
+    ck_assert_int_eq(tu_sh("test -z \"$(ls -A '%s')\"", outside), 0);
+
+    /* planted after planning: apply must still not follow it */
+    ck_assert_int_eq(unlink(link), 0);
+    plan = plan_ok(&set);
+    ck_assert_int_eq(symlink(outside, link), 0);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_int_eq(tu_sh("test -z \"$(ls -A '%s')\"", outside), 0);
+    ck_assert(!exists(out, ".ctkgen-manifest"));
+    ck_assert_int_eq(count_tmp(tmp), 0);
+    ctk_plan_free(plan);
+
+    /* a symlink deeper down, below a real directory */
+    ck_assert_int_eq(unlink(link), 0);
+    want = tu_mkdirs(out, "lmod");
+    free(want);
+    free(link);
+    link = path_in(out, "lmod/cudatoolkit");
+    ck_assert_int_eq(symlink(outside, link), 0);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, link);
+    ck_assert_int_eq(tu_sh("test -z \"$(ls -A '%s')\"", outside), 0);
+    ctk_outset_fini(&set);
+    free(link);
+    free(outside);
+}
+END_TEST
+
+START_TEST(test_write_refuses_symlinked_file)
+{
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    char *target = tu_write(tmp, "outside/passwd", "precious\n"), *link, *d;
+
+    d = tu_mkdirs(out, "lmod/cudatoolkit");
+    free(d);
+    link = path_in(out, "lmod/cudatoolkit/12.4.lua");
+    ck_assert_int_eq(symlink(target, link), 0);
+    fill(&set, RUN1);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, link);
+    assert_file(tmp, "outside/passwd", "precious\n");
+
+    /* planted after planning: the link is replaced, its target untouched */
+    ck_assert_int_eq(unlink(link), 0);
+    plan = plan_ok(&set);
+    ck_assert_int_eq(symlink(target, link), 0);
+    ck_assert(ctk_write_apply(plan, true, NULL));
+    assert_file(tmp, "outside/passwd", "precious\n");
+    ck_assert_uint_eq(mode_of(out, "lmod/cudatoolkit/12.4.lua"), 0644);
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", RUN1[1]);
+    ctk_plan_free(plan);
+
+    /* a symlinked manifest is refused too */
+    free(link);
+    link = path_in(out, ".ctkgen-manifest");
+    ck_assert_int_eq(unlink(link), 0);
+    ck_assert_int_eq(symlink(target, link), 0);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, link);
+    assert_file(tmp, "outside/passwd", "precious\n");
+    ctk_outset_fini(&set);
+    free(link);
+    free(target);
+}
+END_TEST
+
+START_TEST(test_write_refuses_file_where_dir_needed)
+{
+    ctk_outset_t set;
+    ctk_error_t err;
+    char *p = tu_write(out, "lmod", "not a dir\n"), *want = path_in(out, "lmod");
+
+    free(p);
+    fill(&set, RUN1);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, want);
+    ck_assert_ptr_nonnull(strstr(err.text, "not a directory"));
+    ctk_outset_fini(&set);
+    free(want);
+
+    /* and a directory where a file goes */
+    ck_assert_int_eq(tu_sh("rm -f '%s/lmod' && mkdir -p '%s/pkgconfig/ctk-12.4.pc'", out, out),
+                     0);
+    fill(&set, RUN1);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_ptr_nonnull(strstr(err.text, "directory"));
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+/* ---- modes -------------------------------------------------------------------------- */
+
+static const mode_t umasks[] = {077, 000, 022, 027};
+
+START_TEST(test_write_modes_ignore_umask)
+{
+    static const char *const dirs[] = {"lmod", "lmod/cudatoolkit", "tcl", "tcl/cudatoolkit",
+                                       "pkgconfig", "."};
+    mode_t old = umask(umasks[_i]);
+    char *deep;
+    size_t i;
+
+    free(out);
+    ck_assert_int_ne(asprintf(&out, "%s/a/b/out", tmp), -1);
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    umask(old);
+    for (i = 0; RUN1[i]; i += 2)
+        ck_assert_uint_eq(mode_of(out, RUN1[i]), 0644);
+    ck_assert_uint_eq(mode_of(out, ".ctkgen-manifest"), 0644);
+    for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        ck_assert_msg(mode_of(out, dirs[i]) == 0755, "%s has mode %o", dirs[i],
+                      (unsigned)mode_of(out, dirs[i]));
+    ck_assert_uint_eq(mode_of(tmp, "a"), 0755);
+    ck_assert_uint_eq(mode_of(tmp, "a/b"), 0755);
+
+    /* the lock file too, and existing directories are left as they are */
+    deep = tu_mkdirs(out, "site");
+    ck_assert_int_eq(chmod(deep, 0700), 0);
+    free(deep);
+    umask(umasks[_i]);
+    {
+        ctk_lock_t *lock = ctk_write_lock(out, false, NULL);
+
+        ck_assert_ptr_nonnull(lock);
+        ctk_write_unlock(lock);
+    }
+    umask(old);
+    ck_assert_uint_eq(mode_of(out, "site"), 0700);
+}
+END_TEST
+
+/* ---- failures ----------------------------------------------------------------------- */
+
+START_TEST(test_write_failure_keeps_old_file)
+{
+    static const char *const run2[] = {
+        "lmod/cudatoolkit/12.4.lua", NULL /* big, filled below */,
+        "lmod/cudatoolkit/12.6.lua", "-- 12.6\n", NULL};
+    struct rlimit old_rl, rl;
+    char *big = malloc(65536), *m1, *m2, *mpath = path_in(out, ".ctkgen-manifest");
+    const char *files[5];
+    void (*old_sig)(int);
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    bool ok;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    m1 = tu_read(mpath);
+    memset(big, 'x', 65535);
+    big[65535] = '\0';
+    memcpy(files, run2, sizeof files);
+    files[1] = big;
+    fill(&set, files);
+    plan = plan_ok(&set);
+
+    /* a full disk, as root can meet it too: writes past 4 KiB fail (EFBIG) */
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old_rl), 0);
+    rl = old_rl;
+    rl.rlim_cur = 4096;
+    old_sig = signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    ctk_error_init(&err);
+    ok = ctk_write_apply(plan, false, &err);
+    setrlimit(RLIMIT_FSIZE, &old_rl);
+    signal(SIGXFSZ, old_sig);
+
+    ck_assert(!ok);
+    ck_assert_int_eq(err.code, CTK_E_IO);
+    ck_assert_ptr_nonnull(strstr(err.source, "lmod/cudatoolkit/12.4.lua"));
+    ck_assert_ptr_nonnull(strstr(err.text, strerror(EFBIG)));
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", RUN1[1]);
+    ck_assert_int_eq(count_tmp(tmp), 0);
+    m2 = tu_read(mpath);
+    ck_assert_str_eq(m1, m2);
+    free(m2);
+
+    /* a directory in the way of the rename: the temp file is cleaned up */
+    ck_assert_int_eq(tu_sh("rm '%s/lmod/cudatoolkit/12.4.lua' && "
+                           "mkdir '%s/lmod/cudatoolkit/12.4.lua'", out, out), 0);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_IO);
+    ck_assert_int_eq(count_tmp(tmp), 0);
+    m2 = tu_read(mpath);
+    ck_assert_str_eq(m1, m2);
+    free(m2);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+
+    /* without privileges, a read-only directory */
+    if (getuid() != 0) {
+        char *d = path_in(out, "lmod/cudatoolkit");
+
+        ck_assert_int_eq(tu_sh("rmdir '%s/lmod/cudatoolkit/12.4.lua' && printf 'old\\n' > "
+                               "'%s/lmod/cudatoolkit/12.4.lua'", out, out), 0);
+        fill(&set, files);
+        plan = plan_ok(&set);
+        ck_assert_int_eq(chmod(d, 0555), 0);
+        ctk_error_init(&err);
+        ck_assert(!ctk_write_apply(plan, true, &err));
+        ck_assert_int_eq(err.code, CTK_E_IO);
+        ck_assert_ptr_nonnull(strstr(err.text, strerror(EACCES)));
+        chmod(d, 0755);
+        assert_file(out, "lmod/cudatoolkit/12.4.lua", "old\n");
+        ck_assert_int_eq(count_tmp(tmp), 0);
+        ctk_plan_free(plan);
+        ctk_outset_fini(&set);
+        free(d);
+    }
+    free(m1);
+    free(mpath);
+    free(big);
+}
+END_TEST
+
+START_TEST(test_write_dir_replaced_by_file_after_plan)
+{
+    static const char *const run2[] = {"lmod/new/1.lua", "n\n", NULL};
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    char *p;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    p = tu_write(out, "lmod/new", "in the way\n");
+    free(p);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, true, &err));
+    ck_assert(err.code == CTK_E_CONFLICT || err.code == CTK_E_IO);
+    assert_file(out, "lmod/new", "in the way\n");
+    ck_assert_int_eq(count_tmp(tmp), 0);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+/* ---- manifest ------------------------------------------------------------------------ */
+
+static const struct {
+    const char *text;
+    int line;
+} corrupt[] = {
+    {"", 1},
+    {"# ctkgen manifest v2\n", 1},
+    {"# ctkgen manifest v1\n0123456789abcdef lmod/a.lua\nnot a line\n", 3},
+    {"# ctkgen manifest v1\n0123456789ABCDEF lmod/a.lua\n", 2},
+    {"# ctkgen manifest v1\n0123456789abcde lmod/a.lua\n", 2},
+    {"# ctkgen manifest v1\n0123456789abcdef ../../etc/passwd\n", 2},
+    {"# ctkgen manifest v1\n0123456789abcdef /etc/passwd\n", 2},
+    {"# ctkgen manifest v1\n0123456789abcdef .ctkgen.lock\n", 2},
+    {"# ctkgen manifest v1\n\n", 2},
+    {"# ctkgen manifest v1\n0123456789abcdef a\n0123456789abcdef b", 3},
+    {"# ctkgen manifest v1\n0123456789abcdef a\n0123456789abcdef b\n0123456789abcdef a\n", 4},
+};
+
+START_TEST(test_manifest_corrupt_line_is_error)
+{
+    char *p = tu_write(out, ".ctkgen-manifest", corrupt[_i].text);
+    ctk_outset_t set;
+    ctk_error_t err;
+
+    fill(&set, RUN1);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_plan(out, &set, &err));
+    ck_assert_int_eq(err.code, CTK_E_IO);
+    ck_assert_str_eq(err.source, p);
+    ck_assert_int_eq(err.line, corrupt[_i].line);
+    ck_assert_ptr_nonnull(strstr(err.text, "manifest"));
+    ctk_outset_fini(&set);
+    free(p);
+}
+END_TEST
+
+START_TEST(test_manifest_outdir_may_not_exist)
+{
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+
+    ctk_outset_init(&set);
+    plan = plan_ok(&set);
+    ck_assert_uint_eq(plan->n, 0);
+    ck_assert(!ctk_plan_has_changes(plan));
+    ck_assert(plan->manifest_changed);
+    ck_assert_str_eq(plan->manifest, "# ctkgen manifest v1\n");
+    ctk_plan_free(plan);
+    ctk_plan_free(NULL);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+/* ---- lock ---------------------------------------------------------------------------- */
+
+START_TEST(test_lock_second_run_fails_without_wait)
+{
+    int up[2], down[2];
+    char c = 0, *lockpath, *text, *mpath, want[64];
+    ctk_lock_t *lock;
+    ctk_error_t err;
+    pid_t child;
+    int status;
+
+    ck_assert_int_eq(pipe(up), 0);
+    ck_assert_int_eq(pipe(down), 0);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        ctk_lock_t *held = ctk_write_lock(out, false, NULL);
+        char ok = held ? 'L' : 'F';
+
+        if (write(up[1], &ok, 1) != 1 || read(down[0], &c, 1) != 1)
+            ok = 'F';
+        ctk_write_unlock(held);
+        _exit(ok == 'L' ? 0 : 1);
+    }
+    lockpath = path_in(out, ".ctkgen.lock");
+    ck_assert_int_eq(read(up[0], &c, 1), 1);
+    ck_assert_int_eq(c, 'L');
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_lock(out, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_LOCK);
+    snprintf(want, sizeof want, "(pid %ld)", (long)child);
+    ck_assert_ptr_nonnull(strstr(err.text, lockpath));
+    ck_assert_ptr_nonnull(strstr(err.text, want));
+    ck_assert_ptr_nonnull(strstr(err.text, "another ctkgen run holds"));
+
+    ck_assert_int_eq(write(down[1], "x", 1), 1);
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* free again; the lock file names the new holder */
+    lock = ctk_write_lock(out, false, NULL);
+    ck_assert_ptr_nonnull(lock);
+    text = tu_read(lockpath);
+    snprintf(want, sizeof want, "%ld\n", (long)getpid());
+    ck_assert_str_eq(text, want);
+    free(text);
+
+    /* the lock file is never part of the output */
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    mpath = path_in(out, ".ctkgen-manifest");
+    text = tu_read(mpath);
+    ck_assert_ptr_null(strstr(text, "lock"));
+    free(text);
+    free(mpath);
+    run_files(NULL, false, NULL, NULL, NULL, NULL);
+    ck_assert(exists(out, ".ctkgen.lock"));
+    ck_assert(!exists(out, "lmod"));
+    ctk_write_unlock(lock);
+    ctk_write_unlock(NULL);
+    close(up[0]);
+    close(up[1]);
+    close(down[0]);
+    close(down[1]);
+    free(lockpath);
+}
+END_TEST
+
+START_TEST(test_lock_waits_for_holder)
+{
+    int up[2];
+    char c = 0;
+    ctk_lock_t *lock;
+    ctk_error_t err;
+    pid_t child;
+    int status;
+
+    ck_assert_int_eq(pipe(up), 0);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        ctk_lock_t *held = ctk_write_lock(out, false, NULL);
+        char ok = held ? 'L' : 'F';
+        struct timespec ts = {0, 200000000};
+
+        if (write(up[1], &ok, 1) != 1)
+            ok = 'F';
+        nanosleep(&ts, NULL);
+        ctk_write_unlock(held);
+        _exit(ok == 'L' ? 0 : 1);
+    }
+    ck_assert_int_eq(read(up[0], &c, 1), 1);
+    ck_assert_int_eq(c, 'L');
+    ctk_error_init(&err);
+    lock = ctk_write_lock(out, true, &err);
+    ck_assert_msg(lock != NULL, "%s", err.text);
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ctk_write_unlock(lock);
+    close(up[0]);
+    close(up[1]);
+}
+END_TEST
+
+START_TEST(test_lock_refuses_symlink)
+{
+    char *target = tu_write(tmp, "elsewhere", "x\n"), *link = path_in(out, ".ctkgen.lock");
+    ctk_error_t err;
+
+    ck_assert_int_eq(mkdir(out, 0755), 0);
+    ck_assert_int_eq(symlink(target, link), 0);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_write_lock(out, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    assert_file(tmp, "elsewhere", "x\n");
+    free(link);
+    free(target);
+}
+END_TEST
+
+/* ---- diff ---------------------------------------------------------------------------- */
+
+static const struct {
+    const char *a, *b, *want;
+} diffs[] = {
+    {"a\nb\nc\n", "a\nB\nc\n",
+     "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+    {"same\n", "same\n", ""},
+    {"", "", ""},
+    {"", "x\ny\n", "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\n+y\n"},
+    {"x\n", "", "--- a/f\n+++ b/f\n@@ -1 +0,0 @@\n-x\n"},
+    {"a\nb", "a\nb\n",
+     "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"},
+    {"a\nb\n", "a\nc",
+     "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n"},
+    {"a\nz", "b\nz",
+     "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+b\n z\n\\ No newline at end of file\n"},
+    /* changes 8 lines apart: two hunks */
+    {"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "one\n2\n3\n4\n5\n6\n7\n8\n9\nten\n",
+     "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n-1\n+one\n 2\n 3\n 4\n"
+     "@@ -7,4 +7,4 @@\n 7\n 8\n 9\n-10\n+ten\n"},
+    /* 6 lines apart: one hunk */
+    {"1\n2\n3\n4\n5\n6\n7\n8\n", "one\n2\n3\n4\n5\n6\n7\neight\n",
+     "--- a/f\n+++ b/f\n@@ -1,8 +1,8 @@\n-1\n+one\n 2\n 3\n 4\n 5\n 6\n 7\n-8\n+eight\n"},
+    /* insertion in the middle; context is cut at 3 lines */
+    {"1\n2\n3\n4\n5\n6\n7\n8\n", "1\n2\n3\n4\nnew\n5\n6\n7\n8\n",
+     "--- a/f\n+++ b/f\n@@ -2,6 +2,7 @@\n 2\n 3\n 4\n+new\n 5\n 6\n 7\n"},
+    /* removals before additions within a run */
+    {"a\nb\nc\nd\n", "a\nx\ny\nd\n",
+     "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a\n-b\n-c\n+x\n+y\n d\n"},
+};
+
+START_TEST(test_diff_exact_output)
+{
+    char *d = ctk_diff_unified("a/f", diffs[_i].a, strlen(diffs[_i].a), "b/f", diffs[_i].b,
+                               strlen(diffs[_i].b), NULL);
+
+    ck_assert_ptr_nonnull(d);
+    ck_assert_str_eq(d, diffs[_i].want);
+    free(d);
+}
+END_TEST
+
+START_TEST(test_diff_matches_gnu_diff)
+{
+    char *a, *b, *want, *got, *pa, *pb, *pw;
+    size_t i;
+
+    for (i = 0; i < sizeof diffs / sizeof diffs[0]; i++) {
+        if (!*diffs[i].want)
+            continue;
+        pa = tu_write(tmp, "a", diffs[i].a);
+        pb = tu_write(tmp, "b", diffs[i].b);
+        pw = path_in(tmp, "want");
+        ck_assert_int_le(tu_sh("cd '%s' && diff -u --label a/f --label b/f a b > want", tmp), 1);
+        want = tu_read(pw);
+        a = tu_read(pa);
+        b = tu_read(pb);
+        got = ctk_diff_unified("a/f", a, strlen(a), "b/f", b, strlen(b), NULL);
+        ck_assert_str_eq(got, want);
+        free(got);
+        free(a);
+        free(b);
+        free(want);
+        free(pa);
+        free(pb);
+        free(pw);
+    }
+}
+END_TEST
+
+/* Length of the longest common subsequence of two line arrays. */
+static size_t lcs(char **x, size_t n, char **y, size_t m)
+{
+    size_t *row = calloc((m + 1) * 2, sizeof *row), i, j, r;
+
+    for (i = 1; i <= n; i++) {
+        size_t *cur = row + (i % 2) * (m + 1), *prev = row + ((i + 1) % 2) * (m + 1);
+
+        for (j = 1; j <= m; j++)
+            cur[j] = strcmp(x[i - 1], y[j - 1]) == 0 ? prev[j - 1] + 1
+                     : prev[j] > cur[j - 1]          ? prev[j]
+                                                     : cur[j - 1];
+    }
+    r = row[(n % 2) * (m + 1) + m];
+    free(row);
+    return r;
+}
+
+static size_t random_text(unsigned *seed, char *buf, char **lines, size_t maxlines)
+{
+    size_t n = (size_t)rand_r(seed) % maxlines, i, len = 0;
+
+    for (i = 0; i < n; i++) {
+        lines[i] = buf + len;
+        len += (size_t)snprintf(buf + len, 16, "l%d\n", rand_r(seed) % 6);
+    }
+    if (n > 0 && rand_r(seed) % 4 == 0)
+        buf[--len] = '\0'; /* no newline at the end */
+    buf[len] = '\0';
+    return n;
+}
+
+START_TEST(test_diff_random_is_minimal_and_applies)
+{
+    static char abuf[4096], bbuf[4096];
+    char *al[200], *bl[200], *acopy[200], *bcopy[200];
+    unsigned seed = 12345;
+    int iter;
+
+    for (iter = 0; iter < 60; iter++) {
+        size_t na = random_text(&seed, abuf, al, 60), nb = random_text(&seed, bbuf, bl, 60);
+        size_t i, minus = 0, plus = 0, l;
+        char *d, *p, *q, *got;
+
+        d = ctk_diff_unified("a/f", abuf, strlen(abuf), "b/f", bbuf, strlen(bbuf), NULL);
+        ck_assert_ptr_nonnull(d);
+        for (p = d; *p; p = q + 1) {
+            q = strchr(p, '\n');
+            if (p[0] == '-' && p[1] != '-')
+                minus++;
+            if (p[0] == '+' && p[1] != '+')
+                plus++;
+        }
+        /* minimal: removals + additions == n + m - 2 * LCS */
+        for (i = 0; i < na; i++) {
+            l = strcspn(al[i], "\n");
+            acopy[i] = strndup(al[i], l + (al[i][l] == '\n'));
+        }
+        for (i = 0; i < nb; i++) {
+            l = strcspn(bl[i], "\n");
+            bcopy[i] = strndup(bl[i], l + (bl[i][l] == '\n'));
+        }
+        ck_assert_uint_eq(minus + plus, na + nb - 2 * lcs(acopy, na, bcopy, nb));
+        for (i = 0; i < na; i++)
+            free(acopy[i]);
+        for (i = 0; i < nb; i++)
+            free(bcopy[i]);
+
+        /* and patch(1) turns a into b with it */
+        free(tu_write(tmp, "t/f", abuf));
+        free(tu_write(tmp, "p", d));
+        ck_assert_int_eq(tu_sh("cd '%s/t' && patch -p1 -s --batch < ../p", tmp), 0);
+        p = path_in(tmp, "t/f");
+        got = tu_read(p);
+        if (*bbuf) {
+            ck_assert_ptr_nonnull(got);
+            ck_assert_str_eq(got, bbuf);
+        }
+        free(got);
+        free(p);
+        free(d);
+    }
+}
+END_TEST
+
+START_TEST(test_diff_huge_input_falls_back_to_replace)
+{
+    ctk_buf_t a, b;
+    char *d, *p, *got;
+    int i;
+
+    ctk_buf_init(&a);
+    ctk_buf_init(&b);
+    for (i = 0; i < 3000; i++) {
+        ctk_buf_printf(&a, "a%d\n", i);
+        ctk_buf_printf(&b, "b%d\n", i);
+    }
+    ctk_buf_puts(&a, "tail\n");
+    ctk_buf_puts(&b, "tail\n");
+    /* distance 6000 > CTK_DIFF_MAX_D */
+    d = ctk_diff_unified("a/f", a.data, a.len, "b/f", b.data, b.len, NULL);
+    ck_assert_ptr_nonnull(d);
+    ck_assert(ctk_str_has_prefix(d, "--- a/f\n+++ b/f\n@@ -1,3001 +1,3001 @@\n-a0\n"));
+    free(tu_write(tmp, "t/f", a.data));
+    free(tu_write(tmp, "p", d));
+    ck_assert_int_eq(tu_sh("cd '%s/t' && patch -p1 -s --batch < ../p", tmp), 0);
+    p = path_in(tmp, "t/f");
+    got = tu_read(p);
+    ck_assert_str_eq(got, b.data);
+    free(got);
+    free(p);
+    free(d);
+    ctk_buf_fini(&a);
+    ctk_buf_fini(&b);
+}
+END_TEST
+
+START_TEST(test_plan_diff_exact_output)
+{
+    static const char *const run1[] = {
+        "lmod/a.lua", "1\n2\n3\n", "lmod/gone.lua", "bye\n", "lmod/same.lua", "s\n",
+        "tcl/edited", "x\n", NULL};
+    static const char *const run2[] = {
+        "lmod/a.lua", "1\nTWO\n3\n", "lmod/new.lua", "hi\n", "lmod/same.lua", "s\n",
+        "tcl/edited", "x\n", NULL};
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    char *d, *p;
+
+    run_files(run1, false, NULL, NULL, NULL, NULL);
+    p = tu_write(out, "tcl/edited", "x by hand\n");
+    free(p);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    d = ctk_plan_diff(plan, NULL);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_str_eq(d, "--- a/lmod/a.lua\n+++ b/lmod/a.lua\n@@ -1,3 +1,3 @@\n 1\n-2\n+TWO\n 3\n"
+                        "--- a/lmod/gone.lua\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
+                        "--- /dev/null\n+++ b/lmod/new.lua\n@@ -0,0 +1 @@\n+hi\n"
+                        "# conflict: tcl/edited edited by hand (or not written by ctkgen)\n"
+                        "--- a/tcl/edited\n+++ b/tcl/edited\n@@ -1 +1 @@\n-x by hand\n+x\n");
+    free(d);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+
+    /* no changes, no text */
+    fill(&set, run1);
+    run_files(run1, true, NULL, NULL, NULL, NULL);
+    plan = plan_ok(&set);
+    d = ctk_plan_diff(plan, NULL);
+    ck_assert_str_eq(d, "");
+    free(d);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+START_TEST(test_plan_diff_applies_with_patch_and_git)
+{
+    static const char *const run1[] = {
+        "lmod/cudatoolkit/12.4.lua",
+        "-- 1\n-- 2\n-- 3\n-- 4\n-- 5\n-- 6\n-- 7\n-- 8\n-- 9\n-- 10\n-- 11\n-- 12\n",
+        "lmod/cudatoolkit/12.6.lua", "gone\n",
+        "lmod/old/1.lua", "stale dir\n",
+        "tcl/cudatoolkit/12.4", "no newline",
+        "tcl/cudatoolkit/.version", "#%Module\nset ModulesVersion 12.4\n",
+        NULL};
+    static const char *const run2[] = {
+        "lmod/cudatoolkit/12.4.lua",
+        "-- one\n-- 2\n-- 3\n-- 4\n-- 5\n-- 6\n-- 7\n-- 8\n-- 9\n-- 10\n-- 11\n-- twelve\n",
+        "lmod/cudatoolkit/13.0.lua", "new\nfile\n",
+        "pkgconfig/ctk-13.0.pc", "Name: ctk\nLibs: -L/x -lcudart",
+        "tcl/cudatoolkit/12.4", "no newline\nnow has one\n",
+        "tcl/cudatoolkit/.version", "#%Module\nset ModulesVersion 13.0\n",
+        NULL};
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    char *d, *p;
+
+    run_files(run1, false, NULL, NULL, NULL, NULL);
+    p = tu_write(out, "lmod/cudatoolkit/12.6.lua", "gone, edited\n");
+    free(p);
+    ck_assert_int_eq(tu_sh("cp -a '%s' '%s/viapatch' && cp -a '%s' '%s/viagit'", out, tmp, out,
+                           tmp), 0);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    d = ctk_plan_diff(plan, NULL);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(strstr(d, "# conflict: lmod/cudatoolkit/12.6.lua edited by hand"));
+    p = tu_write(tmp, "plan.diff", d);
+    free(p);
+    ck_assert(ctk_write_apply(plan, true, NULL));
+    ck_assert_int_eq(tu_sh("cd '%s/viapatch' && patch -p1 -s --batch < ../plan.diff", tmp), 0);
+    ck_assert_int_eq(tu_sh("diff -r -x .ctkgen-manifest '%s' '%s/viapatch'", out, tmp), 0);
+    if (tu_sh("git --version >/dev/null 2>&1") == 0) {
+        ck_assert_int_eq(tu_sh("cd '%s/viagit' && git apply -p1 ../plan.diff", tmp), 0);
+        ck_assert_int_eq(tu_sh("diff -r -x .ctkgen-manifest '%s' '%s/viagit'", out, tmp), 0);
+    }
+    free(d);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
+static Suite *write_suite(void)
+{
+    Suite *s = suite_create("write");
+    TCase *tc = tcase_create("write");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_outset_rejects_unsafe_paths, 0,
+                        sizeof bad_paths / sizeof bad_paths[0]);
+    tcase_add_test(tc, test_outset_rejects_duplicates);
+    tcase_add_test(tc, test_plan_rejects_file_and_dir_at_one_path);
+    tcase_add_test(tc, test_write_creates_tree_and_manifest);
+    tcase_add_test(tc, test_write_second_run_changes_nothing);
+    tcase_add_test(tc, test_write_updates_only_changed_file);
+    tcase_add_test(tc, test_write_removes_stale_files_and_empty_dirs);
+    tcase_add_test(tc, test_write_file_gives_way_to_directory);
+    tcase_add_test(tc, test_write_refuses_hand_edited_file);
+    tcase_add_test(tc, test_write_force_restores_without_touching_manifest);
+    tcase_add_test(tc, test_write_refuses_removing_hand_edited_file);
+    tcase_add_test(tc, test_write_file_not_written_by_ctkgen_is_conflict);
+    tcase_add_test(tc, test_write_refuses_symlinked_dir);
+    tcase_add_test(tc, test_write_refuses_symlinked_file);
+    tcase_add_test(tc, test_write_refuses_file_where_dir_needed);
+    tcase_add_loop_test(tc, test_write_modes_ignore_umask, 0, sizeof umasks / sizeof umasks[0]);
+    tcase_add_test(tc, test_write_failure_keeps_old_file);
+    tcase_add_test(tc, test_write_dir_replaced_by_file_after_plan);
+    tcase_add_loop_test(tc, test_manifest_corrupt_line_is_error, 0,
+                        sizeof corrupt / sizeof corrupt[0]);
+    tcase_add_test(tc, test_manifest_outdir_may_not_exist);
+    tcase_add_test(tc, test_lock_second_run_fails_without_wait);
+    tcase_add_test(tc, test_lock_waits_for_holder);
+    tcase_add_test(tc, test_lock_refuses_symlink);
+    tcase_add_loop_test(tc, test_diff_exact_output, 0, sizeof diffs / sizeof diffs[0]);
+    tcase_add_test(tc, test_diff_matches_gnu_diff);
+    tcase_add_test(tc, test_diff_random_is_minimal_and_applies);
+    tcase_add_test(tc, test_diff_huge_input_falls_back_to_replace);
+    tcase_add_test(tc, test_plan_diff_exact_output);
+    tcase_add_test(tc, test_plan_diff_applies_with_patch_and_git);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(write_suite());
+}
