@@ -1,3 +1,1157 @@
-/* sdk.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+/* sdk.c - the SDK model: versions, verified directories, decisions. SPDX-License-Identifier: MIT */
 #include <config.h>
-typedef int ctk_sdk_placeholder_t;
+
+#include "sdk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* `nvcc --version` gets this long before it is killed (milliseconds). */
+#ifndef NVCC_TIMEOUT_MS
+#define NVCC_TIMEOUT_MS 20000
+#endif
+/* Largest version file / header / nvcc output we read (bytes). */
+#define VERSION_FILE_MAX (64 * 1024)
+#define HEADER_MAX (16 * 1024 * 1024)
+#define NVCC_OUTPUT_MAX (64 * 1024)
+
+/* targets/<arch> directories, the host's own first. */
+#if defined(__aarch64__)
+static const char *const arches[] = {"sbsa-linux", "aarch64-linux", "x86_64-linux"};
+#else
+static const char *const arches[] = {"x86_64-linux", "sbsa-linux", "aarch64-linux"};
+#endif
+#define N_ARCHES (sizeof arches / sizeof arches[0])
+
+/* ---- versions --------------------------------------------------------------- */
+
+/* Up to 9 decimal digits, so the value fits an int. */
+static bool parse_uint(const char **p, int *out)
+{
+    const char *s = *p;
+    int v = 0, n = 0;
+
+    while (*s >= '0' && *s <= '9') {
+        if (n == 9)
+            return false;
+        v = v * 10 + (*s - '0');
+        s++;
+        n++;
+    }
+    if (n == 0)
+        return false;
+    *out = v;
+    *p = s;
+    return true;
+}
+
+bool ctk_version_parse(const char *s, int *major, int *minor, int *patch)
+{
+    int a, b, c = -1;
+
+    if (!s || !parse_uint(&s, &a) || *s++ != '.' || !parse_uint(&s, &b))
+        return false;
+    if (*s == '.') {
+        s++;
+        if (!parse_uint(&s, &c))
+            return false;
+    }
+    if (*s != '\0')
+        return false;
+    if (major)
+        *major = a;
+    if (minor)
+        *minor = b;
+    if (patch)
+        *patch = c;
+    return true;
+}
+
+const char *ctk_version_source_name(ctk_version_source_t src)
+{
+    switch (src) {
+    case CTK_VSRC_VERSION_JSON:
+        return "version.json";
+    case CTK_VSRC_VERSION_TXT:
+        return "version.txt";
+    case CTK_VSRC_HEADER:
+        return "CUDART_VERSION";
+    case CTK_VSRC_NVCC:
+        return "nvcc --version";
+    case CTK_VSRC_NONE:
+        break;
+    }
+    return "none";
+}
+
+/* Take the leading "X.Y[.Z]" of s (stops at the first character that is
+ * neither a digit nor a dot).  Patches of 1000 and more are build dates
+ * ("12.1.20230222"), not patch releases: they give -1. */
+static bool parse_release(const char *s, ctk_version_t *out)
+{
+    char tok[64];
+    size_t n = 0;
+    int a, b, c;
+
+    while (n < sizeof tok - 1 && ((s[n] >= '0' && s[n] <= '9') || s[n] == '.'))
+        n++;
+    memcpy(tok, s, n);
+    tok[n] = '\0';
+    if (!ctk_version_parse(tok, &a, &b, &c))
+        return false;
+    out->major = a;
+    out->minor = b;
+    out->patch = c < 1000 ? c : -1;
+    return true;
+}
+
+static void set_vpath(ctk_version_t *out, const char *path)
+{
+    snprintf(out->path, sizeof out->path, "%s", path);
+}
+
+/* Each try_* returns 1 when the source answered, 0 when it is absent or
+ * says nothing usable (the next source is tried), -1 on allocation failure. */
+static int try_version_json(const char *root, ctk_version_t *out, ctk_error_t *err)
+{
+    char *path = ctk_path_join(root, "version.json", err);
+    json_t *doc = NULL;
+    json_error_t jerr;
+    const char *v;
+    int rc = 0;
+
+    if (!path)
+        return -1;
+    if (!ctk_is_file(path))
+        goto out;
+    doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc)
+        goto out; /* malformed: fall through to the next source */
+    v = json_string_value(json_object_get(json_object_get(doc, "cuda"), "version"));
+    if (v && parse_release(v, out)) {
+        out->source = CTK_VSRC_VERSION_JSON;
+        set_vpath(out, path);
+        rc = 1;
+    }
+out:
+    json_decref(doc);
+    free(path);
+    return rc;
+}
+
+static int try_version_txt(const char *root, ctk_version_t *out, ctk_error_t *err)
+{
+    static const char key[] = "CUDA Version ";
+    char *path = ctk_path_join(root, "version.txt", err), *text = NULL, *p;
+    ctk_error_t rerr;
+    int rc = 0;
+
+    if (!path)
+        return -1;
+    if (!ctk_is_file(path))
+        goto out;
+    ctk_error_init(&rerr);
+    text = ctk_file_read(path, VERSION_FILE_MAX, NULL, &rerr);
+    if (!text) {
+        if (rerr.code == CTK_E_NOMEM) {
+            ctk_error_nomem(err);
+            rc = -1;
+        }
+        goto out;
+    }
+    p = strstr(text, key);
+    if (p && parse_release(p + sizeof key - 1, out)) {
+        out->source = CTK_VSRC_VERSION_TXT;
+        set_vpath(out, path);
+        rc = 1;
+    }
+out:
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* Finds "#define CUDART_VERSION 12040" (spaces and tabs allowed anywhere
+ * between the tokens) and reads it as 12.4: major*1000 + minor*10. */
+static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
+{
+    static const char name[] = "CUDART_VERSION";
+    char *path = ctk_path_join(incdir, "cuda_runtime_api.h", err), *text = NULL, *line;
+    ctk_error_t rerr;
+    int rc = 0;
+
+    if (!path)
+        return -1;
+    if (!ctk_is_file(path))
+        goto out;
+    ctk_error_init(&rerr);
+    text = ctk_file_read(path, HEADER_MAX, NULL, &rerr);
+    if (!text) {
+        if (rerr.code == CTK_E_NOMEM) {
+            ctk_error_nomem(err);
+            rc = -1;
+        }
+        goto out;
+    }
+    for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        const char *s = line;
+        int v;
+
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s++ != '#')
+            continue;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (strncmp(s, "define", 6) != 0)
+            continue;
+        s += 6;
+        if (*s != ' ' && *s != '\t')
+            continue;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (strncmp(s, name, sizeof name - 1) != 0)
+            continue;
+        s += sizeof name - 1;
+        if (*s != ' ' && *s != '\t')
+            continue;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!parse_uint(&s, &v) || v < 1000)
+            continue;
+        out->major = v / 1000;
+        out->minor = v % 1000 / 10;
+        out->patch = -1;
+        out->source = CTK_VSRC_HEADER;
+        set_vpath(out, path);
+        rc = 1;
+        break;
+    }
+out:
+    free(text);
+    free(path);
+    return rc;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Run argv (no shell) with stdin and stderr on /dev/null and collect its
+ * stdout into *outp (caller frees; at most NVCC_OUTPUT_MAX bytes kept).
+ * The child runs in its own process group, which is killed when it has not
+ * finished within timeout_ms.  Returns 1 when it exited with status 0,
+ * 0 when it could not run, failed or timed out, -1 on allocation failure. */
+static int run_capture(char *const argv[], int timeout_ms, char **outp, ctk_error_t *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    bool fa_ok = false, attr_ok = false, reaped = false, killed = false;
+    int pfd[2] = {-1, -1};
+    pid_t pid = -1;
+    ctk_buf_t b;
+    long long deadline = now_ms() + timeout_ms;
+    sigset_t none, dfl;
+    int status = 0, rc = 0;
+
+    ctk_buf_init(&b);
+    *outp = NULL;
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        goto out;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        goto out;
+    fa_ok = true;
+    if (posix_spawnattr_init(&attr) != 0)
+        goto out;
+    attr_ok = true;
+    sigemptyset(&none);
+    sigemptyset(&dfl);
+    sigaddset(&dfl, SIGPIPE);
+    if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) != 0 ||
+        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1) != 0 ||
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0) != 0 ||
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                            POSIX_SPAWN_SETSIGDEF) != 0 ||
+        posix_spawnattr_setpgroup(&attr, 0) != 0 ||
+        posix_spawnattr_setsigmask(&attr, &none) != 0 ||
+        posix_spawnattr_setsigdefault(&attr, &dfl) != 0)
+        goto out;
+    if (posix_spawn(&pid, argv[0], &fa, &attr, argv, environ) != 0) {
+        pid = -1;
+        goto out;
+    }
+    close(pfd[1]);
+    pfd[1] = -1;
+
+    for (;;) {
+        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+        long long left = deadline - now_ms();
+        char chunk[4096];
+        ssize_t n;
+        int pr;
+
+        if (left <= 0) {
+            killed = true;
+            break;
+        }
+        pr = poll(&p, 1, (int)left);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr < 0)
+            break;
+        if (pr == 0)
+            continue; /* the deadline check above ends the loop */
+        n = read(pfd[0], chunk, sizeof chunk);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (n <= 0)
+            break;
+        if (b.len < NVCC_OUTPUT_MAX && !ctk_buf_append(&b, chunk, (size_t)n)) {
+            ctk_error_nomem(err);
+            rc = -1;
+            killed = true;
+            break;
+        }
+    }
+    /* stdout is closed: give the child the rest of its time to exit */
+    while (!killed) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+
+        if (w == pid) {
+            reaped = true;
+            break;
+        }
+        if (w < 0 && errno != EINTR)
+            break;
+        if (now_ms() >= deadline) {
+            killed = true;
+            break;
+        }
+        {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (!reaped) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    pid = -1;
+    if (rc == 0 && reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        if (!ctk_buf_append(&b, "", 0)) {
+            ctk_error_nomem(err);
+            rc = -1;
+            goto out;
+        }
+        *outp = ctk_buf_take(&b, NULL);
+        rc = 1;
+    }
+out:
+    if (pid > 0) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (pfd[0] >= 0)
+        close(pfd[0]);
+    if (pfd[1] >= 0)
+        close(pfd[1]);
+    if (attr_ok)
+        posix_spawnattr_destroy(&attr);
+    if (fa_ok)
+        posix_spawn_file_actions_destroy(&fa);
+    ctk_buf_fini(&b);
+    return rc;
+}
+
+/* "Cuda compilation tools, release 12.4, V12.4.131" */
+static int try_nvcc(const char *nvcc, ctk_version_t *out, ctk_error_t *err)
+{
+    static const char key[] = "release ";
+    char *argv[3], *copy = NULL, *text = NULL, *p;
+    int rc = 0, r;
+
+    if (!ctk_is_executable(nvcc))
+        return 0;
+    copy = ctk_strdup(nvcc, err);
+    if (!copy)
+        return -1;
+    argv[0] = copy;
+    argv[1] = (char *)"--version";
+    argv[2] = NULL;
+    r = run_capture(argv, NVCC_TIMEOUT_MS, &text, err);
+    if (r <= 0) {
+        rc = r;
+        goto out;
+    }
+    for (p = strstr(text, key); p; p = strstr(p + 1, key)) {
+        ctk_version_t v = *out;
+
+        if (parse_release(p + sizeof key - 1, &v)) {
+            *out = v;
+            out->patch = -1; /* "release X.Y" never says the patch */
+            out->source = CTK_VSRC_NVCC;
+            set_vpath(out, nvcc);
+            rc = 1;
+            break;
+        }
+    }
+out:
+    free(text);
+    free(copy);
+    return rc;
+}
+
+bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
+                        ctk_version_t *out, ctk_error_t *err)
+{
+    int r = 0;
+
+    memset(out, 0, sizeof *out);
+    out->patch = -1;
+    if (root && (r = try_version_json(root, out, err)) != 0)
+        goto out;
+    if (root && (r = try_version_txt(root, out, err)) != 0)
+        goto out;
+    if (incdir && (r = try_header(incdir, out, err)) != 0)
+        goto out;
+    if (nvcc && (r = try_nvcc(nvcc, out, err)) != 0)
+        goto out;
+    ctk_error_set(err, CTK_E_SDK, NULL, 0, 0,
+                  "no version.json or version.txt in %s, no CUDART_VERSION in %s/cuda_runtime_api.h, "
+                  "and no release from `%s --version`",
+                  root ? root : "(none)", incdir ? incdir : "(none)", nvcc ? nvcc : "nvcc");
+out:
+    if (r != 1) {
+        memset(out, 0, sizeof *out);
+        out->patch = -1;
+    }
+    return r == 1;
+}
+
+/* ---- looking at directories --------------------------------------------------- */
+
+/* dir holds lib<stem>.so or lib<stem>.so.<anything> as a file (after links). */
+static bool dir_has_lib(const char *dir, const char *stem)
+{
+    DIR *d;
+    struct dirent *e;
+    size_t sl = strlen(stem);
+    bool found = false;
+    int dfd;
+
+    if (!dir || !(d = opendir(dir)))
+        return false;
+    dfd = dirfd(d);
+    while (!found && (e = readdir(d))) {
+        const char *n = e->d_name;
+        struct stat st;
+
+        if (strncmp(n, "lib", 3) != 0 || strncmp(n + 3, stem, sl) != 0 ||
+            strncmp(n + 3 + sl, ".so", 3) != 0 || (n[6 + sl] != '\0' && n[6 + sl] != '.'))
+            continue;
+        found = fstatat(dfd, n, &st, 0) == 0 && S_ISREG(st.st_mode);
+    }
+    closedir(d);
+    return found;
+}
+
+/* dir holds a file whose name starts with prefix (for "libnvshmem*"). */
+static bool dir_has_prefix(const char *dir, const char *prefix)
+{
+    DIR *d;
+    struct dirent *e;
+    bool found = false;
+    int dfd;
+
+    if (!dir || !(d = opendir(dir)))
+        return false;
+    dfd = dirfd(d);
+    while (!found && (e = readdir(d))) {
+        struct stat st;
+
+        if (ctk_str_has_prefix(e->d_name, prefix))
+            found = fstatat(dfd, e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
+    }
+    closedir(d);
+    return found;
+}
+
+typedef enum { WANT_FILE, WANT_LIB, WANT_PREFIX } want_t;
+
+/* false when it does not, or on allocation failure (then err is set) */
+static bool dir_holds(const char *dir, want_t want, const char *what, ctk_error_t *err)
+{
+    char *p;
+    bool ok;
+
+    switch (want) {
+    case WANT_LIB:
+        return dir_has_lib(dir, what);
+    case WANT_PREFIX:
+        return dir_has_prefix(dir, what);
+    case WANT_FILE:
+        break;
+    }
+    p = ctk_path_join(dir, what, err);
+    ok = p && ctk_is_file(p);
+    free(p);
+    return ok;
+}
+
+/* A list of subdirectories to look in, in order. */
+typedef struct {
+    const char *rel[16];
+    char buf[16][64];
+    size_t n;
+} rels_t;
+
+static void rels_add(rels_t *r, const char *s)
+{
+    if (r->n < sizeof r->rel / sizeof r->rel[0])
+        r->rel[r->n++] = s;
+}
+
+/* targets/<arch>/<sub> for every arch */
+static void rels_add_targets(rels_t *r, const char *sub)
+{
+    size_t i;
+
+    for (i = 0; i < N_ARCHES && r->n < sizeof r->rel / sizeof r->rel[0]; i++) {
+        snprintf(r->buf[r->n], sizeof r->buf[r->n], "targets/%s/%s", arches[i], sub);
+        r->rel[r->n] = r->buf[r->n];
+        r->n++;
+    }
+}
+
+static void rels_include(rels_t *r)
+{
+    memset(r, 0, sizeof *r);
+    rels_add(r, "include");
+    rels_add_targets(r, "include");
+}
+
+static void rels_lib(rels_t *r)
+{
+    memset(r, 0, sizeof *r);
+    rels_add(r, "lib64");
+    rels_add(r, "lib");
+    rels_add_targets(r, "lib");
+    rels_add_targets(r, "lib64");
+}
+
+/* "include, targets/x86_64-linux/include, ..." for messages (caller frees) */
+static char *rels_text(const rels_t *r, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    size_t i;
+    char *s;
+
+    ctk_buf_init(&b);
+    for (i = 0; i < r->n; i++)
+        ctk_buf_printf(&b, "%s%s", i ? ", " : "", r->rel[i]);
+    if (b.failed) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    s = ctk_buf_take(&b, NULL);
+    if (!s)
+        ctk_error_nomem(err);
+    return s;
+}
+
+/* First root/rel that holds what; NULL when none does (then err is
+ * untouched) or on allocation failure (err set). */
+static char *find_dir(const char *root, const rels_t *r, want_t want, const char *what,
+                      ctk_error_t *err)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++) {
+        char *d = ctk_path_join(root, r->rel[i], err);
+
+        if (!d)
+            return NULL;
+        if (ctk_is_dir(d) && dir_holds(d, want, what, err))
+            return d;
+        free(d);
+        if (ctk_error_is_set(err))
+            return NULL;
+    }
+    return NULL;
+}
+
+/* ---- errors ----------------------------------------------------------------- */
+typedef struct {
+    const ctk_sdk_conf_t *conf;
+    const char *source;
+    const char *mv;  /* module version, for messages */
+    ctk_error_t *err;
+} ctx_t;
+
+static const char *field_key(ctk_sdk_field_t f)
+{
+    switch (f) {
+    case CTK_F_VERSION:
+        return "/version";
+    case CTK_F_NAME:
+        return "/name";
+    case CTK_F_BASE:
+        return "/base";
+    case CTK_F_MATH_LIBS:
+        return "/math_libs";
+    case CTK_F_NVVM:
+        return "/nvvm";
+    case CTK_F_CUPTI:
+        return "/cupti";
+    case CTK_F_NCCL:
+        return "/comm_libs/nccl";
+    case CTK_F_NVSHMEM:
+        return "/comm_libs/nvshmem";
+    case CTK_F_CCBIN:
+        return "/host_compiler/ccbin";
+    case CTK_F_SDK:
+    case CTK_F__COUNT:
+        break;
+    }
+    return "";
+}
+
+/* "<source>:<line>:<col>: /sdks/N/<field>: SDK <mv>: <text>"; just the text
+ * for an SDK that does not come from a config file (empty jpath). */
+static void sdk_error(ctx_t *c, ctk_errcode_t code, ctk_sdk_field_t f, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void sdk_error(ctx_t *c, ctk_errcode_t code, ctk_sdk_field_t f, const char *fmt, ...)
+{
+    char text[CTK_ERROR_TEXT_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (c->conf->jpath[0] == '\0') /* not from a config (a scan): no field to name */
+        ctk_error_set(c->err, code, c->source, 0, 0, "%s", text);
+    else
+        ctk_error_set(c->err, code, c->source, c->conf->pos[f].line, c->conf->pos[f].column,
+                      "%s%s: SDK %s: %s", c->conf->jpath, field_key(f), c->mv, text);
+}
+
+/* root must be a directory; names the field when it is not. */
+static bool need_dir(ctx_t *c, ctk_sdk_field_t f, const char *root)
+{
+    struct stat st;
+
+    if (stat(root, &st) != 0) {
+        sdk_error(c, CTK_E_SDK, f, "%s does not exist", root);
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        sdk_error(c, CTK_E_SDK, f, "%s is not a directory", root);
+        return false;
+    }
+    return true;
+}
+
+/* find_dir, and when required, an error naming what was looked for. */
+static bool locate(ctx_t *c, ctk_sdk_field_t f, const char *root, const rels_t *r, want_t want,
+                   const char *what, const char *label, bool required, char **out)
+{
+    char *list;
+
+    *out = find_dir(root, r, want, what, c->err);
+    if (*out || ctk_error_is_set(c->err))
+        return *out != NULL;
+    if (!required)
+        return true;
+    list = rels_text(r, c->err);
+    if (list)
+        sdk_error(c, CTK_E_SDK, f, "no %s under %s (looked in %s)", label, root, list);
+    free(list);
+    return false;
+}
+
+/* ---- decisions ------------------------------------------------------------------ */
+
+static bool is_excluded(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+
+    return strcmp(base, "stubs") == 0 || strcmp(base, "compat") == 0;
+}
+
+/* Append dir to l unless it is NULL, missing, a stubs or compat dir, or the
+ * same directory (by resolved path, tracked in reals) as one already there. */
+static bool add_dir(ctk_strlist_t *l, ctk_strlist_t *reals, const char *dir, ctk_error_t *err)
+{
+    char *real;
+
+    if (!dir || is_excluded(dir))
+        return true;
+    real = ctk_realpath(dir);
+    if (!real || !ctk_is_dir(real) || is_excluded(real) || ctk_strlist_contains(reals, real)) {
+        free(real);
+        return true;
+    }
+    if (!ctk_strlist_take(reals, real, err))
+        return false;
+    return ctk_strlist_push(l, dir, err);
+}
+
+static bool build_list(ctk_strlist_t *l, const char *const *dirs, size_t n, ctk_error_t *err)
+{
+    ctk_strlist_t reals;
+    bool ok = true;
+    size_t i;
+
+    ctk_strlist_init(&reals);
+    for (i = 0; ok && i < n; i++)
+        ok = add_dir(l, &reals, dirs[i], err);
+    ctk_strlist_fini(&reals);
+    return ok;
+}
+
+/* Libraries that get their own .pc file, in this order. */
+static const struct {
+    const char *name;
+    const char *stem;   /* lib<stem>.so* */
+    const char *stem2;  /* tried when stem is absent, or NULL */
+    const char *extra;  /* lib<extra>.so* in the same dir adds -l<extra>, or NULL */
+    const char *description;
+} lib_table[] = {
+    {"cudart", "cudart", NULL, NULL, "CUDA Runtime Library"},
+    {"cublas", "cublas", NULL, "cublasLt", "CUDA BLAS Library"},
+    {"cufft", "cufft", NULL, NULL, "CUDA Fast Fourier Transform Library"},
+    {"curand", "curand", NULL, NULL, "CUDA Random Number Generation Library"},
+    {"cusolver", "cusolver", NULL, NULL, "CUDA Direct Solver Library"},
+    {"cusparse", "cusparse", NULL, NULL, "CUDA Sparse Matrix Library"},
+    {"nvrtc", "nvrtc", NULL, NULL, "CUDA Runtime Compilation Library"},
+    {"cupti", "cupti", NULL, NULL, "CUDA Profiling Tools Interface"},
+    {"nvjitlink", "nvJitLink", NULL, NULL, "CUDA JIT Linker Library"},
+    {"nccl", "nccl", NULL, NULL, "NVIDIA Collective Communication Library"},
+    {"nvshmem", "nvshmem_host", "nvshmem", NULL, "NVIDIA OpenSHMEM Library"},
+};
+
+static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem, ctk_error_t *err)
+{
+    ctk_sdk_lib_t *libs, *l;
+    bool extra = lib_table[t].extra && dir_has_lib(dir, lib_table[t].extra);
+
+    libs = realloc(sdk->libs, (sdk->n_libs + 1) * sizeof *libs);
+    if (!libs) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    sdk->libs = libs;
+    l = &libs[sdk->n_libs];
+    memset(l, 0, sizeof *l);
+    l->name = lib_table[t].name;
+    l->description = lib_table[t].description;
+    l->libdir = ctk_strdup(dir, err);
+    l->link = extra ? ctk_printf(err, "-l%s -l%s", stem, lib_table[t].extra)
+                    : ctk_printf(err, "-l%s", stem);
+    sdk->n_libs++; /* counted even when half filled, so ctk_sdk_free frees it */
+    return l->libdir && l->link;
+}
+
+static bool find_libs(ctk_sdk_t *sdk, ctk_error_t *err)
+{
+    size_t t, i;
+
+    for (t = 0; t < sizeof lib_table / sizeof lib_table[0]; t++) {
+        const char *stems[2] = {lib_table[t].stem, lib_table[t].stem2};
+        size_t s;
+        bool done = false;
+
+        for (s = 0; s < 2 && !done && stems[s]; s++) {
+            for (i = 0; i < sdk->ld_library_path.len && !done; i++) {
+                const char *dir = sdk->ld_library_path.items[i];
+
+                if (!dir_has_lib(dir, stems[s]))
+                    continue;
+                if (!push_lib(sdk, t, dir, stems[s], err))
+                    return false;
+                done = true;
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- the record --------------------------------------------------------------------- */
+
+static char *join(const char *a, const char *b, ctk_error_t *err)
+{
+    return ctk_path_join(a, b, err);
+}
+
+/* dir when it is a directory, else NULL (and free it). */
+static char *keep_dir(char *dir)
+{
+    if (dir && !ctk_is_dir(dir)) {
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+static bool load_base(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const ctk_sdk_conf_t *conf = c->conf;
+    rels_t r;
+    char *stubs = NULL, *man = NULL;
+    bool ok = false;
+
+    if (!need_dir(c, CTK_F_BASE, conf->base))
+        goto out;
+    if (!(sdk->root = ctk_strdup(conf->base, c->err)) ||
+        !(sdk->bindir = join(conf->base, "bin", c->err)) ||
+        !(sdk->nvcc = join(sdk->bindir, "nvcc", c->err)))
+        goto out;
+    if (!ctk_is_executable(sdk->nvcc)) {
+        sdk_error(c, CTK_E_SDK, CTK_F_BASE, "no executable bin/nvcc under %s", conf->base);
+        goto out;
+    }
+    rels_include(&r);
+    if (!locate(c, CTK_F_BASE, conf->base, &r, WANT_FILE, "cuda_runtime.h", "cuda_runtime.h",
+                true, &sdk->incdir))
+        goto out;
+    rels_lib(&r);
+    if (!locate(c, CTK_F_BASE, conf->base, &r, WANT_LIB, "cudart", "libcudart.so*", true,
+                &sdk->libdir))
+        goto out;
+    if (!(stubs = join(sdk->libdir, "stubs", c->err)))
+        goto out;
+    if (ctk_is_dir(stubs) && dir_has_lib(stubs, "cuda")) {
+        sdk->stubsdir = stubs;
+        stubs = NULL;
+    }
+    if (!(man = join(conf->base, "doc/man", c->err)))
+        goto out;
+    if (!ctk_is_dir(man)) {
+        free(man);
+        if (!(man = join(conf->base, "share/man", c->err)))
+            goto out;
+    }
+    sdk->mandir = keep_dir(man);
+    man = NULL;
+    ok = true;
+out:
+    free(stubs);
+    free(man);
+    return ok;
+}
+
+static bool check_version(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const ctk_sdk_conf_t *conf = c->conf;
+    ctk_version_t *v = &sdk->version;
+    ctk_error_t verr;
+    char have[48], from[sizeof v->path + 16];
+    int dmaj, dmin, dpat;
+
+    ctk_error_init(&verr);
+    if (!ctk_version_detect(conf->base, sdk->incdir, sdk->nvcc, v, &verr)) {
+        if (verr.code == CTK_E_NOMEM)
+            ctk_error_nomem(c->err);
+        else
+            sdk_error(c, CTK_E_SDK, CTK_F_BASE, "cannot tell which CUDA release %s is: %s",
+                      conf->base, verr.text);
+        return false;
+    }
+    if (!(sdk->version_mm = ctk_printf(c->err, "%d.%d", v->major, v->minor)))
+        return false;
+    if (v->patch >= 0 &&
+        !(sdk->version_full = ctk_printf(c->err, "%d.%d.%d", v->major, v->minor, v->patch)))
+        return false;
+    if (!conf->version)
+        return true; /* nothing declared (a scan): the toolkit's own word stands */
+    if (!ctk_version_parse(conf->version, &dmaj, &dmin, &dpat)) {
+        sdk_error(c, CTK_E_VERSION, CTK_F_VERSION, "\"%s\" is not a CUDA release (X.Y or X.Y.Z)",
+                  conf->version);
+        return false;
+    }
+    /* a declared patch is checked only against a toolkit that knows its own */
+    if (dmaj == v->major && dmin == v->minor && (dpat < 0 || v->patch < 0 || dpat == v->patch))
+        return true;
+    snprintf(have, sizeof have, "%s", sdk->version_full ? sdk->version_full : sdk->version_mm);
+    if (v->source == CTK_VSRC_NVCC)
+        snprintf(from, sizeof from, "%s --version", v->path);
+    else
+        snprintf(from, sizeof from, "%s", v->path);
+    if (strcmp(c->mv, conf->version) != 0)
+        ctk_error_set(c->err, CTK_E_VERSION, c->source, conf->pos[CTK_F_VERSION].line,
+                      conf->pos[CTK_F_VERSION].column,
+                      "%s/version: SDK %s declared %s but the toolkit at %s is %s (from %s)",
+                      conf->jpath, c->mv, conf->version, conf->base, have, from);
+    else
+        ctk_error_set(c->err, CTK_E_VERSION, c->source, conf->pos[CTK_F_VERSION].line,
+                      conf->pos[CTK_F_VERSION].column,
+                      "%s/version: SDK declared %s but the toolkit at %s is %s (from %s)",
+                      conf->jpath, conf->version, conf->base, have, from);
+    return false;
+}
+
+/* cuBLAS: configured root (required) or base (optional). */
+static bool load_math(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const char *root = c->conf->math_libs ? c->conf->math_libs : c->conf->base;
+    bool req = c->conf->math_libs != NULL;
+    rels_t r;
+
+    if (req && !need_dir(c, CTK_F_MATH_LIBS, root))
+        return false;
+    rels_include(&r);
+    if (!locate(c, CTK_F_MATH_LIBS, root, &r, WANT_FILE, "cublas_v2.h", "cublas_v2.h", req,
+                &sdk->math_incdir) &&
+        ctk_error_is_set(c->err))
+        return false;
+    rels_lib(&r);
+    if (!locate(c, CTK_F_MATH_LIBS, root, &r, WANT_LIB, "cublas", "libcublas.so*", req,
+                &sdk->math_libdir) &&
+        ctk_error_is_set(c->err))
+        return false;
+    return true;
+}
+
+static bool load_nvvm(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const char *conf_root = c->conf->nvvm;
+    char *d;
+
+    if (conf_root) {
+        if (!need_dir(c, CTK_F_NVVM, conf_root))
+            return false;
+        sdk->nvvm_root = ctk_strdup(conf_root, c->err);
+    } else {
+        sdk->nvvm_root = join(c->conf->base, "nvvm", c->err);
+    }
+    if (!sdk->nvvm_root)
+        return false;
+    if (!ctk_is_dir(sdk->nvvm_root)) {
+        free(sdk->nvvm_root);
+        sdk->nvvm_root = NULL;
+        return true;
+    }
+    if (!(d = join(sdk->nvvm_root, "lib64", c->err)))
+        return false;
+    if (!dir_has_lib(d, "nvvm")) {
+        free(d);
+        if (!(d = join(sdk->nvvm_root, "lib", c->err)))
+            return false;
+        if (!dir_has_lib(d, "nvvm")) {
+            free(d);
+            d = NULL;
+        }
+    }
+    sdk->nvvm_libdir = d;
+    if (!(d = join(sdk->nvvm_root, "include", c->err)))
+        return false;
+    if (!dir_holds(d, WANT_FILE, "nvvm.h", c->err)) {
+        free(d);
+        if (ctk_error_is_set(c->err))
+            return false;
+        d = NULL;
+    }
+    sdk->nvvm_incdir = d;
+    return true;
+}
+
+static bool load_cupti(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const char *root = c->conf->cupti ? c->conf->cupti : c->conf->base;
+    bool req = c->conf->cupti != NULL;
+    rels_t r;
+
+    if (req && !need_dir(c, CTK_F_CUPTI, root))
+        return false;
+    memset(&r, 0, sizeof r);
+    rels_add(&r, "extras/CUPTI/include");
+    rels_add(&r, "include");
+    rels_add_targets(&r, "include");
+    if (!locate(c, CTK_F_CUPTI, root, &r, WANT_FILE, "cupti.h", "cupti.h", req,
+                &sdk->cupti_incdir) &&
+        ctk_error_is_set(c->err))
+        return false;
+    memset(&r, 0, sizeof r);
+    rels_add(&r, "extras/CUPTI/lib64");
+    rels_add(&r, "extras/CUPTI/lib");
+    rels_add(&r, "lib64");
+    rels_add(&r, "lib");
+    rels_add_targets(&r, "lib");
+    rels_add_targets(&r, "lib64");
+    if (!locate(c, CTK_F_CUPTI, root, &r, WANT_LIB, "cupti", "libcupti.so*", req,
+                &sdk->cupti_libdir) &&
+        ctk_error_is_set(c->err))
+        return false;
+    return true;
+}
+
+/* NCCL / NVSHMEM: only where configured, and then required. */
+static bool load_comm(ctx_t *c, ctk_sdk_field_t f, const char *root, const char *header,
+                      want_t lwant, const char *lwhat, const char *llabel, char **incdir,
+                      char **libdir)
+{
+    rels_t r;
+
+    if (!root)
+        return true;
+    if (!need_dir(c, f, root))
+        return false;
+    memset(&r, 0, sizeof r);
+    rels_add(&r, "include");
+    if (!locate(c, f, root, &r, WANT_FILE, header, header, true, incdir))
+        return false;
+    memset(&r, 0, sizeof r);
+    rels_add(&r, "lib");
+    rels_add(&r, "lib64");
+    return locate(c, f, root, &r, lwant, lwhat, llabel, true, libdir);
+}
+
+static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
+{
+    const char *path[] = {sdk->bindir, sdk->nvshmem_bindir};
+    const char *cpath[] = {sdk->incdir, sdk->math_incdir, sdk->cupti_incdir,
+                           sdk->nvvm_incdir, sdk->nccl_incdir, sdk->nvshmem_incdir};
+    const char *libs[] = {sdk->libdir, sdk->math_libdir, sdk->cupti_libdir,
+                          sdk->nvvm_libdir, sdk->nccl_libdir, sdk->nvshmem_libdir};
+    const char *man[] = {sdk->mandir};
+
+    return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 6, err) &&
+           build_list(&sdk->ld_library_path, libs, 6, err) &&
+           build_list(&sdk->library_path, libs, 6, err) && build_list(&sdk->manpath, man, 1, err) &&
+           find_libs(sdk, err);
+}
+
+ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err)
+{
+    ctk_sdk_t *sdk = NULL;
+    ctk_error_t e;
+    ctx_t c;
+    bool ok = false;
+
+    ctk_error_init(&e);
+    c.conf = conf;
+    c.source = config_source;
+    /* what messages call the SDK: its module version; a scan has none yet */
+    c.mv = conf->module_version ? conf->module_version
+           : conf->version      ? conf->version
+           : conf->base         ? conf->base
+                                : "?";
+    c.err = &e;
+    if (!conf->base) {
+        sdk_error(&c, CTK_E_CONFIG, CTK_F_SDK, "no base directory");
+        goto out;
+    }
+    sdk = calloc(1, sizeof *sdk);
+    if (!sdk) {
+        ctk_error_nomem(&e);
+        goto out;
+    }
+    sdk->conf = conf;
+    ctk_strlist_init(&sdk->path);
+    ctk_strlist_init(&sdk->ld_library_path);
+    ctk_strlist_init(&sdk->library_path);
+    ctk_strlist_init(&sdk->cpath);
+    ctk_strlist_init(&sdk->manpath);
+    if (!load_base(&c, sdk) || !check_version(&c, sdk))
+        goto out;
+    if (!(sdk->module_version = ctk_strdup(conf->module_version ? conf->module_version
+                                           : conf->version      ? conf->version
+                                                                : sdk->version_mm,
+                                           &e)))
+        goto out;
+    if (!load_math(&c, sdk) || !load_nvvm(&c, sdk) || !load_cupti(&c, sdk))
+        goto out;
+    if (!load_comm(&c, CTK_F_NCCL, conf->nccl, "nccl.h", WANT_LIB, "nccl", "libnccl.so*",
+                   &sdk->nccl_incdir, &sdk->nccl_libdir) ||
+        !load_comm(&c, CTK_F_NVSHMEM, conf->nvshmem, "nvshmem.h", WANT_PREFIX, "libnvshmem",
+                   "libnvshmem*", &sdk->nvshmem_incdir, &sdk->nvshmem_libdir))
+        goto out;
+    if (conf->nvshmem) {
+        if (!(sdk->nvshmem_bindir = join(conf->nvshmem, "bin", &e)))
+            goto out;
+        sdk->nvshmem_bindir = keep_dir(sdk->nvshmem_bindir);
+    }
+    if (conf->host_compiler_ccbin && !ctk_is_executable(conf->host_compiler_ccbin)) {
+        sdk_error(&c, CTK_E_SDK, CTK_F_CCBIN, "%s is not an executable file",
+                  conf->host_compiler_ccbin);
+        goto out;
+    }
+    if (!decide(sdk, &e))
+        goto out;
+    ok = true;
+out:
+    if (!ok) {
+        ctk_sdk_free(sdk);
+        sdk = NULL;
+        if (err && !ctk_error_is_set(err))
+            *err = e;
+    }
+    return sdk;
+}
+
+void ctk_sdk_free(ctk_sdk_t *sdk)
+{
+    size_t i;
+
+    if (!sdk)
+        return;
+    free(sdk->module_version);
+    free(sdk->version_mm);
+    free(sdk->version_full);
+    free(sdk->root);
+    free(sdk->bindir);
+    free(sdk->nvcc);
+    free(sdk->incdir);
+    free(sdk->libdir);
+    free(sdk->stubsdir);
+    free(sdk->mandir);
+    free(sdk->math_incdir);
+    free(sdk->math_libdir);
+    free(sdk->nvvm_root);
+    free(sdk->nvvm_incdir);
+    free(sdk->nvvm_libdir);
+    free(sdk->cupti_incdir);
+    free(sdk->cupti_libdir);
+    free(sdk->nccl_incdir);
+    free(sdk->nccl_libdir);
+    free(sdk->nvshmem_incdir);
+    free(sdk->nvshmem_libdir);
+    free(sdk->nvshmem_bindir);
+    ctk_strlist_fini(&sdk->path);
+    ctk_strlist_fini(&sdk->ld_library_path);
+    ctk_strlist_fini(&sdk->library_path);
+    ctk_strlist_fini(&sdk->cpath);
+    ctk_strlist_fini(&sdk->manpath);
+    for (i = 0; i < sdk->n_libs; i++) {
+        free(sdk->libs[i].libdir);
+        free(sdk->libs[i].link);
+    }
+    free(sdk->libs);
+    free(sdk);
+}
