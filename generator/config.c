@@ -1,3 +1,1788 @@
-/* config.c - placeholder until implemented. SPDX-License-Identifier: MIT */
+/* config.c - the site config: JSON text in, a checked ctk_config_t out.
+ * SPDX-License-Identifier: MIT
+ *
+ * Loading runs in three steps:
+ *   1. jansson parses the text (duplicate keys rejected) and, on failure,
+ *      we turn its byte offset into a line and a byte column of our own;
+ *   2. a small scanner walks the same text again and records where every
+ *      key and value starts, by JSON pointer, because jansson keeps no
+ *      positions for values;
+ *   3. the checker walks the jansson tree against the key tables below,
+ *      in file order, and stops at the first error, which names the JSON
+ *      pointer of the culprit and its position from step 2.
+ * No json_t ever leaves this file.
+ */
 #include <config.h>
-typedef int ctk_config_placeholder_t;
+
+#include "config.h" /* generator/config.h: this directory comes first */
+#include "util.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONFIG_MAX_BYTES (16u * 1024u * 1024u)
+#define DEFAULT_MODULE_NAME "cudatoolkit"
+#define DEFAULT_FAMILY "cuda"
+#define DEFAULT_PC_PREFIX "ctk"
+/* jansson stops at 2048 levels; the scanner only runs on text jansson took */
+#define SCAN_MAX_DEPTH 4096
+
+/* ======================================================================
+ * Positions: where each key and value starts, by JSON pointer
+ * ====================================================================== */
+
+typedef struct {
+    char *ptr;     /* RFC 6901 pointer; "" is the whole document */
+    ctk_pos_t key; /* the member's key; 0/0 for array items and the root */
+    ctk_pos_t val; /* first byte of the value */
+} posent_t;
+
+typedef struct {
+    posent_t *ents;
+    size_t n, cap;
+} posidx_t;
+
+typedef struct {
+    const char *s;
+    size_t len, off;
+    int line;
+    size_t line_start; /* offset of the first byte of the current line */
+    posidx_t *idx;
+    ctk_buf_t ptr;     /* pointer of the value being scanned */
+    ctk_buf_t key;     /* scratch: the decoded key */
+    bool nomem;
+} scan_t;
+
+static void posidx_fini(posidx_t *idx)
+{
+    size_t i;
+
+    for (i = 0; i < idx->n; i++)
+        free(idx->ents[i].ptr);
+    free(idx->ents);
+    memset(idx, 0, sizeof *idx);
+}
+
+/* Index of the new entry, or SIZE_MAX when out of memory. */
+static size_t posidx_add(posidx_t *idx, const char *ptr, ctk_pos_t key)
+{
+    posent_t *e;
+
+    if (idx->n == idx->cap) {
+        size_t cap = idx->cap ? idx->cap * 2 : 64;
+        posent_t *p = realloc(idx->ents, cap * sizeof *p);
+
+        if (!p)
+            return SIZE_MAX;
+        idx->ents = p;
+        idx->cap = cap;
+    }
+    e = &idx->ents[idx->n];
+    e->ptr = ctk_strdup(ptr, NULL);
+    if (!e->ptr)
+        return SIZE_MAX;
+    e->key = key;
+    e->val.line = e->val.column = 0;
+    return idx->n++;
+}
+
+static int posent_cmp(const void *a, const void *b)
+{
+    return strcmp(((const posent_t *)a)->ptr, ((const posent_t *)b)->ptr);
+}
+
+static const posent_t *posidx_find(const posidx_t *idx, const char *ptr)
+{
+    posent_t key;
+
+    if (!idx || idx->n == 0)
+        return NULL;
+    key.ptr = (char *)ptr;
+    return bsearch(&key, idx->ents, idx->n, sizeof key, posent_cmp);
+}
+
+/* Append one reference token to a pointer: "/" then the key with '~' and
+ * '/' escaped as RFC 6901 says. */
+static bool ptr_append_key(ctk_buf_t *b, const char *key, size_t len)
+{
+    size_t i;
+
+    ctk_buf_append(b, "/", 1);
+    for (i = 0; i < len; i++) {
+        if (key[i] == '~')
+            ctk_buf_append(b, "~0", 2);
+        else if (key[i] == '/')
+            ctk_buf_append(b, "~1", 2);
+        else
+            ctk_buf_append(b, key + i, 1);
+    }
+    return !b->failed;
+}
+
+static void buf_truncate(ctk_buf_t *b, size_t len)
+{
+    b->len = len;
+    if (b->data)
+        b->data[len] = '\0';
+}
+
+static ctk_pos_t scan_here(const scan_t *sc)
+{
+    ctk_pos_t p;
+
+    p.line = sc->line;
+    p.column = (int)(sc->off - sc->line_start + 1);
+    return p;
+}
+
+static void scan_skip_ws(scan_t *sc)
+{
+    while (sc->off < sc->len) {
+        char ch = sc->s[sc->off];
+
+        if (ch == '\n') {
+            sc->line++;
+            sc->line_start = sc->off + 1;
+        } else if (ch != ' ' && ch != '\t' && ch != '\r') {
+            break;
+        }
+        sc->off++;
+    }
+}
+
+static bool hex4(const char *p, unsigned *out)
+{
+    unsigned v = 0;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        char ch = p[i];
+
+        v <<= 4;
+        if (ch >= '0' && ch <= '9')
+            v |= (unsigned)(ch - '0');
+        else if (ch >= 'a' && ch <= 'f')
+            v |= (unsigned)(ch - 'a' + 10);
+        else if (ch >= 'A' && ch <= 'F')
+            v |= (unsigned)(ch - 'A' + 10);
+        else
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+static void put_utf8(ctk_buf_t *b, unsigned cp)
+{
+    char u[4];
+    size_t n;
+
+    if (cp < 0x80) {
+        u[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xc0 | (cp >> 6));
+        u[1] = (char)(0x80 | (cp & 0x3f));
+        n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xe0 | (cp >> 12));
+        u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (char)(0x80 | (cp & 0x3f));
+        n = 3;
+    } else {
+        u[0] = (char)(0xf0 | (cp >> 18));
+        u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        u[3] = (char)(0x80 | (cp & 0x3f));
+        n = 4;
+    }
+    ctk_buf_append(b, u, n);
+}
+
+/* Skip a string starting at its opening quote; decode it into out unless
+ * out is NULL.  jansson has already checked the escapes, so this only has
+ * to decode them the same way. */
+static bool scan_string(scan_t *sc, ctk_buf_t *out)
+{
+    const char *s = sc->s;
+
+    sc->off++;
+    while (sc->off < sc->len) {
+        char ch = s[sc->off];
+
+        if (ch == '"') {
+            sc->off++;
+            if (out && out->failed)
+                sc->nomem = true;
+            return !sc->nomem;
+        }
+        if (ch == '\n')
+            return false;
+        if (ch != '\\') {
+            if (out)
+                ctk_buf_append(out, s + sc->off, 1);
+            sc->off++;
+            continue;
+        }
+        if (sc->off + 1 >= sc->len)
+            return false;
+        ch = s[sc->off + 1];
+        if (ch == 'u') {
+            unsigned cp, lo;
+
+            if (sc->off + 6 > sc->len || !hex4(s + sc->off + 2, &cp))
+                return false;
+            sc->off += 6;
+            if (cp >= 0xd800 && cp < 0xdc00 && sc->off + 6 <= sc->len && s[sc->off] == '\\' &&
+                s[sc->off + 1] == 'u' && hex4(s + sc->off + 2, &lo) && lo >= 0xdc00 &&
+                lo < 0xe000) {
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                sc->off += 6;
+            }
+            if (out)
+                put_utf8(out, cp);
+            continue;
+        }
+        if (out) {
+            const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
+            const char *hit = strchr(from, ch);
+
+            if (!hit || ch == '\0')
+                return false;
+            ctk_buf_append(out, to + (hit - from), 1);
+        }
+        sc->off += 2;
+    }
+    return false;
+}
+
+static bool scan_value(scan_t *sc, size_t ent, int depth);
+
+static bool scan_object(scan_t *sc, int depth)
+{
+    sc->off++;
+    scan_skip_ws(sc);
+    if (sc->off < sc->len && sc->s[sc->off] == '}') {
+        sc->off++;
+        return true;
+    }
+    for (;;) {
+        size_t saved = sc->ptr.len, ent;
+        ctk_pos_t keypos;
+
+        scan_skip_ws(sc);
+        if (sc->off >= sc->len || sc->s[sc->off] != '"')
+            return false;
+        keypos = scan_here(sc);
+        buf_truncate(&sc->key, 0);
+        if (!scan_string(sc, &sc->key))
+            return false;
+        if (!ptr_append_key(&sc->ptr, sc->key.data ? sc->key.data : "", sc->key.len)) {
+            sc->nomem = true;
+            return false;
+        }
+        ent = posidx_add(sc->idx, sc->ptr.data, keypos);
+        if (ent == SIZE_MAX) {
+            sc->nomem = true;
+            return false;
+        }
+        scan_skip_ws(sc);
+        if (sc->off >= sc->len || sc->s[sc->off] != ':')
+            return false;
+        sc->off++;
+        if (!scan_value(sc, ent, depth + 1))
+            return false;
+        buf_truncate(&sc->ptr, saved);
+        scan_skip_ws(sc);
+        if (sc->off < sc->len && sc->s[sc->off] == ',') {
+            sc->off++;
+            continue;
+        }
+        if (sc->off < sc->len && sc->s[sc->off] == '}') {
+            sc->off++;
+            return true;
+        }
+        return false;
+    }
+}
+
+static bool scan_array(scan_t *sc, int depth)
+{
+    size_t i;
+
+    sc->off++;
+    scan_skip_ws(sc);
+    if (sc->off < sc->len && sc->s[sc->off] == ']') {
+        sc->off++;
+        return true;
+    }
+    for (i = 0;; i++) {
+        size_t saved = sc->ptr.len, ent;
+        ctk_pos_t none = { 0, 0 };
+
+        if (!ctk_buf_printf(&sc->ptr, "/%zu", i)) {
+            sc->nomem = true;
+            return false;
+        }
+        ent = posidx_add(sc->idx, sc->ptr.data, none);
+        if (ent == SIZE_MAX) {
+            sc->nomem = true;
+            return false;
+        }
+        if (!scan_value(sc, ent, depth + 1))
+            return false;
+        buf_truncate(&sc->ptr, saved);
+        scan_skip_ws(sc);
+        if (sc->off < sc->len && sc->s[sc->off] == ',') {
+            sc->off++;
+            continue;
+        }
+        if (sc->off < sc->len && sc->s[sc->off] == ']') {
+            sc->off++;
+            return true;
+        }
+        return false;
+    }
+}
+
+static bool scan_value(scan_t *sc, size_t ent, int depth)
+{
+    size_t start;
+
+    scan_skip_ws(sc);
+    if (sc->off >= sc->len || depth > SCAN_MAX_DEPTH)
+        return false;
+    /* by index: the entries may move while the value is scanned */
+    sc->idx->ents[ent].val = scan_here(sc);
+    switch (sc->s[sc->off]) {
+    case '{':
+        return scan_object(sc, depth);
+    case '[':
+        return scan_array(sc, depth);
+    case '"':
+        return scan_string(sc, NULL);
+    default:
+        /* number or literal: jansson vouched for it, we only skip it */
+        start = sc->off;
+        while (sc->off < sc->len && strchr("+-.0123456789eEaflnrstu", sc->s[sc->off]) &&
+               sc->s[sc->off] != '\0')
+            sc->off++;
+        return sc->off > start;
+    }
+}
+
+/* Record the position of every key and value of text, which jansson has
+ * already accepted, and sort them for lookup. */
+static bool posidx_build(posidx_t *idx, const char *text, size_t len, const char *source,
+                         ctk_error_t *err)
+{
+    scan_t sc;
+    ctk_pos_t none = { 0, 0 };
+    bool ok = false;
+
+    memset(&sc, 0, sizeof sc);
+    sc.s = text;
+    sc.len = len;
+    sc.line = 1;
+    sc.idx = idx;
+    ctk_buf_init(&sc.ptr);
+    ctk_buf_init(&sc.key);
+    if (posidx_add(idx, "", none) == SIZE_MAX) {
+        sc.nomem = true;
+        goto out;
+    }
+    if (!scan_value(&sc, 0, 0))
+        goto out;
+    scan_skip_ws(&sc);
+    if (sc.off != sc.len)
+        goto out;
+    qsort(idx->ents, idx->n, sizeof *idx->ents, posent_cmp);
+    ok = true;
+out:
+    if (!ok) {
+        if (sc.nomem)
+            ctk_error_nomem(err);
+        else
+            ctk_error_set(err, CTK_E_INTERNAL, source, sc.line, (int)(sc.off - sc.line_start + 1),
+                          "config scanner disagrees with the JSON parser here");
+    }
+    ctk_buf_fini(&sc.ptr);
+    ctk_buf_fini(&sc.key);
+    return ok;
+}
+
+/* ======================================================================
+ * Where a JSON syntax error is
+ * ====================================================================== */
+
+static bool is_json_ws(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+static bool is_json_punct(char ch)
+{
+    return ch == '{' || ch == '}' || ch == '[' || ch == ']' || ch == ':' || ch == ',';
+}
+
+/* Start of the lexical token that holds byte target (target itself when it
+ * is whitespace).  Tokens as a lexer sees them, whatever the grammar says. */
+static size_t token_start(const char *s, size_t len, size_t target)
+{
+    size_t i = 0;
+
+    while (i < len) {
+        size_t end = i + 1;
+
+        if (s[i] == '"') {
+            while (end < len && s[end] != '"' && s[end] != '\n') {
+                if (s[end] == '\\' && end + 1 < len && s[end + 1] != '\n')
+                    end++;
+                end++;
+            }
+            if (end < len && s[end] == '"')
+                end++;
+        } else if (!is_json_ws(s[i]) && !is_json_punct(s[i])) {
+            while (end < len && !is_json_ws(s[end]) && !is_json_punct(s[end]) && s[end] != '"')
+                end++;
+        }
+        if (target < end)
+            return is_json_ws(s[i]) ? target : i;
+        i = end;
+    }
+    return target;
+}
+
+static void offset_to_pos(const char *s, size_t off, int *line, int *column)
+{
+    size_t i, line_start = 0;
+    int l = 1;
+
+    for (i = 0; i < off; i++) {
+        if (s[i] == '\n') {
+            l++;
+            line_start = i + 1;
+        }
+    }
+    *line = l;
+    *column = (int)(off - line_start + 1);
+}
+
+/* jansson reports the line and the column in characters of the last byte it
+ * read, usually the end of the bad token; we want the token's first byte and
+ * a column counted in bytes.  json_error_t.position is the byte offset just
+ * past what jansson consumed, and its text ends in "near '<token>'" with the
+ * raw bytes of that token, so the token starts that many bytes earlier. */
+static void json_error_place(const char *text, size_t len, const json_error_t *je, int *line,
+                             int *column)
+{
+    size_t off = je->position > 0 ? (size_t)je->position : 0, at, tlen = strlen(je->text);
+    const char *near = strstr(je->text, " near '"), *tok = NULL;
+    size_t toklen = 0;
+
+    if (off > len)
+        off = len;
+    if (near && tlen > 0 && je->text[tlen - 1] == '\'') {
+        tok = near + strlen(" near '");
+        toklen = (size_t)(je->text + tlen - 1 - tok);
+    }
+    if (ctk_str_has_prefix(je->text, "unable to decode byte") ||
+        strstr(je->text, "near end of file"))
+        at = off; /* the offset is the bad byte itself, or the end */
+    else if (tok && toklen > 0 && toklen <= off && memcmp(text + off - toklen, tok, toklen) == 0)
+        at = off - toklen;
+    else /* no token quoted, or quoted only in part: find the token ourselves */
+        at = token_start(text, len, off > 0 ? off - 1 : 0);
+    offset_to_pos(text, at, line, column);
+}
+
+/* jansson's lexer reports some allocation failures as syntax errors
+ * ("invalid token") and survives others with a truncated token, so parsing
+ * goes through a malloc that notes failures, and any failure means out of
+ * memory, whatever jansson returned.  The free function stays the same, so
+ * memory allocated before or after pairs up either way.  Not thread-safe,
+ * like jansson's allocator setting itself; ctkgen loads configs from one
+ * thread. */
+static json_malloc_t outer_malloc;
+static bool json_ran_out;
+
+static void *noting_malloc(size_t size)
+{
+    void *p = outer_malloc(size);
+
+    if (!p)
+        json_ran_out = true;
+    return p;
+}
+
+static json_t *parse(const char *text, size_t len, json_error_t *je)
+{
+    json_malloc_t m;
+    json_free_t f;
+    json_t *root;
+
+    json_get_alloc_funcs(&m, &f);
+    outer_malloc = m;
+    json_ran_out = false;
+    json_set_alloc_funcs(noting_malloc, f);
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, je);
+    json_set_alloc_funcs(m, f);
+    if (json_ran_out) {
+        json_decref(root);
+        root = NULL;
+    }
+    return root;
+}
+
+/* Whether jansson failed for want of memory. */
+static bool json_error_is_nomem(const json_error_t *je)
+{
+    /* it leaves the text empty when it could not even start */
+    if (json_ran_out || je->text[0] == '\0')
+        return true;
+#if JANSSON_VERSION_HEX >= 0x020e00
+    return json_error_code(je) == json_error_out_of_memory;
+#else
+    return strstr(je->text, "memory") != NULL;
+#endif
+}
+
+/* ======================================================================
+ * Checking
+ * ====================================================================== */
+
+typedef struct {
+    const char *source;
+    const posidx_t *idx;
+    ctk_buf_t ptr; /* pointer of the value being checked */
+    ctk_error_t *err;
+} check_t;
+
+static const char *cur_ptr(const check_t *c)
+{
+    return c->ptr.data ? c->ptr.data : "";
+}
+
+static ctk_pos_t pos_of(const check_t *c, const char *ptr, bool at_key)
+{
+    const posent_t *e = posidx_find(c->idx, ptr);
+    ctk_pos_t none = { 0, 0 };
+
+    if (!e)
+        return none;
+    return at_key ? e->key : e->val;
+}
+
+static bool vfail_at(check_t *c, const char *ptr, bool at_key, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+static bool vfail_at(check_t *c, const char *ptr, bool at_key, const char *fmt, va_list ap)
+{
+    char msg[CTK_ERROR_TEXT_MAX];
+    ctk_pos_t p = pos_of(c, ptr, at_key);
+
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    ctk_error_set(c->err, CTK_E_CONFIG, c->source, p.line, p.column, "%s: %s",
+                  *ptr ? ptr : "/", msg);
+    return false;
+}
+
+/* Report at the value (or key) named by ptr; always returns false. */
+static bool fail_at(check_t *c, const char *ptr, bool at_key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool fail_at(check_t *c, const char *ptr, bool at_key, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfail_at(c, ptr, at_key, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* Report at the value being checked. */
+static bool fail(check_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool fail(check_t *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfail_at(c, cur_ptr(c), false, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* Report at the key of the member being checked. */
+static bool fail_key(check_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool fail_key(check_t *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vfail_at(c, cur_ptr(c), true, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool push_key(check_t *c, const char *key, size_t *saved)
+{
+    *saved = c->ptr.len;
+    if (!ptr_append_key(&c->ptr, key, strlen(key))) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    return true;
+}
+
+static bool push_index(check_t *c, size_t i, size_t *saved)
+{
+    *saved = c->ptr.len;
+    if (!ctk_buf_printf(&c->ptr, "/%zu", i)) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    return true;
+}
+
+static void pop(check_t *c, size_t saved)
+{
+    buf_truncate(&c->ptr, saved);
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "boolean";
+    case JSON_NULL:
+        break;
+    }
+    return "null";
+}
+
+/* A value quoted for a message: at most about 60 bytes, bytes that would
+ * upset a terminal written as \xNN, '"' and '\' escaped. */
+static const char *show(const char *s, char out[96])
+{
+    size_t o = 0;
+
+    out[o++] = '"';
+    for (; *s && o < 80; s++) {
+        unsigned char ch = (unsigned char)*s;
+
+        if (ch < 0x20 || ch == 0x7f) {
+            snprintf(out + o, 5, "\\x%02x", ch);
+            o += 4;
+        } else if (ch == '"' || ch == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)ch;
+        } else {
+            out[o++] = (char)ch;
+        }
+    }
+    if (*s) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return out;
+}
+
+static const char *show_char(unsigned char ch, char out[8])
+{
+    if (ch > 0x20 && ch < 0x7f && ch != '\'')
+        snprintf(out, 8, "'%c'", ch);
+    else
+        snprintf(out, 8, "0x%02x", ch);
+    return out;
+}
+
+/* ---- value rules --------------------------------------------------------- */
+
+static bool is_name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '+' || ch == '-';
+}
+
+/* A name that is safe as a directory or file name in a module tree and as
+ * a .pc name: [A-Za-z0-9._+-]+, not starting with '.', which module
+ * systems read as hidden or as their own control files. */
+static bool check_name(check_t *c, const char *s, const char *what)
+{
+    char q[96], ch[8];
+    const char *p;
+
+    if (s[0] == '.')
+        return fail(c, "%s %s must not start with '.'", what, show(s, q));
+    for (p = s; *p; p++)
+        if (!is_name_char(*p))
+            return fail(c, "%s %s contains %s; use letters, digits, '.', '_', '+' and '-'", what,
+                        show(s, q), show_char((unsigned char)*p, ch));
+    return true;
+}
+
+/* A module version: a name, and not "default", which Lmod and Environment
+ * Modules read as the marker of the default version. */
+static bool check_modver(check_t *c, const char *s, const char *what)
+{
+    if (!check_name(c, s, what))
+        return false;
+    if (strcmp(s, "default") == 0)
+        return fail(c, "%s \"default\" is reserved: module systems read it as the default marker",
+                    what);
+    return true;
+}
+
+/* "gcc/12": names separated by single slashes. */
+static bool check_module(check_t *c, const char *s)
+{
+    char q[96], ch[8];
+    const char *p;
+
+    for (p = s; *p; p++) {
+        bool starts = (p == s || p[-1] == '/');
+
+        if (*p == '/' && (starts || p[1] == '\0'))
+            return fail(c, "module %s has an empty part; write it as \"name/version\"", show(s, q));
+        if (*p != '/' && !is_name_char(*p))
+            return fail(c, "module %s contains %s; use letters, digits, '.', '_', '+', '-' and '/'",
+                        show(s, q), show_char((unsigned char)*p, ch));
+        if (starts && *p == '.')
+            return fail(c, "module %s has a part starting with '.'", show(s, q));
+    }
+    return true;
+}
+
+static bool check_version(check_t *c, const char *s)
+{
+    char q[96];
+    const char *p = s;
+    int parts = 0;
+    bool ok = true;
+
+    /* digits, then up to two more ".digits" */
+    for (;;) {
+        const char *start = p;
+
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (p == start) {
+            ok = false;
+            break;
+        }
+        parts++;
+        if (*p != '.' || parts == 3)
+            break;
+        p++;
+    }
+    if (!ok || *p != '\0' || parts < 2)
+        return fail(c, "%s is not a CUDA version; write \"X.Y\" or \"X.Y.Z\" in digits, "
+                       "e.g. \"12.4\"",
+                    show(s, q));
+    return true;
+}
+
+/* Where a path ends up decides what it may hold. */
+enum {
+    PATH_PC = 1,      /* written into .pc files: no "${" */
+    PATH_PATHVAR = 2, /* put on PATH-style variables: no ':' */
+};
+
+static bool check_path(check_t *c, char *s, unsigned uses)
+{
+    char q[96];
+    const char *where = (uses & PATH_PC) ? "pkg-config files and search-path variables"
+                        : (uses & PATH_PATHVAR) ? "search-path variables"
+                                                : "a modulefile";
+    size_t i, len = strlen(s);
+
+    if (s[0] != '/')
+        return fail(c, "%s is not an absolute path", show(s, q));
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+
+        if (ch == '\n')
+            return fail(c, "path contains a newline, which %s cannot express", where);
+        if (ch < 0x20 || ch == 0x7f)
+            return fail(c, "path contains control character 0x%02x, which %s cannot express", ch,
+                        where);
+        if (ch == ':' && (uses & PATH_PATHVAR))
+            return fail(c, "path contains ':', which separates entries of search-path variables "
+                           "(PATH, LD_LIBRARY_PATH, CPATH) and so cannot be part of one");
+        if (ch == '$' && s[i + 1] == '{' && (uses & PATH_PC))
+            return fail(c, "path contains \"${\", which pkg-config always expands as a variable");
+    }
+    while (len > 1 && s[len - 1] == '/')
+        s[--len] = '\0';
+    return true;
+}
+
+/* Text that Lua and Tcl modulefiles can hold: newlines and tabs are fine,
+ * other control bytes are not. */
+static bool check_text(check_t *c, const char *s, const char *what)
+{
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+            return fail(c, "%s contains control character 0x%02x, which a Tcl modulefile cannot "
+                           "express",
+                        what, *p);
+    return true;
+}
+
+/* Variables every generated module sets itself. */
+static const char *const owned_env[] = {
+    "PATH",      "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH",           "MANPATH",
+    "PKG_CONFIG_PATH", "CUDA_HOME", "CUDA_PATH",    "CUDAToolkit_ROOT",
+};
+/* Variables build systems treat as the user's own flags. */
+static const char *const refused_env[] = { "LDFLAGS", "CFLAGS", "CXXFLAGS", "CPPFLAGS" };
+
+static bool check_env_name(check_t *c, const char *name)
+{
+    char q[96];
+    const char *p;
+    size_t i;
+
+    if (!*name)
+        return fail_key(c, "an empty name is not an environment variable name");
+    for (p = name; *p; p++) {
+        bool alpha = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
+
+        if (!alpha && !(p != name && *p >= '0' && *p <= '9'))
+            return fail_key(c, "%s is not an environment variable name; use letters, digits and "
+                               "'_', not starting with a digit",
+                            show(name, q));
+    }
+    for (i = 0; i < sizeof refused_env / sizeof refused_env[0]; i++)
+        if (strcmp(name, refused_env[i]) == 0)
+            return fail_key(c, "refused: a module that sets %s breaks users' builds, which read "
+                               "it as their own flags (configure, CMake, pip); users get the "
+                               "toolkit's flags from its pkg-config file instead",
+                            name);
+    for (i = 0; i < sizeof owned_env / sizeof owned_env[0]; i++)
+        if (strcmp(name, owned_env[i]) == 0)
+            return fail_key(c, "%s is set by the generated module itself", name);
+    if (strcmp(name, "NVCC_CCBIN") == 0)
+        return fail_key(c, "NVCC_CCBIN is set by the generated module from host_compiler.ccbin; "
+                           "set that instead");
+    return true;
+}
+
+/* ---- key tables ------------------------------------------------------------ */
+
+typedef enum {
+    K_IGNORE,  /* "$schema": a string, not kept */
+    K_STRING,  /* any non-empty string */
+    K_TEXT,    /* help text */
+    K_NAME,    /* module_name, family, pc_prefix */
+    K_MODVER,  /* an SDK's "name" */
+    K_MODULE,  /* host_compiler.module */
+    K_VERSION, /* "X.Y" or "X.Y.Z" */
+    K_DIR,     /* toolkit directories */
+    K_PCDIR,   /* pkgconfig_dir */
+    K_FILE,    /* host_compiler.ccbin */
+    K_BOOL,
+    K_ENV,
+    K_ALIASES,
+    K_COMM,
+    K_HOSTCC,
+    K_SDKS
+} kind_t;
+
+typedef struct {
+    const char *key;
+    kind_t kind;
+    bool required;
+    size_t off, off2; /* fields in the struct being filled (off2: a count) */
+    int field;        /* ctk_sdk_field_t whose position to keep, or -1 */
+} keyspec_t;
+
+#define CF(f) offsetof(ctk_config_t, f)
+#define SF(f) offsetof(ctk_sdk_conf_t, f)
+
+static const keyspec_t top_keys[] = {
+    { "$schema", K_IGNORE, false, 0, 0, -1 },
+    { "module_name", K_NAME, false, CF(module_name), 0, -1 },
+    { "family", K_NAME, false, CF(family), 0, -1 },
+    { "default", K_STRING, false, CF(default_version), 0, -1 },
+    { "pc_prefix", K_NAME, false, CF(pc_prefix), 0, -1 },
+    { "pkgconfig_dir", K_PCDIR, false, CF(pkgconfig_dir), 0, -1 },
+    { "pc_rpath", K_BOOL, false, CF(pc_rpath), 0, -1 },
+    { "help", K_TEXT, false, CF(help), 0, -1 },
+    { "env", K_ENV, false, CF(env), CF(n_env), -1 },
+    { "sdks", K_SDKS, true, 0, 0, -1 },
+};
+
+static const keyspec_t sdk_keys[] = {
+    { "version", K_VERSION, true, SF(version), 0, CTK_F_VERSION },
+    { "name", K_MODVER, false, SF(module_version), 0, CTK_F_NAME },
+    { "base", K_DIR, true, SF(base), 0, CTK_F_BASE },
+    { "math_libs", K_DIR, false, SF(math_libs), 0, CTK_F_MATH_LIBS },
+    { "nvvm", K_DIR, false, SF(nvvm), 0, CTK_F_NVVM },
+    { "cupti", K_DIR, false, SF(cupti), 0, CTK_F_CUPTI },
+    { "comm_libs", K_COMM, false, 0, 0, -1 },
+    { "host_compiler", K_HOSTCC, false, 0, 0, -1 },
+    { "help", K_TEXT, false, SF(help), 0, -1 },
+    { "env", K_ENV, false, SF(env), SF(n_env), -1 },
+    { "aliases", K_ALIASES, false, SF(aliases), SF(n_aliases), -1 },
+};
+
+static const keyspec_t comm_keys[] = {
+    { "nccl", K_DIR, false, SF(nccl), 0, CTK_F_NCCL },
+    { "nvshmem", K_DIR, false, SF(nvshmem), 0, CTK_F_NVSHMEM },
+};
+
+static const keyspec_t hostcc_keys[] = {
+    { "module", K_MODULE, false, SF(host_compiler_module), 0, -1 },
+    { "ccbin", K_FILE, false, SF(host_compiler_ccbin), 0, CTK_F_CCBIN },
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct {
+    const keyspec_t *keys;
+    size_t n;
+    const char *what; /* for messages */
+} table_t;
+
+static const table_t top_table = { top_keys, N_OF(top_keys), "top level" };
+static const table_t sdk_table = { sdk_keys, N_OF(sdk_keys), "SDK" };
+static const table_t comm_table = { comm_keys, N_OF(comm_keys), "comm_libs" };
+static const table_t hostcc_table = { hostcc_keys, N_OF(hostcc_keys), "host_compiler" };
+
+static const keyspec_t *table_find(const table_t *t, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < t->n; i++)
+        if (strcmp(t->keys[i].key, key) == 0)
+            return &t->keys[i];
+    return NULL;
+}
+
+/* Optimal string alignment distance (edits, with swaps of neighbours
+ * counting one), for "did you mean".  Long keys get no suggestion. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { MAXLEN = 63 };
+    size_t la = strlen(a), lb = strlen(b), i, j;
+    size_t d[MAXLEN + 1][MAXLEN + 1];
+
+    if (la > MAXLEN || lb > MAXLEN)
+        return SIZE_MAX;
+    for (i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (i = 1; i <= la; i++) {
+        for (j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
+
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+static bool unknown_key(check_t *c, const table_t *t, const char *key)
+{
+    const keyspec_t *best = NULL;
+    size_t i, best_d = 3;
+
+    /* a key that is right, one level off */
+    if (t == &sdk_table && table_find(&comm_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs inside \"comm_libs\")", key);
+    if (t == &sdk_table && table_find(&hostcc_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs inside \"host_compiler\")", key);
+    if (t == &sdk_table && table_find(&top_table, key) && !table_find(&sdk_table, key))
+        return fail_key(c, "unknown key (\"%s\" is a top-level key)", key);
+    if (t == &top_table && table_find(&sdk_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs inside an entry of \"sdks\")", key);
+    for (i = 0; i < t->n; i++) {
+        size_t d = edit_distance(key, t->keys[i].key);
+
+        if (d < best_d) {
+            best_d = d;
+            best = &t->keys[i];
+        }
+    }
+    if (best)
+        return fail_key(c, "unknown key (did you mean \"%s\"?)", best->key);
+    return fail_key(c, "unknown key");
+}
+
+/* ---- members ----------------------------------------------------------------- */
+
+static bool take_string(check_t *c, const json_t *v, char **dst)
+{
+    char *copy;
+
+    if (!json_is_string(v))
+        return fail(c, "expected a string, got %s", type_name(v));
+    if (json_string_length(v) == 0)
+        return fail(c, "expected a non-empty string");
+    copy = ctk_strdup(json_string_value(v), c->err);
+    if (!copy)
+        return false;
+    free(*dst);
+    *dst = copy;
+    return true;
+}
+
+static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
+{
+    const char *name;
+    json_t *val;
+    ctk_kv_t *kv;
+
+    if (!json_is_object(v))
+        return fail(c, "expected an object of NAME: \"value\", got %s", type_name(v));
+    if (json_object_size(v) == 0)
+        return true;
+    kv = calloc(json_object_size(v), sizeof *kv);
+    if (!kv) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    *env = kv;
+    *n = 0;
+    json_object_foreach((json_t *)v, name, val) {
+        size_t saved, i = *n;
+
+        if (!push_key(c, name, &saved) || !check_env_name(c, name))
+            return false;
+        if (!json_is_string(val))
+            return fail(c, "expected a string, got %s", type_name(val));
+        if (json_string_length(val) == 0)
+            return fail(c, "expected a non-empty string (leave %s out to not set it)", name);
+        if (!check_text(c, json_string_value(val), "value"))
+            return false;
+        kv[i].name = ctk_strdup(name, c->err);
+        if (!kv[i].name)
+            return false;
+        (*n)++;
+        kv[i].value = ctk_strdup(json_string_value(val), c->err);
+        if (!kv[i].value)
+            return false;
+        pop(c, saved);
+    }
+    return true;
+}
+
+static bool take_aliases(check_t *c, const json_t *v, char ***aliases, size_t *n)
+{
+    size_t i;
+    char **list;
+
+    if (!json_is_array(v))
+        return fail(c, "expected an array of strings, got %s", type_name(v));
+    if (json_array_size(v) == 0)
+        return true;
+    list = calloc(json_array_size(v), sizeof *list);
+    if (!list) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    *aliases = list;
+    *n = 0;
+    for (i = 0; i < json_array_size(v); i++) {
+        size_t saved;
+
+        if (!push_index(c, i, &saved))
+            return false;
+        if (!take_string(c, json_array_get(v, i), &list[i]))
+            return false;
+        (*n)++;
+        if (!check_modver(c, list[i], "alias"))
+            return false;
+        pop(c, saved);
+    }
+    return true;
+}
+
+static bool check_object(check_t *c, const json_t *obj, const table_t *t, void *base,
+                         ctk_config_t *cfg, ctk_sdk_conf_t *sdk);
+
+static bool take_sdks(check_t *c, const json_t *v, ctk_config_t *cfg)
+{
+    size_t i;
+
+    if (!json_is_array(v))
+        return fail(c, "expected an array of SDK objects, got %s", type_name(v));
+    if (json_array_size(v) == 0)
+        return fail(c, "expected at least one SDK");
+    cfg->sdks = calloc(json_array_size(v), sizeof *cfg->sdks);
+    if (!cfg->sdks) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    for (i = 0; i < json_array_size(v); i++) {
+        ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+        size_t saved;
+
+        cfg->n_sdks = i + 1;
+        if (!push_index(c, i, &saved))
+            return false;
+        snprintf(sdk->jpath, sizeof sdk->jpath, "/sdks/%zu", i);
+        sdk->pos[CTK_F_SDK] = pos_of(c, cur_ptr(c), false);
+        if (!check_object(c, json_array_get(v, i), &sdk_table, sdk, cfg, sdk))
+            return false;
+        if (!sdk->module_version) {
+            sdk->module_version = ctk_strdup(sdk->version, c->err);
+            if (!sdk->module_version)
+                return false;
+        }
+        pop(c, saved);
+    }
+    return true;
+}
+
+static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *base,
+                        ctk_config_t *cfg, ctk_sdk_conf_t *sdk)
+{
+    char **str = (char **)((char *)base + k->off);
+
+    if (sdk && k->field >= 0)
+        sdk->pos[k->field] = pos_of(c, cur_ptr(c), false);
+    switch (k->kind) {
+    case K_IGNORE:
+        if (!json_is_string(v))
+            return fail(c, "expected a string, got %s", type_name(v));
+        return true;
+    case K_STRING:
+        return take_string(c, v, str);
+    case K_TEXT:
+        return take_string(c, v, str) && check_text(c, *str, "help text");
+    case K_NAME:
+        return take_string(c, v, str) && check_name(c, *str, k->key);
+    case K_MODVER:
+        return take_string(c, v, str) && check_modver(c, *str, k->key);
+    case K_MODULE:
+        return take_string(c, v, str) && check_module(c, *str);
+    case K_VERSION:
+        return take_string(c, v, str) && check_version(c, *str);
+    case K_DIR:
+        return take_string(c, v, str) && check_path(c, *str, PATH_PC | PATH_PATHVAR);
+    case K_PCDIR:
+        return take_string(c, v, str) && check_path(c, *str, PATH_PATHVAR);
+    case K_FILE:
+        return take_string(c, v, str) && check_path(c, *str, 0);
+    case K_BOOL:
+        if (!json_is_boolean(v))
+            return fail(c, "expected true or false, got %s", type_name(v));
+        *(bool *)((char *)base + k->off) = json_is_true(v);
+        return true;
+    case K_ENV:
+        return take_env(c, v, (ctk_kv_t **)((char *)base + k->off),
+                        (size_t *)((char *)base + k->off2));
+    case K_ALIASES:
+        return take_aliases(c, v, (char ***)((char *)base + k->off),
+                            (size_t *)((char *)base + k->off2));
+    case K_COMM:
+        if (!check_object(c, v, &comm_table, base, cfg, sdk))
+            return false;
+        if (!sdk->nccl && !sdk->nvshmem)
+            return fail(c, "expected \"nccl\", \"nvshmem\" or both");
+        return true;
+    case K_HOSTCC:
+        if (!check_object(c, v, &hostcc_table, base, cfg, sdk))
+            return false;
+        if (!sdk->host_compiler_module && !sdk->host_compiler_ccbin)
+            return fail(c, "expected \"module\", \"ccbin\" or both");
+        return true;
+    case K_SDKS:
+        return take_sdks(c, v, cfg);
+    }
+    return fail(c, "internal error: unhandled key kind");
+}
+
+/* Check an object against a key table, in file order, filling base. */
+static bool check_object(check_t *c, const json_t *obj, const table_t *t, void *base,
+                         ctk_config_t *cfg, ctk_sdk_conf_t *sdk)
+{
+    const char *key;
+    json_t *val;
+    size_t i;
+
+    if (!json_is_object(obj))
+        return fail(c, "expected %s object, got %s", t == &sdk_table ? "an SDK" : "an",
+                    type_name(obj));
+    json_object_foreach((json_t *)obj, key, val) {
+        const keyspec_t *k = table_find(t, key);
+        size_t saved;
+
+        if (!push_key(c, key, &saved))
+            return false;
+        if (!k)
+            return unknown_key(c, t, key);
+        if (!take_member(c, k, val, base, cfg, sdk))
+            return false;
+        pop(c, saved);
+    }
+    for (i = 0; i < t->n; i++)
+        if (t->keys[i].required && !json_object_get(obj, t->keys[i].key))
+            return fail(c, "missing required key \"%s\"", t->keys[i].key);
+    return true;
+}
+
+/* ---- rules across entries ------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    char where[96]; /* "/sdks/0" or "/sdks/0/aliases/1" */
+    size_t sdk;     /* index of the SDK the name selects */
+} modver_t;
+
+static const modver_t *modver_find(const modver_t *list, size_t n, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (strcmp(list[i].name, name) == 0)
+            return &list[i];
+    return NULL;
+}
+
+/* Every module version and alias selects one SDK: no two may be equal.
+ * Versions are claimed first so that a clash with an alias is blamed on
+ * the alias.  Then "default" must name one of them. */
+static bool check_modvers(check_t *c, ctk_config_t *cfg)
+{
+    size_t i, j, n = 0, total = cfg->n_sdks;
+    modver_t *list = NULL;
+    const modver_t *hit;
+    char at[96], q[96];
+    bool ok = false;
+
+    for (i = 0; i < cfg->n_sdks; i++)
+        total += cfg->sdks[i].n_aliases;
+    list = calloc(total, sizeof *list);
+    if (!list) {
+        ctk_error_nomem(c->err);
+        goto out;
+    }
+    for (i = 0; i < cfg->n_sdks; i++) {
+        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+        bool named = sdk->pos[CTK_F_NAME].line != 0;
+
+        hit = modver_find(list, n, sdk->module_version);
+        if (hit) {
+            snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
+            fail_at(c, at, false, "duplicate %s %s (also %s)", named ? "name" : "version",
+                    show(sdk->module_version, q), hit->where);
+            goto out;
+        }
+        list[n].name = sdk->module_version;
+        snprintf(list[n].where, sizeof list[n].where, "%s", sdk->jpath);
+        list[n++].sdk = i;
+    }
+    for (i = 0; i < cfg->n_sdks; i++) {
+        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+
+        for (j = 0; j < sdk->n_aliases; j++) {
+            snprintf(at, sizeof at, "%s/aliases/%zu", sdk->jpath, j);
+            hit = modver_find(list, n, sdk->aliases[j]);
+            if (hit && hit < list + cfg->n_sdks) {
+                fail_at(c, at, false, "alias %s is already the version of %s",
+                        show(sdk->aliases[j], q), hit->where);
+                goto out;
+            }
+            if (hit) {
+                fail_at(c, at, false, "duplicate alias %s (also %s)", show(sdk->aliases[j], q),
+                        hit->where);
+                goto out;
+            }
+            list[n].name = sdk->aliases[j];
+            snprintf(list[n].where, sizeof list[n].where, "%s", at);
+            list[n++].sdk = i;
+        }
+    }
+    if (cfg->default_version) {
+        char *resolved;
+
+        hit = modver_find(list, n, cfg->default_version);
+        if (!hit) {
+            ctk_buf_t have;
+
+            ctk_buf_init(&have);
+            for (i = 0; i < cfg->n_sdks && have.len < 400; i++)
+                ctk_buf_printf(&have, "%s%s", i ? ", " : "", cfg->sdks[i].module_version);
+            fail_at(c, "/default", false,
+                    "%s is not the version or alias of any SDK (versions: %s)",
+                    show(cfg->default_version, q), have.data ? have.data : "");
+            ctk_buf_fini(&have);
+            goto out;
+        }
+        /* an alias as default means the SDK it selects */
+        resolved = ctk_strdup(cfg->sdks[hit->sdk].module_version, c->err);
+        if (!resolved)
+            goto out;
+        free(cfg->default_version);
+        cfg->default_version = resolved;
+    }
+    ok = true;
+out:
+    free(list);
+    return ok;
+}
+
+static const ctk_kv_t *env_find(const ctk_kv_t *env, size_t n, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (strcmp(env[i].name, name) == 0)
+            return &env[i];
+    return NULL;
+}
+
+/* <MODULE_NAME>_VERSION is the module's own, and a variable is set in one
+ * place only, so no modulefile depends on which setting it emits last. */
+static bool check_env_across(check_t *c, const ctk_config_t *cfg)
+{
+    char *own = ctk_printf(c->err, "%s_VERSION", cfg->module_name), *at = NULL, *p;
+    size_t i, j;
+    bool ok = false;
+
+    if (!own)
+        goto out;
+    for (p = own; *p; p++) {
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 'a' + 'A');
+        else if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            *p = '_';
+    }
+    if (env_find(cfg->env, cfg->n_env, own)) {
+        at = ctk_printf(c->err, "/env/%s", own);
+        if (at)
+            fail_at(c, at, true, "%s is set by the generated module itself", own);
+        goto out;
+    }
+    for (i = 0; i < cfg->n_sdks; i++) {
+        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+
+        for (j = 0; j < sdk->n_env; j++) {
+            const char *name = sdk->env[j].name;
+            bool mine = strcmp(name, own) == 0;
+
+            if (!mine && !env_find(cfg->env, cfg->n_env, name))
+                continue;
+            at = ctk_printf(c->err, "%s/env/%s", sdk->jpath, name);
+            if (at && mine)
+                fail_at(c, at, true, "%s is set by the generated module itself", own);
+            else if (at)
+                fail_at(c, at, true, "%s is also set in /env; set it in one place", name);
+            goto out;
+        }
+    }
+    ok = true;
+out:
+    free(at);
+    free(own);
+    return ok;
+}
+
+/* ======================================================================
+ * Public API
+ * ====================================================================== */
+
+static void kv_free(ctk_kv_t *env, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        free(env[i].name);
+        free(env[i].value);
+    }
+    free(env);
+}
+
+static void sdk_conf_fini(ctk_sdk_conf_t *sdk)
+{
+    size_t i;
+
+    free(sdk->version);
+    free(sdk->module_version);
+    free(sdk->base);
+    free(sdk->math_libs);
+    free(sdk->nvvm);
+    free(sdk->cupti);
+    free(sdk->nccl);
+    free(sdk->nvshmem);
+    free(sdk->host_compiler_module);
+    free(sdk->host_compiler_ccbin);
+    free(sdk->help);
+    kv_free(sdk->env, sdk->n_env);
+    for (i = 0; i < sdk->n_aliases; i++)
+        free(sdk->aliases[i]);
+    free(sdk->aliases);
+}
+
+void ctk_config_free(ctk_config_t *cfg)
+{
+    size_t i;
+
+    if (!cfg)
+        return;
+    for (i = 0; i < cfg->n_sdks; i++)
+        sdk_conf_fini(&cfg->sdks[i]);
+    free(cfg->sdks);
+    kv_free(cfg->env, cfg->n_env);
+    free(cfg->help);
+    free(cfg->pkgconfig_dir);
+    free(cfg->pc_prefix);
+    free(cfg->default_version);
+    free(cfg->family);
+    free(cfg->module_name);
+    free(cfg->source);
+    free(cfg);
+}
+
+ctk_config_t *ctk_config_new(const char *source, ctk_error_t *err)
+{
+    ctk_config_t *cfg = calloc(1, sizeof *cfg);
+
+    if (!cfg) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    cfg->pc_rpath = true;
+    if (!(cfg->source = ctk_strdup(source ? source : "<string>", err)) ||
+        !(cfg->module_name = ctk_strdup(DEFAULT_MODULE_NAME, err)) ||
+        !(cfg->family = ctk_strdup(DEFAULT_FAMILY, err)) ||
+        !(cfg->pc_prefix = ctk_strdup(DEFAULT_PC_PREFIX, err))) {
+        ctk_config_free(cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+ctk_sdk_conf_t *ctk_config_add_sdk(ctk_config_t *cfg, const char *version, const char *base,
+                                   ctk_error_t *err)
+{
+    ctk_sdk_conf_t *sdks, *sdk;
+    char *v = NULL, *b = NULL;
+
+    if (cfg->n_sdks >= SIZE_MAX / sizeof *sdks - 1)
+        goto nomem;
+    v = ctk_strdup(version, err);
+    b = ctk_strdup(base, err);
+    if (!v || !b)
+        goto fail;
+    sdks = realloc(cfg->sdks, (cfg->n_sdks + 1) * sizeof *sdks);
+    if (!sdks)
+        goto nomem;
+    cfg->sdks = sdks;
+    sdk = &sdks[cfg->n_sdks];
+    memset(sdk, 0, sizeof *sdk);
+    snprintf(sdk->jpath, sizeof sdk->jpath, "/sdks/%zu", cfg->n_sdks);
+    sdk->version = v;
+    sdk->base = b;
+    cfg->n_sdks++;
+    return sdk;
+nomem:
+    ctk_error_nomem(err);
+fail:
+    free(v);
+    free(b);
+    return NULL;
+}
+
+ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *source,
+                                     ctk_error_t *err)
+{
+    json_error_t je;
+    json_t *root = NULL;
+    posidx_t idx;
+    check_t c;
+    ctk_config_t *cfg = NULL;
+    bool ok = false;
+
+    memset(&je, 0, sizeof je);
+    memset(&idx, 0, sizeof idx);
+    memset(&c, 0, sizeof c);
+    ctk_buf_init(&c.ptr);
+    if (!source)
+        source = "<string>";
+    root = parse(text, len, &je);
+    if (!root) {
+        int line, column;
+
+        if (json_error_is_nomem(&je)) {
+            ctk_error_nomem(err);
+            goto out;
+        }
+        json_error_place(text, len, &je, &line, &column);
+        ctk_error_set(err, CTK_E_JSON, source, line, column, "%s", je.text);
+        goto out;
+    }
+    if (!posidx_build(&idx, text, len, source, err))
+        goto out;
+    cfg = ctk_config_new(source, err);
+    if (!cfg)
+        goto out;
+    c.source = source;
+    c.idx = &idx;
+    c.err = err;
+    if (!check_object(&c, root, &top_table, cfg, cfg, NULL))
+        goto out;
+    if (!check_modvers(&c, cfg) || !check_env_across(&c, cfg))
+        goto out;
+    ok = true;
+out:
+    ctk_buf_fini(&c.ptr);
+    posidx_fini(&idx);
+    json_decref(root);
+    if (!ok) {
+        ctk_config_free(cfg);
+        cfg = NULL;
+    }
+    return cfg;
+}
+
+ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err)
+{
+    ctk_config_t *cfg;
+    size_t len = 0;
+    char *text = ctk_file_read(path, CONFIG_MAX_BYTES, &len, err);
+
+    if (!text)
+        return NULL;
+    cfg = ctk_config_load_string(text, len, path, err);
+    free(text);
+    return cfg;
+}
+
+/* ---- dump ---------------------------------------------------------------------- */
+
+static bool utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        unsigned cp;
+        int n, i;
+
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        if ((*p & 0xe0) == 0xc0) {
+            n = 1;
+            cp = *p & 0x1f;
+        } else if ((*p & 0xf0) == 0xe0) {
+            n = 2;
+            cp = *p & 0x0f;
+        } else if ((*p & 0xf8) == 0xf0) {
+            n = 3;
+            cp = *p & 0x07;
+        } else {
+            return false;
+        }
+        for (i = 1; i <= n; i++) {
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i] & 0x3f);
+        }
+        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+            cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+            return false;
+        p += n + 1;
+    }
+    return true;
+}
+
+typedef struct {
+    ctk_error_t *err;
+    const char *where; /* the SDK's pointer, or "" at the top */
+} dump_t;
+
+/* obj[key] = s unless s is NULL. */
+static bool put_str(dump_t *d, json_t *obj, const char *key, const char *s)
+{
+    if (!s)
+        return true;
+    if (!utf8_valid(s)) {
+        ctk_error_set(d->err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s/%s: not valid UTF-8, which JSON cannot hold", d->where, key);
+        return false;
+    }
+    if (json_object_set_new(obj, key, json_string(s)) != 0) {
+        ctk_error_nomem(d->err);
+        return false;
+    }
+    return true;
+}
+
+/* obj[key] = child, taking child (NULL: out of memory). */
+static bool put_new(dump_t *d, json_t *obj, const char *key, json_t *child)
+{
+    if (json_object_set_new(obj, key, child) != 0) {
+        ctk_error_nomem(d->err);
+        return false;
+    }
+    return true;
+}
+
+static bool put_env(dump_t *d, json_t *obj, const ctk_kv_t *env, size_t n)
+{
+    json_t *e;
+    size_t i;
+
+    if (n == 0)
+        return true;
+    e = json_object();
+    if (!put_new(d, obj, "env", e))
+        return false;
+    for (i = 0; i < n; i++) {
+        if (!utf8_valid(env[i].name)) {
+            ctk_error_set(d->err, CTK_E_QUOTE, NULL, 0, 0,
+                          "%s/env: a name is not valid UTF-8, which JSON cannot hold", d->where);
+            return false;
+        }
+        if (!put_str(d, e, env[i].name, env[i].value ? env[i].value : ""))
+            return false;
+    }
+    return true;
+}
+
+static bool dump_sdk(dump_t *d, json_t *arr, const ctk_sdk_conf_t *sdk)
+{
+    json_t *o = json_object(), *sub;
+    size_t i;
+
+    if (!o || json_array_append_new(arr, o) != 0) {
+        ctk_error_nomem(d->err);
+        return false;
+    }
+    d->where = sdk->jpath;
+    if (!put_str(d, o, "version", sdk->version))
+        return false;
+    if (sdk->module_version && (!sdk->version || strcmp(sdk->module_version, sdk->version) != 0) &&
+        !put_str(d, o, "name", sdk->module_version))
+        return false;
+    if (!put_str(d, o, "base", sdk->base) || !put_str(d, o, "math_libs", sdk->math_libs) ||
+        !put_str(d, o, "nvvm", sdk->nvvm) || !put_str(d, o, "cupti", sdk->cupti))
+        return false;
+    if (sdk->nccl || sdk->nvshmem) {
+        sub = json_object();
+        if (!put_new(d, o, "comm_libs", sub) || !put_str(d, sub, "nccl", sdk->nccl) ||
+            !put_str(d, sub, "nvshmem", sdk->nvshmem))
+            return false;
+    }
+    if (sdk->host_compiler_module || sdk->host_compiler_ccbin) {
+        sub = json_object();
+        if (!put_new(d, o, "host_compiler", sub) ||
+            !put_str(d, sub, "module", sdk->host_compiler_module) ||
+            !put_str(d, sub, "ccbin", sdk->host_compiler_ccbin))
+            return false;
+    }
+    if (!put_str(d, o, "help", sdk->help) || !put_env(d, o, sdk->env, sdk->n_env))
+        return false;
+    if (sdk->n_aliases) {
+        sub = json_array();
+        if (!put_new(d, o, "aliases", sub))
+            return false;
+        for (i = 0; i < sdk->n_aliases; i++) {
+            if (!utf8_valid(sdk->aliases[i])) {
+                ctk_error_set(d->err, CTK_E_QUOTE, NULL, 0, 0,
+                              "%s/aliases/%zu: not valid UTF-8, which JSON cannot hold", d->where,
+                              i);
+                return false;
+            }
+            if (json_array_append_new(sub, json_string(sdk->aliases[i])) != 0) {
+                ctk_error_nomem(d->err);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool differs(const char *s, const char *dflt)
+{
+    return s && strcmp(s, dflt) != 0;
+}
+
+char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err)
+{
+    dump_t d = { err, "" };
+    json_t *root = json_object(), *arr;
+    char *out = NULL;
+    size_t i, n;
+
+    if (!root) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    if ((differs(cfg->module_name, DEFAULT_MODULE_NAME) &&
+         !put_str(&d, root, "module_name", cfg->module_name)) ||
+        (differs(cfg->family, DEFAULT_FAMILY) && !put_str(&d, root, "family", cfg->family)) ||
+        !put_str(&d, root, "default", cfg->default_version) ||
+        (differs(cfg->pc_prefix, DEFAULT_PC_PREFIX) &&
+         !put_str(&d, root, "pc_prefix", cfg->pc_prefix)) ||
+        !put_str(&d, root, "pkgconfig_dir", cfg->pkgconfig_dir))
+        goto out;
+    if (!cfg->pc_rpath && !put_new(&d, root, "pc_rpath", json_false()))
+        goto out;
+    if (!put_str(&d, root, "help", cfg->help) || !put_env(&d, root, cfg->env, cfg->n_env))
+        goto out;
+    arr = json_array();
+    if (!put_new(&d, root, "sdks", arr))
+        goto out;
+    for (i = 0; i < cfg->n_sdks; i++)
+        if (!dump_sdk(&d, arr, &cfg->sdks[i]))
+            goto out;
+    /* into our own buffer, so the caller frees with free() whatever
+     * allocator jansson was given */
+    n = json_dumpb(root, NULL, 0, JSON_INDENT(2));
+    if (n == 0 || n > SIZE_MAX - 2) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    out = malloc(n + 2);
+    if (!out) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    if (json_dumpb(root, out, n, JSON_INDENT(2)) != n) {
+        free(out);
+        out = NULL;
+        ctk_error_nomem(err);
+        goto out;
+    }
+    out[n] = '\n';
+    out[n + 1] = '\0';
+out:
+    json_decref(root);
+    return out;
+}

@@ -1,0 +1,106 @@
+/* config.h - the site config: JSON in, a checked ctk_config_t out.
+ * SPDX-License-Identifier: MIT
+ *
+ * config.c is the only file that parses JSON input.  Loading checks the
+ * schema (docs/site-config.md, docs/site-config.schema.json) but not the
+ * filesystem: whether paths hold a toolkit is sdk.c's job.  Every schema
+ * error carries the config path, the line and column of the offending
+ * value (or key) and its JSON path in the text, e.g.
+ *   site.json:7:7: error: /sdks/0/bsae: unknown key (did you mean "base"?)
+ */
+#ifndef CTK_CONFIG_H
+#define CTK_CONFIG_H
+
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Position of a value in the config text; 0/0 when unknown. */
+typedef struct {
+    int line, column;
+} ctk_pos_t;
+
+/* Fields of an SDK entry whose positions are kept for error messages. */
+typedef enum {
+    CTK_F_SDK = 0, /* the SDK's object itself */
+    CTK_F_VERSION,
+    CTK_F_NAME,
+    CTK_F_BASE,
+    CTK_F_MATH_LIBS,
+    CTK_F_NVVM,
+    CTK_F_CUPTI,
+    CTK_F_NCCL,
+    CTK_F_NVSHMEM,
+    CTK_F_CCBIN,
+    CTK_F__COUNT
+} ctk_sdk_field_t;
+
+/* One NAME=VALUE pair, kept in the order given. */
+typedef struct {
+    char *name;
+    char *value;
+} ctk_kv_t;
+
+typedef struct {
+    char *version;        /* required: CUDA release the toolkit must be, "X.Y" or "X.Y.Z" */
+    char *module_version; /* "name" key: module/.pc version string; defaults to version */
+    char *base;           /* required: toolkit root (bin/nvcc, cuda_runtime.h, libcudart) */
+    char *math_libs;      /* optional roots; NULL when absent (found under base) */
+    char *nvvm;
+    char *cupti;
+    char *nccl;           /* "comm_libs": {"nccl": DIR, "nvshmem": DIR}; NULL if absent */
+    char *nvshmem;
+    char *host_compiler_module; /* "host_compiler": {"module": "gcc/12", "ccbin": PATH} */
+    char *host_compiler_ccbin;
+    char *help;           /* extra help text for this SDK; NULL if absent */
+    ctk_kv_t *env;        /* "env": extra environment variables, in file order */
+    size_t n_env;
+    char **aliases;       /* "aliases": extra module versions pointing at this one */
+    size_t n_aliases;
+    /* where it came from, for messages */
+    char jpath[32];       /* "/sdks/3" */
+    ctk_pos_t pos[CTK_F__COUNT]; /* position of each field's value */
+} ctk_sdk_conf_t;
+
+typedef struct {
+    char *source;           /* config path, or "<scan>" when built from a scan */
+    char *module_name;      /* default "cudatoolkit" */
+    char *family;           /* default "cuda" */
+    char *default_version;  /* module version marked default; NULL: none.
+                               An alias in the file is resolved to the
+                               module version it selects. */
+    char *pc_prefix;        /* .pc name prefix; default "ctk" -> ctk-12.4.pc */
+    char *pkgconfig_dir;    /* where the .pc files will live for users;
+                               NULL: OUT/pkgconfig made absolute */
+    bool pc_rpath;          /* add a run path to the .pc Libs (default true) */
+    char *help;             /* site-wide help text; NULL if absent */
+    ctk_kv_t *env;          /* site-wide extra environment variables */
+    size_t n_env;
+    ctk_sdk_conf_t *sdks;
+    size_t n_sdks;
+} ctk_config_t;
+
+/* Parse and check a config file.  Caller frees with ctk_config_free(). */
+ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err);
+
+/* Same, from text in memory; source names it in errors. */
+ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *source,
+                                     ctk_error_t *err);
+
+/* An empty config with defaults (for scans); caller frees. */
+ctk_config_t *ctk_config_new(const char *source, ctk_error_t *err);
+
+/* Append an SDK with version and base set, the rest NULL; returns a borrowed
+ * pointer to fill in (strings it holds are freed by ctk_config_free).  The
+ * pointer is valid until the next ctk_config_add_sdk on cfg. */
+ctk_sdk_conf_t *ctk_config_add_sdk(ctk_config_t *cfg, const char *version, const char *base,
+                                   ctk_error_t *err);
+
+void ctk_config_free(ctk_config_t *cfg);
+
+/* Render a config as JSON text in the schema's key order (for `scan`).
+ * Caller frees. */
+char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err);
+
+#endif
