@@ -1,7 +1,7 @@
 /* cli.c - option tables, --help text, messages and exit codes.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "cli.h"
 #include "util.h"

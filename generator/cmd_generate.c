@@ -5,7 +5,7 @@
  * every file in memory, plan against the output tree, then write.  Any
  * error before the write leaves the output tree exactly as it was.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "cli.h"
 #include "cmds.h"

@@ -12,7 +12,7 @@
  *      pointer of the culprit and its position from step 2.
  * No json_t ever leaves this file.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "config.h" /* generator/config.h: this directory comes first */
 #include "util.h"

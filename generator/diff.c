@@ -8,7 +8,7 @@
  * is O(D^2) ints, which CTK_DIFF_MAX_D bounds (about 8 MB); beyond it the
  * middle is shown as one block replaced by another.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "diff.h"
 #include "util.h"

@@ -1,5 +1,5 @@
 /* discover.c - find installed CUDA toolkits in the standard places. SPDX-License-Identifier: MIT */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "discover.h"
 

@@ -1,7 +1,7 @@
 /* error.c - ctk_error_t helpers.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "error.h"
 

@@ -8,7 +8,7 @@
  * the state is poisoned: the sandbox's pcall re-raises, so a chunk cannot
  * swallow the error and carry on.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "luahost.h"
 #include "quote.h"

@@ -1,7 +1,7 @@
 /* main.c - ctkgen entry point: global options and dispatch to cmd_*.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "cli.h"
 #include "cmds.h"

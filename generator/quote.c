@@ -5,7 +5,7 @@
  * refuses.  Nothing here trusts the input: a path such as
  * /opt/x"]]; os.execute("rm -rf /") --[[ must stay a string.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "quote.h"
 #include "util.h"

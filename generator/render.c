@@ -6,7 +6,7 @@
  * version variable) and the .pc variable layout; which directory goes on
  * which variable was decided in sdk.c.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "render.h"
 #include "luahost.h"

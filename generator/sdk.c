@@ -1,5 +1,5 @@
 /* sdk.c - the SDK model: versions, verified directories, decisions. SPDX-License-Identifier: MIT */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "sdk.h"
 

@@ -1,7 +1,7 @@
 /* util.c - owned strings, buffers, string lists and file helpers.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "util.h"
 

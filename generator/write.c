@@ -10,7 +10,7 @@
  * directory descriptor rather than with mkostemp(), which takes a path and
  * would resolve every component of it again.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "write.h"
 #include "diff.h"

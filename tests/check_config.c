@@ -6,10 +6,10 @@
  * and text; the positions were worked out from the text by hand, not taken
  * from the loader.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 /* "config.h" alone would find the autoconf header again: name ours. */
-#include "../generator/config.h"
+#include "config.h"
 #include "testutil.h"
 #include "util.h"
 

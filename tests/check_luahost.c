@@ -1,7 +1,7 @@
 /* check_luahost.c - the Lua sandbox: whitelist, limits, read-only data.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "luahost.h"
 #include "testutil.h"

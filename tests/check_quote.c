@@ -5,7 +5,7 @@
  * embedded Lua 5.4, tclsh, and the pkgconf CLI (through sh's eval, as a
  * Makefile's $(shell) user would see it).
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "luahost.h"
 #include "quote.h"

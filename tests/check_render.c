@@ -4,7 +4,7 @@
  * SDK records are built by hand here, so the golden files do not depend on
  * the machine.  CTK_UPDATE_GOLDEN=1 rewrites them (review the diff!).
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "render.h"
 #include "testutil.h"

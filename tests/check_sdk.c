@@ -6,7 +6,7 @@
  * trees in a temp dir.  Without a toolkit the fake-tree tests still run,
  * then the program reports SKIP (exit 77) rather than a pass.
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "discover.h"
 #include "sdk.h"

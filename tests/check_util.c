@@ -1,7 +1,7 @@
 /* check_util.c - strings, buffers, lists and file helpers.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "testutil.h"
 #include "util.h"

@@ -1,7 +1,7 @@
 /* check_write.c - tests of the output tree writer, manifest, lock and diff.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "diff.h"
 #include "testutil.h"

@@ -1,7 +1,7 @@
 /* testutil.c - temp dirs, fixtures and small file helpers for Check tests.
  * SPDX-License-Identifier: MIT
  */
-#include <config.h>
+#include <ctkconf.h>
 
 #include "testutil.h"
 
