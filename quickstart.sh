@@ -4,8 +4,5 @@
 # SPDX-License-Identifier: MIT
 set -eu
 cd "$(dirname "$0")"
-sh build-aux/deps.sh
-[ -x configure ] || autoreconf -fi
-[ -f Makefile ] || ./configure -q
-make -s -j"$(nproc)"
+sh build-aux/build.sh
 ./ctkgen generate -o ctkgen-out "$@"

@@ -5,10 +5,7 @@
 # SPDX-License-Identifier: MIT
 set -eu
 cd "$(dirname "$0")"
-sh build-aux/deps.sh
-[ -x configure ] || autoreconf -fi
-[ -f Makefile ] || ./configure -q
-make -s -j"$(nproc)"
+sh build-aux/build.sh
 status=0
 make -j"$(nproc)" check || status=$?
 # show what failed, and the closing counts, where CI can see them

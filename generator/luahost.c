@@ -251,6 +251,34 @@ static int sb_emit(lua_State *L)
     return 0;
 }
 
+static int sb_emitln(lua_State *L)
+{
+    host_t *h = get_host(L);
+
+    sb_emit(L);
+    if (!ctk_buf_append(&h->out, "\n", 1))
+        return luaL_error(L, "emit: out of memory");
+    return 0;
+}
+
+/* Text for a comment line: control bytes and backslashes (a trailing one
+ * continues a Tcl comment onto the next line) become '?'. */
+static int sb_comment(lua_State *L)
+{
+    size_t len, i;
+    const char *s = luaL_checklstring(L, 1, &len);
+    luaL_Buffer b;
+
+    luaL_buffinit(L, &b);
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+
+        luaL_addchar(&b, (c < 0x20 || c == 0x7f || c == '\\') ? '?' : (char)c);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
 typedef char *(*quoter_t)(const char *, const char *, ctk_error_t *);
 
 static int do_quote(lua_State *L, quoter_t q)
@@ -420,6 +448,10 @@ static void push_env(lua_State *L)
     lua_setfield(L, -2, "pcall");
     lua_pushcfunction(L, sb_emit);
     lua_setfield(L, -2, "emit");
+    lua_pushcfunction(L, sb_emitln);
+    lua_setfield(L, -2, "emitln");
+    lua_pushcfunction(L, sb_comment);
+    lua_setfield(L, -2, "comment");
     lua_pushcfunction(L, sb_lua_q);
     lua_setfield(L, -2, "lua_q");
     lua_pushcfunction(L, sb_tcl_q);

@@ -40,6 +40,9 @@ typedef struct {
  * chunk sees the whitelisted globals plus:
  *   ctk             the data tree, read-only
  *   emit(...)       append strings (numbers converted) to the output
+ *   emitln(...)     the same, then a newline
+ *   comment(s)      s with control bytes and backslashes shown as '?',
+ *                   safe on a comment line of any of the formats
  *   lua_q(s[,what]) tcl_q(s[,what]) pc_q(s[,what])   quote.h, raising
  *                   an error (reported as CTK_E_QUOTE) when impossible
  * Errors carry chunkname, line and a traceback in err->text. */

@@ -3,38 +3,27 @@
 -- Libs use only -L, -l and "-Xlinker -rpath=DIRS", which nvcc and the host
 -- compilers all accept verbatim (nvcc rejects -Wl,a,b,c lists).
 
-local function line(...)
-  emit(...)
-  emit("\n")
-end
-
--- Comments are for people: control bytes and backslashes (a trailing one
--- would continue a Tcl comment onto the next line) are shown as '?'.
-local function safe(s)
-  return (s:gsub("[%c\\]", "?"))
-end
-
 local pc = ctk.pc
-line("# ", ctk.header)
-line("# ", ctk.description, " at ", safe(ctk.root))
-line("# version read from ", safe(ctk.version_source))
+emitln("# ", ctk.header)
+emitln("# ", ctk.description, " at ", comment(ctk.root))
+emitln("# version read from ", comment(ctk.version_source))
 for _, v in ipairs(pc.vars) do
   local value = pc_q(v.value, v.name)
   if v.ref then
     value = "${" .. v.ref .. "}" .. value
   end
-  line(v.name, "=", value)
+  emitln(v.name, "=", value)
 end
-line()
-line("Name: ", ctk.pc_prefix)
-line("Description: ", pc.description)
-line("Version: ", ctk.display_version)
+emitln()
+emitln("Name: ", ctk.pc_prefix)
+emitln("Description: ", pc.description)
+emitln("Version: ", ctk.display_version)
 
 local cflags = {}
 for _, name in ipairs(pc.cflags) do
   cflags[#cflags + 1] = "-I${" .. name .. "}"
 end
-line("Cflags: ", table.concat(cflags, " "))
+emitln("Cflags: ", table.concat(cflags, " "))
 
 local libs = {}
 for _, name in ipairs(pc.libdirs) do
@@ -50,4 +39,4 @@ if pc.rpath and #pc.libdirs > 0 then
   end
   libs[#libs + 1] = "-Xlinker -rpath=" .. table.concat(dirs, ":")
 end
-line("Libs: ", table.concat(libs, " "))
+emitln("Libs: ", table.concat(libs, " "))

@@ -2,19 +2,14 @@
 -- SPDX-License-Identifier: MIT
 -- The only default mechanism in this directory (no .version file).
 
-local function line(...)
-  emit(...)
-  emit("\n")
-end
-
-line("#%Module1.0")
-line("## ", ctk.header)
+emitln("#%Module1.0")
+emitln("## ", ctk.header)
 local name = ctk.module_name
 if ctk.default then
-  line("module-version ", tcl_q(name .. "/" .. ctk.default), " default")
+  emitln("module-version ", tcl_q(name .. "/" .. ctk.default), " default")
 end
 for _, m in ipairs(ctk.modules) do
   for _, a in ipairs(m.aliases) do
-    line("module-version ", tcl_q(name .. "/" .. m.version), " ", tcl_q(a))
+    emitln("module-version ", tcl_q(name .. "/" .. m.version), " ", tcl_q(a))
   end
 end

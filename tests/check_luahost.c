@@ -148,6 +148,17 @@ START_TEST(test_luahost_refuses_binary_chunks)
 }
 END_TEST
 
+START_TEST(test_luahost_comment_neutralises_line_breaks)
+{
+    ctk_error_t err;
+    char *out = run("emitln(comment('a\\nb\\\\'), 'x')", NULL, NULL, &err);
+
+    ck_assert_msg(out != NULL, "%s", err.text);
+    ck_assert_str_eq(out, "a?b?x\n");
+    free(out);
+}
+END_TEST
+
 START_TEST(test_luahost_quote_failure_is_quote_error)
 {
     ctk_error_t err;
@@ -172,6 +183,7 @@ int main(void)
     tcase_add_test(tc, test_luahost_deep_recursion_is_an_error);
     tcase_add_test(tc, test_luahost_reports_syntax_error_line);
     tcase_add_test(tc, test_luahost_refuses_binary_chunks);
+    tcase_add_test(tc, test_luahost_comment_neutralises_line_breaks);
     tcase_add_test(tc, test_luahost_quote_failure_is_quote_error);
     suite_add_tcase(s, tc);
     return tu_run(s);
