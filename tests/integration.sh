@@ -158,6 +158,19 @@ check "split: from the .pc, the linker takes libcublas from math_libs" grep -q "
 check "split: without a module the .pc's run path finds math_libs' libcublas" \
     grep -q "libcublas.so.* => $HPC/math_libs/13.0/" "$w/ldd_pc"
 
+# MANPATH only where the toolkit has man pages, the same in both systems
+man=$T/withman
+mkdir -p "$man" && cp -as "$FIX/standalone/cuda-13.0/." "$man/cuda" && mkdir -p "$man/cuda/doc/man/man1" &&
+    printf '.TH NVCC 1\n.SH NAME\nnvcc\n' > "$man/cuda/doc/man/man1/nvcc.1"
+printf '{ "sdks": [ { "version": "13.0", "base": "%s/cuda" } ] }\n' "$man" > "$T/man.json"
+check "man: generate" "$CTKGEN" -q generate -c "$T/man.json" -o "$T/manout"
+for sys in lmod tcl; do
+    v=$(load_and_run "$sys" "$T/manout/$sys" cudatoolkit/13.0 'printf %s "${MANPATH-}"')
+    check "man/$sys: MANPATH starts with the toolkit's doc/man" sh -c "case '$v' in '$man/cuda/doc/man'*) ;; *) exit 1;; esac"
+done
+v=$(load_and_run lmod "$T/out-standalone/lmod" cudatoolkit/13.0 'printf %s "${MANPATH-<unset>}"')
+check "man: a toolkit without man pages leaves MANPATH alone" [ "$v" = "<unset>" ]
+
 # two toolkits in one tree are never loaded together
 cat > "$T/two.json" <<JSON
 { "sdks": [ { "version": "13.0", "base": "$CTK_TEST_CUDA" },
