@@ -92,8 +92,13 @@ static ctk_config_t *load_config(const gen_opts_t *o, ctk_error_t *err)
     ctk_config_t *cfg;
     size_t i;
 
-    if (o->config)
-        return ctk_config_load(o->config, err);
+    if (o->config) {
+        cfg = ctk_config_load(o->config, err);
+        /* an unreadable config is bad input (exit 3), not a broken system */
+        if (!cfg && err && err->code == CTK_E_IO)
+            err->code = CTK_E_CONFIG;
+        return cfg;
+    }
     ctk_strlist_init(&notes);
     ctk_cli_info("no config given: scanning the standard install places");
     cfg = ctk_discover_standard(NULL, 0, &notes, err);
