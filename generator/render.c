@@ -268,6 +268,9 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
         pv = ctk_lval_map();
         bput(b, pv, "name", ctk_lval_str(vars[i].name));
         bput(b, pv, "dirs", strlist_val(b, vars[i].dirs));
+        /* man reads an empty MANPATH element as "the system's pages too";
+         * without one, loading the module would hide every other man page */
+        bput(b, pv, "keep_default", ctk_lval_bool(strcmp(vars[i].name, "MANPATH") == 0));
         bpush(b, paths, pv);
     }
     bput(b, m, "paths", paths);

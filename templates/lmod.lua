@@ -24,6 +24,9 @@ for _, var in ipairs(ctk.paths) do
   for i = #var.dirs, 1, -1 do
     emitln("prepend_path(", lua_q(var.name), ", ", lua_q(var.dirs[i], var.name), ")")
   end
+  if var.keep_default then
+    emitln("append_path(", lua_q(var.name), ", \"\")")
+  end
 end
 emitln()
 for _, e in ipairs(ctk.setenv) do

@@ -28,6 +28,9 @@ for _, var in ipairs(ctk.paths) do
   for i = #var.dirs, 1, -1 do
     emitln("prepend-path ", tcl_q(var.name), " ", tcl_q(var.dirs[i], var.name))
   end
+  if var.keep_default then
+    emitln("append-path ", tcl_q(var.name), " \"\"")
+  end
 end
 emitln()
 for _, e in ipairs(ctk.setenv) do
