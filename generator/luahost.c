@@ -6,7 +6,8 @@
  * chunk does: bytes (the allocator refuses past mem_limit) and VM
  * instructions (a count hook raises past instr_limit).  Once a limit is hit
  * the state is poisoned: the sandbox's pcall re-raises, so a chunk cannot
- * swallow the error and carry on.
+ * swallow the error and carry on.  Errors raised by host functions
+ * (ctk_lua_run) are fatal in the same way.
  */
 #include <ctkconf.h>
 
@@ -18,6 +19,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,6 +171,8 @@ typedef struct {
     const char *poison;  /* why */
     ctk_buf_t out;       /* what emit() produced */
     ctk_error_t qerr;    /* a quoting failure, reported as itself */
+    ctk_error_t cberr;   /* the first error a host function raised; fatal */
+    void *ud;            /* passed to host functions */
 } host_t;
 
 static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -210,8 +214,14 @@ static void count_hook(lua_State *L, lua_Debug *ar)
         h->poisoned = true;
         h->poison = "instruction budget exhausted";
     }
-    if (h->poisoned)
+    if (h->poisoned) {
+        lua_Debug d;
+
+        /* level 0 is the function the hook interrupted: name its line */
+        if (lua_getstack(L, 0, &d) && lua_getinfo(L, "Sl", &d) && d.currentline > 0)
+            luaL_error(L, "%s:%d: %s", d.short_src, d.currentline, h->poison);
         luaL_error(L, "%s", h->poison);
+    }
 }
 
 /* pcall that cannot catch a limit: the sandbox's only protected call. */
@@ -224,6 +234,8 @@ static int sb_pcall(lua_State *L)
     status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
     if (h->poisoned)
         return luaL_error(L, "%s", h->poison);
+    if (status != LUA_OK && ctk_error_is_set(&h->cberr))
+        return lua_error(L); /* re-raise the host function's error */
     lua_pushboolean(L, status == LUA_OK);
     if (status != LUA_OK) {
         lua_insert(L, -2);
@@ -425,8 +437,12 @@ static void copy_lib(lua_State *L, const char *name, const char *const *drop)
     lua_setfield(L, -2, name);
 }
 
-/* Build the sandbox environment; leaves it on the stack. */
-static void push_env(lua_State *L)
+static void push_template_helpers(lua_State *L);
+static void push_host_fns(lua_State *L, const ctk_lua_reg_t *fns);
+
+/* Build the sandbox environment; leaves it on the stack.  template adds
+ * the rendering helpers; allow_globals lets the chunk assign globals. */
+static void push_env(lua_State *L, bool template, bool allow_globals)
 {
     static const char *const base_ok[] = {
         "assert", "error", "ipairs", "next", "pairs", "select", "tonumber",
@@ -446,6 +462,20 @@ static void push_env(lua_State *L)
     copy_lib(L, "utf8", NULL);
     lua_pushcfunction(L, sb_pcall);
     lua_setfield(L, -2, "pcall");
+    if (template)
+        push_template_helpers(L);
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, strict_index);
+    lua_setfield(L, -2, "__index");
+    if (!allow_globals) {
+        lua_pushcfunction(L, strict_newindex);
+        lua_setfield(L, -2, "__newindex");
+    }
+    lua_setmetatable(L, -2);
+}
+
+static void push_template_helpers(lua_State *L)
+{
     lua_pushcfunction(L, sb_emit);
     lua_setfield(L, -2, "emit");
     lua_pushcfunction(L, sb_emitln);
@@ -458,20 +488,18 @@ static void push_env(lua_State *L)
     lua_setfield(L, -2, "tcl_q");
     lua_pushcfunction(L, sb_pc_q);
     lua_setfield(L, -2, "pc_q");
-    lua_createtable(L, 0, 2);
-    lua_pushcfunction(L, strict_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, strict_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_setmetatable(L, -2);
 }
 
 typedef struct {
+    bool template;             /* ctk_lua_render: helpers and `ctk` */
     const ctk_lval_t *data;
+    const ctk_lua_reg_t *fns;  /* ctk_lua_run: host functions */
+    unsigned flags;
 } setup_args_t;
 
-/* Open the allowed libraries, trim them, build _ENV with `ctk` in it.
- * Runs protected; returns the env on the stack. */
+/* Open the allowed libraries, trim them, build _ENV with `ctk` (templates)
+ * or the host functions in it.  Runs protected; returns the env on the
+ * stack. */
 static int setup_p(lua_State *L)
 {
     static const luaL_Reg libs[] = {
@@ -492,13 +520,17 @@ static int setup_p(lua_State *L)
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
     lua_pop(L, 1);
-    push_env(L);
-    lua_pushstring(L, "ctk");
-    if (a->data)
-        push_lval(L, a->data, 0);
-    else
-        lua_pushnil(L);
-    lua_rawset(L, -3);
+    push_env(L, a->template, (a->flags & CTK_LUA_ALLOW_GLOBALS) != 0);
+    if (a->template) {
+        lua_pushstring(L, "ctk");
+        if (a->data)
+            push_lval(L, a->data, 0);
+        else
+            lua_pushnil(L);
+        lua_rawset(L, -3);
+    }
+    if (a->fns)
+        push_host_fns(L, a->fns);
     return 1;
 }
 
@@ -526,32 +558,30 @@ static int message_line(const char *msg, const char *chunk)
     return (*p == ':' && line < 1000000) ? (int)line : 0;
 }
 
-char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
-                     const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err)
+/* Set up the sandbox in a fresh state and run the chunk: the part
+ * ctk_lua_render() and ctk_lua_run() share.  h is initialised by the
+ * caller (limits, output buffer); the state is closed on every path. */
+static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t len,
+                      const setup_args_t *args, const ctk_lua_limits_t *limits, ctk_error_t *err)
 {
-    host_t h;
     lua_State *L = NULL;
-    setup_args_t args = { data };
-    char *name = NULL, *result = NULL;
+    char *name = NULL;
+    bool ok = false;
     int status;
 
-    memset(&h, 0, sizeof h);
-    ctk_buf_init(&h.out);
-    ctk_error_init(&h.qerr);
-    h.limit = (limits && limits->mem_limit) ? limits->mem_limit : DEFAULT_MEM_LIMIT;
-    h.instr_limit = (limits && limits->instr_limit) ? limits->instr_limit : DEFAULT_INSTR_LIMIT;
-
-    L = lua_newstate(host_alloc, &h);
+    h->limit = (limits && limits->mem_limit) ? limits->mem_limit : DEFAULT_MEM_LIMIT;
+    h->instr_limit = (limits && limits->instr_limit) ? limits->instr_limit : DEFAULT_INSTR_LIMIT;
+    L = lua_newstate(host_alloc, h);
     if (!L) {
         ctk_error_nomem(err);
         goto out;
     }
     lua_pushcfunction(L, traceback_h);                        /* 1: handler */
     lua_pushcfunction(L, setup_p);
-    lua_pushlightuserdata(L, &args);
+    lua_pushlightuserdata(L, (void *)args);
     if (lua_pcall(L, 1, 1, 1) != LUA_OK) {                    /* 2: env */
-        if (h.poisoned)
-            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while preparing the sandbox", h.poison);
+        if (h->poisoned)
+            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while preparing the sandbox", h->poison);
         else
             ctk_error_nomem(err);
         goto out;
@@ -563,8 +593,8 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
     if (status != LUA_OK) {
         const char *msg = lua_tostring(L, -1);
 
-        if (status == LUA_ERRMEM || h.poisoned)
-            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while loading", h.poison ? h.poison : "out of memory");
+        if (status == LUA_ERRMEM || h->poisoned)
+            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while loading", h->poison ? h->poison : "out of memory");
         else
             ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s", msg);
         goto out;
@@ -580,18 +610,42 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
 
         if (!msg)
             msg = "error object is not a string";
-        if (h.poisoned)
+        if (h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, message_line(msg, chunkname), 0,
-                          "%s (limits: %zu bytes, %lu instructions)", h.poison, h.limit,
-                          h.instr_limit);
-        else if (ctk_error_is_set(&h.qerr))
+                          "%s (limits: %zu bytes, %lu instructions)", h->poison, h->limit,
+                          h->instr_limit);
+        else if (ctk_error_is_set(&h->cberr))
+            ctk_error_set(err, h->cberr.code, h->cberr.source[0] ? h->cberr.source : chunkname,
+                          h->cberr.line, h->cberr.column, "%s", h->cberr.text);
+        else if (ctk_error_is_set(&h->qerr))
             ctk_error_set(err, CTK_E_QUOTE, chunkname, message_line(msg, chunkname), 0, "%s",
-                          h.qerr.text);
+                          h->qerr.text);
         else
             ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s",
                           msg);
         goto out;
     }
+    ok = true;
+out:
+    if (L)
+        lua_close(L);
+    free(name);
+    return ok;
+}
+
+char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
+                     const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err)
+{
+    host_t h;
+    setup_args_t args = { true, data, NULL, 0 };
+    char *result = NULL;
+
+    memset(&h, 0, sizeof h);
+    ctk_buf_init(&h.out);
+    ctk_error_init(&h.qerr);
+    ctk_error_init(&h.cberr);
+    if (!run_chunk(&h, chunkname, src, len, &args, limits, err))
+        goto out;
     if (h.out.failed) {
         ctk_error_nomem(err);
         goto out;
@@ -600,9 +654,287 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
     if (!result)
         ctk_error_nomem(err);
 out:
-    if (L)
-        lua_close(L);
     ctk_buf_fini(&h.out);
-    free(name);
     return result;
+}
+
+/* ---- host functions (ctk_lua_run) ------------------------------------------
+ * The accessors below only read the stack: no allocation, so no error can
+ * unwind through a host function.  A C function starts with LUA_MINSTACK
+ * free slots; each accessor pushes at most two and pops them again.  A
+ * string read from a table stays reachable through the table (an argument),
+ * and no collection can run before the host function returns. */
+struct ctk_lua_call {
+    lua_State *L;
+    int nargs;
+    int line;
+    const char *name;
+};
+
+typedef enum { RET_NONE, RET_NIL, RET_BOOL, RET_STR } ret_kind_t;
+
+struct ctk_lua_ret {
+    ret_kind_t kind;
+    bool b;
+    char *str;
+    size_t len;
+};
+
+size_t ctk_lua_call_nargs(const ctk_lua_call_t *c)
+{
+    return (size_t)c->nargs;
+}
+
+int ctk_lua_call_line(const ctk_lua_call_t *c)
+{
+    return c->line;
+}
+
+const char *ctk_lua_call_name(const ctk_lua_call_t *c)
+{
+    return c->name;
+}
+
+static void fill_val(lua_State *L, int idx, ctk_lua_val_t *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (lua_type(L, idx)) {
+    case LUA_TNONE:
+    case LUA_TNIL:
+        out->type = CTK_LUA_NIL;
+        return;
+    case LUA_TBOOLEAN:
+        out->type = CTK_LUA_BOOL;
+        out->truthy = lua_toboolean(L, idx);
+        return;
+    case LUA_TNUMBER:
+        out->type = CTK_LUA_NUMBER;
+        out->num = (double)lua_tonumber(L, idx);
+        out->is_num = true;
+        /* what tostring() gives, without asking Lua to allocate it */
+        if (lua_isinteger(L, idx)) {
+            snprintf(out->numbuf, sizeof out->numbuf, LUA_INTEGER_FMT,
+                     (LUAI_UACINT)lua_tointeger(L, idx));
+        } else {
+            snprintf(out->numbuf, sizeof out->numbuf, LUA_NUMBER_FMT,
+                     (LUAI_UACNUMBER)lua_tonumber(L, idx));
+            if (out->numbuf[strspn(out->numbuf, "-0123456789")] == '\0') {
+                size_t n = strlen(out->numbuf);
+
+                if (n + 3 <= sizeof out->numbuf)
+                    memcpy(out->numbuf + n, ".0", 3);
+            }
+        }
+        out->str = out->numbuf;
+        out->len = strlen(out->numbuf);
+        break;
+    case LUA_TSTRING: {
+        int isnum = 0;
+        lua_Number n = lua_tonumberx(L, idx, &isnum);
+
+        out->type = CTK_LUA_STRING;
+        out->str = lua_tolstring(L, idx, &out->len); /* a string already: no allocation */
+        out->num = (double)n;
+        out->is_num = isnum != 0;
+        break;
+    }
+    case LUA_TTABLE:
+        out->type = CTK_LUA_TABLE;
+        break;
+    default:
+        out->type = CTK_LUA_OTHER;
+        break;
+    }
+    out->truthy = true;
+}
+
+void ctk_lua_call_arg(const ctk_lua_call_t *c, size_t i, ctk_lua_val_t *out)
+{
+    if (i < 1 || i > (size_t)c->nargs)
+        memset(out, 0, sizeof *out);
+    else
+        fill_val(c->L, (int)i, out);
+}
+
+static bool arg_is_table(const ctk_lua_call_t *c, size_t i)
+{
+    return i >= 1 && i <= (size_t)c->nargs && lua_type(c->L, (int)i) == LUA_TTABLE;
+}
+
+void ctk_lua_call_elem(const ctk_lua_call_t *c, size_t i, size_t k, ctk_lua_val_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!arg_is_table(c, i) || k < 1)
+        return;
+    lua_rawgeti(c->L, (int)i, (lua_Integer)k);
+    fill_val(c->L, -1, out);
+    lua_pop(c->L, 1);
+}
+
+void ctk_lua_call_field(const ctk_lua_call_t *c, size_t i, const char *key, ctk_lua_val_t *out)
+{
+    lua_State *L = c->L;
+    size_t klen = strlen(key);
+
+    memset(out, 0, sizeof *out);
+    if (!arg_is_table(c, i))
+        return;
+    /* a scan rather than lua_getfield: pushing the key could allocate */
+    lua_pushnil(L);
+    while (lua_next(L, (int)i)) {
+        size_t n;
+
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            const char *k = lua_tolstring(L, -2, &n);
+
+            if (n == klen && memcmp(k, key, n) == 0) {
+                fill_val(L, -1, out);
+                lua_pop(L, 2);
+                return;
+            }
+        }
+        lua_pop(L, 1);
+    }
+}
+
+size_t ctk_lua_call_len(const ctk_lua_call_t *c, size_t i)
+{
+    return arg_is_table(c, i) ? (size_t)lua_rawlen(c->L, (int)i) : 0;
+}
+
+bool ctk_lua_ret_str(ctk_lua_ret_t *r, const char *s, size_t len)
+{
+    char *p = malloc(len + 1);
+
+    if (!p)
+        return false;
+    memcpy(p, s, len);
+    p[len] = '\0';
+    free(r->str);
+    r->str = p;
+    r->len = len;
+    r->kind = RET_STR;
+    return true;
+}
+
+void ctk_lua_ret_bool(ctk_lua_ret_t *r, bool b)
+{
+    r->kind = RET_BOOL;
+    r->b = b;
+}
+
+void ctk_lua_ret_nil(ctk_lua_ret_t *r)
+{
+    r->kind = RET_NIL;
+}
+
+static int push_ret_p(lua_State *L)
+{
+    const ctk_lua_ret_t *r = lua_touserdata(L, 1);
+
+    lua_pushlstring(L, r->str, r->len);
+    return 1;
+}
+
+/* The one C function behind every host function: upvalue 1 is its
+ * ctk_lua_reg_t.  The host function runs outside Lua's error handling;
+ * only after it returns (and its resources are released) may Lua raise. */
+static int sb_host(lua_State *L)
+{
+    host_t *h = get_host(L);
+    const ctk_lua_reg_t *reg = lua_touserdata(L, lua_upvalueindex(1));
+    ctk_lua_call_t c;
+    ctk_lua_ret_t r;
+    ctk_error_t e;
+    lua_Debug ar;
+    int level, status;
+    bool ok;
+
+    c.L = L;
+    c.nargs = lua_gettop(L);
+    c.line = 0;
+    c.name = reg->name;
+    /* the nearest Lua caller (through pcall, if that is how it was called) */
+    for (level = 1; level < 8 && lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "l", &ar) && ar.currentline > 0) {
+            c.line = ar.currentline;
+            break;
+        }
+    }
+    memset(&r, 0, sizeof r);
+    ctk_error_init(&e);
+    ok = reg->fn(h->ud, &c, &r, &e);
+    if (!ok) {
+        free(r.str);
+        if (!ctk_error_is_set(&e))
+            ctk_error_set(&e, CTK_E_TEMPLATE, NULL, 0, 0, "%s failed", reg->name);
+        if (!e.line)
+            e.line = c.line;
+        if (!ctk_error_is_set(&h->cberr))
+            h->cberr = e;
+        return luaL_error(L, "%s", e.text);
+    }
+    switch (r.kind) {
+    case RET_NONE: return 0;
+    case RET_NIL: lua_pushnil(L); return 1;
+    case RET_BOOL: lua_pushboolean(L, r.b); return 1;
+    case RET_STR: break;
+    }
+    /* pushing may raise (memory cap): do it protected, free, then re-raise */
+    lua_pushcfunction(L, push_ret_p);
+    lua_pushlightuserdata(L, &r);
+    status = lua_pcall(L, 1, 1, 0);
+    free(r.str);
+    if (status != LUA_OK)
+        return lua_error(L);
+    return 1;
+}
+
+/* Add each host function to the env on top of the stack. */
+static void push_host_fns(lua_State *L, const ctk_lua_reg_t *fns)
+{
+    const ctk_lua_reg_t *f;
+
+    for (f = fns; f->name; f++) {
+        const char *dot = strchr(f->name, '.');
+
+        if (dot) {
+            lua_pushlstring(L, f->name, (size_t)(dot - f->name));     /* env k */
+            lua_pushvalue(L, -1);                                    /* env k k */
+            if (lua_rawget(L, -3) != LUA_TTABLE) {                   /* env k t? */
+                lua_pop(L, 1);
+                lua_newtable(L);
+                lua_pushvalue(L, -2);
+                lua_pushvalue(L, -2);
+                lua_rawset(L, -5);                                   /* env[k] = t */
+            }
+            lua_remove(L, -2);                                       /* env t */
+            lua_pushlightuserdata(L, (void *)f);
+            lua_pushcclosure(L, sb_host, 1);
+            lua_setfield(L, -2, dot + 1);
+            lua_pop(L, 1);
+        } else {
+            lua_pushstring(L, f->name);
+            lua_pushlightuserdata(L, (void *)f);
+            lua_pushcclosure(L, sb_host, 1);
+            lua_rawset(L, -3);
+        }
+    }
+}
+
+bool ctk_lua_run(const char *chunkname, const char *src, size_t len, const ctk_lua_reg_t *fns,
+                 void *ud, unsigned flags, const ctk_lua_limits_t *limits, ctk_error_t *err)
+{
+    host_t h;
+    setup_args_t args = { false, NULL, fns, flags };
+    bool ok;
+
+    memset(&h, 0, sizeof h);
+    ctk_buf_init(&h.out);
+    ctk_error_init(&h.qerr);
+    ctk_error_init(&h.cberr);
+    h.ud = ud;
+    ok = run_chunk(&h, chunkname, src, len, &args, limits, err);
+    ctk_buf_fini(&h.out);
+    return ok;
 }

@@ -49,4 +49,82 @@ typedef struct {
 char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
                      const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err);
 
+/* ---- running a chunk against host functions ------------------------------
+ * ctk_lua_run() runs a chunk in the same sandbox (whitelisted globals,
+ * limits, poison-proof pcall; no emit/quote helpers, no `ctk` table) with
+ * extra globals implemented in C.  A host function sees its call through
+ * ctk_lua_call_t, an opaque view valid only while it runs; the accessors
+ * never allocate and never raise, so a host function may hold resources
+ * across them.  String pointers they give are borrowed and valid until the
+ * host function returns. */
+typedef struct ctk_lua_call ctk_lua_call_t;
+typedef struct ctk_lua_ret ctk_lua_ret_t;
+
+typedef enum {
+    CTK_LUA_NIL,      /* also: past the last argument, or a missing field */
+    CTK_LUA_BOOL,
+    CTK_LUA_NUMBER,
+    CTK_LUA_STRING,
+    CTK_LUA_TABLE,
+    CTK_LUA_OTHER     /* function, userdata, thread */
+} ctk_lua_type_t;
+
+typedef struct {
+    ctk_lua_type_t type;
+    const char *str;  /* STRING: its bytes; NUMBER: as Lua's tostring() writes it; else NULL */
+    size_t len;       /* of str */
+    double num;       /* NUMBER, or a STRING Lua converts to a number */
+    bool is_num;      /* num is meaningful */
+    bool truthy;      /* Lua truth: not nil and not false */
+    char numbuf[48];  /* storage for str of a NUMBER */
+} ctk_lua_val_t;
+
+size_t ctk_lua_call_nargs(const ctk_lua_call_t *c);
+/* Line of the chunk the call was made from; 0 if unknown. */
+int ctk_lua_call_line(const ctk_lua_call_t *c);
+/* The registered name the chunk called ("os.getenv"). */
+const char *ctk_lua_call_name(const ctk_lua_call_t *c);
+/* Argument i (1-based). */
+void ctk_lua_call_arg(const ctk_lua_call_t *c, size_t i, ctk_lua_val_t *out);
+/* For a table argument i: its element [k] (k 1-based) / its field [key],
+ * read raw (no metamethods).  NIL when argument i is not a table. */
+void ctk_lua_call_elem(const ctk_lua_call_t *c, size_t i, size_t k, ctk_lua_val_t *out);
+void ctk_lua_call_field(const ctk_lua_call_t *c, size_t i, const char *key, ctk_lua_val_t *out);
+/* Length of the sequence part of table argument i (0 if not a table). */
+size_t ctk_lua_call_len(const ctk_lua_call_t *c, size_t i);
+
+/* What the host function returns to Lua; nothing unless one is called. */
+bool ctk_lua_ret_str(ctk_lua_ret_t *r, const char *s, size_t len); /* copies; false: no memory */
+void ctk_lua_ret_bool(ctk_lua_ret_t *r, bool b);
+void ctk_lua_ret_nil(ctk_lua_ret_t *r);
+
+/* Return false with err set to raise an error in the chunk at the call.
+ * Host errors are fatal: the sandbox's pcall cannot catch them, and
+ * ctk_lua_run() reports err's code and text with source = chunkname and
+ * the call's line (unless the host function set a line itself).  err is
+ * never NULL here. */
+typedef bool (*ctk_lua_fn_t)(void *ud, const ctk_lua_call_t *call, ctk_lua_ret_t *ret,
+                             ctk_error_t *err);
+
+/* name is a global ("setenv") or one table level deep ("os.getenv"; the
+ * table is created in the chunk's environment if absent). */
+typedef struct {
+    const char *name;
+    ctk_lua_fn_t fn;
+} ctk_lua_reg_t;
+
+/* Let the chunk create and assign globals of its own (they live in its
+ * private environment), as Lmod lets modulefiles do.  Reading an undefined
+ * global is still an error. */
+#define CTK_LUA_ALLOW_GLOBALS 0x1u
+
+/* Run src with the functions fns (ending with {NULL, NULL}) added to the
+ * sandbox, passing ud to each.  Errors: CTK_E_LIMIT (memory or instruction
+ * budget; not catchable), the code a host function set, CTK_E_TEMPLATE for
+ * anything else the chunk does wrong (syntax, runtime error, calling
+ * something absent); source is chunkname, line where known.  CTK_E_NOMEM
+ * if the host itself runs out of memory. */
+bool ctk_lua_run(const char *chunkname, const char *src, size_t len, const ctk_lua_reg_t *fns,
+                 void *ud, unsigned flags, const ctk_lua_limits_t *limits, ctk_error_t *err);
+
 #endif
