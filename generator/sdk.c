@@ -154,26 +154,39 @@ out:
     return rc;
 }
 
+/* Read an optional file: 1 with *text set (caller frees), 0 when it is
+ * absent or unreadable (the next version source is tried), -1 only when
+ * memory ran out. */
+static int read_optional(const char *path, size_t max, char **text, ctk_error_t *err)
+{
+    ctk_error_t rerr;
+
+    *text = NULL;
+    if (!ctk_is_file(path))
+        return 0;
+    ctk_error_init(&rerr);
+    *text = ctk_file_read(path, max, NULL, &rerr);
+    if (*text)
+        return 1;
+    if (rerr.code == CTK_E_NOMEM) {
+        ctk_error_nomem(err);
+        return -1;
+    }
+    return 0;
+}
+
 static int try_version_txt(const char *root, ctk_version_t *out, ctk_error_t *err)
 {
     static const char key[] = "CUDA Version ";
     char *path = ctk_path_join(root, "version.txt", err), *text = NULL, *p;
-    ctk_error_t rerr;
-    int rc = 0;
+    int rc;
 
     if (!path)
         return -1;
-    if (!ctk_is_file(path))
+    rc = read_optional(path, VERSION_FILE_MAX, &text, err);
+    if (rc != 1)
         goto out;
-    ctk_error_init(&rerr);
-    text = ctk_file_read(path, VERSION_FILE_MAX, NULL, &rerr);
-    if (!text) {
-        if (rerr.code == CTK_E_NOMEM) {
-            ctk_error_nomem(err);
-            rc = -1;
-        }
-        goto out;
-    }
+    rc = 0;
     p = strstr(text, key);
     if (p && parse_release(p + sizeof key - 1, out)) {
         out->source = CTK_VSRC_VERSION_TXT;
@@ -192,22 +205,14 @@ static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
 {
     static const char name[] = "CUDART_VERSION";
     char *path = ctk_path_join(incdir, "cuda_runtime_api.h", err), *text = NULL, *line;
-    ctk_error_t rerr;
-    int rc = 0;
+    int rc;
 
     if (!path)
         return -1;
-    if (!ctk_is_file(path))
+    rc = read_optional(path, HEADER_MAX, &text, err);
+    if (rc != 1)
         goto out;
-    ctk_error_init(&rerr);
-    text = ctk_file_read(path, HEADER_MAX, NULL, &rerr);
-    if (!text) {
-        if (rerr.code == CTK_E_NOMEM) {
-            ctk_error_nomem(err);
-            rc = -1;
-        }
-        goto out;
-    }
+    rc = 0;
     for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         const char *s = line;
         int v;
