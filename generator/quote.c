@@ -31,6 +31,38 @@ static long find_control(const char *s, bool allow_newline_tab)
     return -1;
 }
 
+/* Refuse s when it holds a control byte the target cannot carry; `where`
+ * completes "cannot ..." in the message. */
+static bool refuse_control(const char *s, bool allow_newline_tab, const char *what,
+                           const char *where, ctk_error_t *err)
+{
+    long bad = find_control(s, allow_newline_tab);
+    unsigned char c;
+
+    if (bad < 0)
+        return false;
+    c = (unsigned char)s[bad];
+    if (c == '\n')
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0, "%s: a newline at offset %ld cannot %s",
+                      what_or(what), bad, where);
+    else
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: control character 0x%02x at offset %ld cannot %s", what_or(what),
+                      (unsigned)c, bad, where);
+    return true;
+}
+
+/* The buffer's text (caller frees), or NULL with CTK_E_NOMEM. */
+static char *take_or_nomem(ctk_buf_t *b, ctk_error_t *err)
+{
+    if (b->failed) {
+        ctk_buf_fini(b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    return ctk_buf_take(b, NULL);
+}
+
 char *ctk_quote_lua(const char *s, const char *what, ctk_error_t *err)
 {
     ctk_buf_t b;
@@ -54,30 +86,20 @@ char *ctk_quote_lua(const char *s, const char *what, ctk_error_t *err)
         }
     }
     ctk_buf_puts(&b, "\"");
-    if (b.failed) {
-        ctk_buf_fini(&b);
-        ctk_error_nomem(err);
-        return NULL;
-    }
     (void)what;
-    return ctk_buf_take(&b, NULL);
+    return take_or_nomem(&b, err);
 }
 
 char *ctk_quote_tcl(const char *s, const char *what, ctk_error_t *err)
 {
     ctk_buf_t b;
     const unsigned char *p;
-    long bad = find_control(s, true);
 
     /* Tcl could spell other control bytes as \xHH, but no path or help
      * text has a reason to carry them and Environment Modules echoes
      * values into shell code: refuse rather than guess. */
-    if (bad >= 0) {
-        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
-                      "%s: control character 0x%02x at offset %ld cannot go into a Tcl modulefile",
-                      what_or(what), (unsigned)(unsigned char)s[bad], bad);
+    if (refuse_control(s, true, what, "go into a Tcl modulefile", err))
         return NULL;
-    }
     ctk_buf_init(&b);
     ctk_buf_puts(&b, "\"");
     for (p = (const unsigned char *)s; *p; p++) {
@@ -93,27 +115,17 @@ char *ctk_quote_tcl(const char *s, const char *what, ctk_error_t *err)
         }
     }
     ctk_buf_puts(&b, "\"");
-    if (b.failed) {
-        ctk_buf_fini(&b);
-        ctk_error_nomem(err);
-        return NULL;
-    }
-    return ctk_buf_take(&b, NULL);
+    return take_or_nomem(&b, err);
 }
 
 char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err)
 {
     ctk_buf_t b;
     const unsigned char *p;
-    long bad = find_control(s, false);
     const char *ref = strstr(s, "${");
 
-    if (bad >= 0) {
-        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
-                      "%s: %s at offset %ld cannot be expressed in a pkg-config file",
-                      what_or(what), s[bad] == '\n' ? "a newline" : "a control character", bad);
+    if (refuse_control(s, false, what, "be expressed in a pkg-config file", err))
         return NULL;
-    }
     if (ref) {
         ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
                       "%s: \"${\" at offset %ld cannot be expressed in a pkg-config file "
@@ -131,25 +143,15 @@ char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err)
             ctk_buf_append(&b, (const char *)p, 1);
         }
     }
-    if (b.failed) {
-        ctk_buf_fini(&b);
-        ctk_error_nomem(err);
-        return NULL;
-    }
-    return ctk_buf_take(&b, NULL);
+    return take_or_nomem(&b, err);
 }
 
 bool ctk_quote_check_pathvar(const char *s, const char *what, ctk_error_t *err)
 {
-    long bad = find_control(s, false);
     const char *colon = strchr(s, ':');
 
-    if (bad >= 0) {
-        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
-                      "%s: %s at offset %ld cannot go on a search-path variable",
-                      what_or(what), s[bad] == '\n' ? "a newline" : "a control character", bad);
+    if (refuse_control(s, false, what, "go on a search-path variable", err))
         return false;
-    }
     if (colon) {
         ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
                       "%s: ':' at offset %ld cannot go on a colon-separated search-path variable",
