@@ -76,14 +76,22 @@ tmp=$out.tmp
 chmod -R u+rwx "$tmp" 2>/dev/null || :
 rm -rf "$tmp"
 mkdir -p "$tmp"
+tmp_phys=$(cd "$tmp" && pwd -P)
 
 # ---- helpers ----------------------------------------------------------------
 # copy SRC DST: hard links, symlinks kept as they are (relative ones stay
 # relative); falls back to a tree of symlinks across filesystems.
+# A directory reached through a symlink (/usr/local/nvvm -> cuda-X.Y/nvvm) is
+# copied from its physical path: copying the link itself would let a later
+# move() write through it into the real toolkit.
 copy() {
-    if ! cp -al "$1" "$2" 2>/dev/null; then
+    from=$1
+    if [ -L "$from" ] && [ -d "$from" ]; then
+        from=$(cd "$from" && pwd -P)
+    fi
+    if ! cp -al "$from" "$2" 2>/dev/null; then
         rm -rf "$2"
-        cp -as "$1" "$2"
+        cp -as "$from" "$2"
     fi
 }
 
@@ -93,6 +101,10 @@ move() {
     to=$2
     shift 2
     mkdir -p "$to"
+    case $(cd "$to" && pwd -P)/ in
+        "$tmp_phys"/*) ;;
+        *) echo "$0: $to leads out of $tmp: refusing to move files there" >&2; exit 1 ;;
+    esac
     for pat in "$@"; do
         for f in "$from"/$pat; do
             if [ -e "$f" ] || [ -L "$f" ]; then
