@@ -95,7 +95,7 @@ START_TEST(test_quote_tcl_reads_back_exactly)
     fprintf(f, "fconfigure stdout -translation binary -encoding binary\n"
                "set v %s\nputs -nonewline [encoding convertto utf-8 $v]\n", q);
     fclose(f);
-    ck_assert_int_eq(tu_sh("tclsh '%s' > '%s'", script, outpath), 0);
+    ck_assert_int_eq(tu_sh("tclsh -encoding utf-8 '%s' > '%s'", script, outpath), 0);
     out = tu_read(outpath);
     ck_assert_str_eq(out, s);
     ck_assert_int_ne(access("/tmp/ctkgen-pwned", F_OK), 0);
