@@ -1,0 +1,56 @@
+/* diag.h - findings: what validate (and lint) report about an artifact.
+ * SPDX-License-Identifier: MIT
+ *
+ * A finding is not an error (error.h): it is a result, with a stable code
+ * from the table in diag.c, a severity, the file and line where known, a
+ * specific message and a one-line fix.  Every code is documented in
+ * docs/diagnostics.md (a test keeps the two in step).
+ */
+#ifndef CTK_DIAG_H
+#define CTK_DIAG_H
+
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { CTK_SEV_NOTE, CTK_SEV_WARNING, CTK_SEV_ERROR } ctk_severity_t;
+
+typedef struct {
+    const char *code;      /* "CTK-CPATH-001" */
+    ctk_severity_t severity;
+    const char *summary;   /* one line: what is wrong */
+    const char *fix;       /* one line: what to do */
+} ctk_diag_t;
+
+/* The table, terminated by an entry with code NULL. */
+extern const ctk_diag_t ctk_diags[];
+/* NULL for an unknown code. */
+const ctk_diag_t *ctk_diag_find(const char *code);
+const char *ctk_severity_name(ctk_severity_t s); /* "note" "warning" "error" */
+
+typedef struct {
+    const char *code;      /* static: from ctk_diags */
+    ctk_severity_t severity;
+    char *file;            /* NULL if none */
+    int line;              /* 0 if unknown */
+    char *text;            /* the specific message */
+} ctk_finding_t;
+
+typedef struct {
+    ctk_finding_t *items;
+    size_t len, cap;
+} ctk_findings_t;
+
+void ctk_findings_init(ctk_findings_t *f);
+void ctk_findings_fini(ctk_findings_t *f);
+/* Add a finding for `code` (must be in the table: an unknown code is
+ * CTK_E_INTERNAL) with its table severity.  file may be NULL. */
+bool ctk_findings_add(ctk_findings_t *f, const char *code, const char *file, int line,
+                      ctk_error_t *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Append copies of every finding of src. */
+bool ctk_findings_extend(ctk_findings_t *dst, const ctk_findings_t *src, ctk_error_t *err);
+bool ctk_findings_has(const ctk_findings_t *f, const char *code);
+size_t ctk_findings_count(const ctk_findings_t *f, ctk_severity_t sev);
+
+#endif

@@ -1,0 +1,61 @@
+/* proc.h - run one program with a given environment, a deadline and captured output.
+ * SPDX-License-Identifier: MIT
+ *
+ * Used for every probe step (cc, nvcc, c++, the probes, tclsh modulecmd.tcl).
+ * Contract:
+ *   - the child gets exactly spec->envp (no inheritance), stdin from
+ *     /dev/null, stdout and stderr captured through pipes (O_CLOEXEC, so
+ *     concurrent runs from other threads never hold each other's pipes);
+ *   - argv[0] without a '/' is looked up in the PATH of spec->envp (not
+ *     ctkgen's own PATH); not found is a result (spawn_errno = ENOENT),
+ *     not an error;
+ *   - the child leads its own process group; at the deadline the whole
+ *     group gets SIGKILL (nvcc's cicc/ptxas too), and after the child exits
+ *     any process left in its group is killed as well, so nothing outlives
+ *     the call;
+ *   - safe to call from several threads at once (posix_spawn, no global
+ *     state); signal dispositions and mask are reset to defaults in the child.
+ * Errors (false returned) are ctkgen's own failures only: pipe/spawn
+ * machinery (CTK_E_ENV), allocation (CTK_E_NOMEM).
+ */
+#ifndef CTK_PROC_H
+#define CTK_PROC_H
+
+#include "error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    const char *const *argv;  /* NULL-terminated */
+    const char *const *envp;  /* NULL-terminated; NULL: empty environment */
+    const char *cwd;          /* NULL: ctkgen's cwd */
+    double timeout_s;         /* <= 0: no deadline */
+    size_t max_output;        /* per stream; 0: 1 MiB.  Excess is read and dropped */
+} ctk_proc_spec_t;
+
+typedef struct {
+    int spawn_errno;    /* != 0: the program could not be started (ENOENT, EACCES...) */
+    int exit_status;    /* when it exited */
+    int term_signal;    /* != 0: killed by this signal */
+    bool timed_out;     /* we killed it at the deadline */
+    bool truncated;     /* some output was dropped */
+    char *out;          /* stdout, NUL-terminated (never NULL after success) */
+    size_t out_len;
+    char *err;          /* stderr, same */
+    size_t err_len;
+    double seconds;     /* wall time */
+} ctk_proc_result_t;
+
+void ctk_proc_result_init(ctk_proc_result_t *r);
+void ctk_proc_result_fini(ctk_proc_result_t *r);
+/* true: ran (whatever its outcome) and *r filled; r must be initialised. */
+bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t *err);
+/* Ran to completion with exit status 0. */
+bool ctk_proc_ok(const ctk_proc_result_t *r);
+/* One line describing a failed run, for findings: "exit status 1",
+ * "killed by signal 11", "timed out after 30 s", "cannot run: No such
+ * file or directory".  Static or r-owned storage: copy it. */
+const char *ctk_proc_describe(const ctk_proc_result_t *r, double timeout_s, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,56 @@
+/* report.h - validate's results for people (progress lines, summary table)
+ * and for scripts (--json), and the cache's serialised form of one result.
+ * SPDX-License-Identifier: MIT
+ *
+ * report.c owns every json_t of the validation side; nothing of jansson
+ * leaks through this header.
+ *
+ * JSON report (schema documented in docs/validate.md):
+ *   { "ctkgen": "<version>", "outdir": ..., "jobs": N, "seconds": S,
+ *     "host": { "cc": ..., "cc_version": ..., "cxx": ..., "driver": ...|null,
+ *               "tcl": ...|null, "lmod": ...|null },
+ *     "summary": { "pass": n, "skip": n, "fail": n },
+ *     "sdks": [ { "module": ..., "pc": ..., "version": ..., "root": ...,
+ *                 "verdict": "pass|skip|fail", "seconds": S,
+ *                 "artifacts": [ { "kind": "lmod|tcl|pc", "file": ...,
+ *                     "verdict": ..., "skip": {"code","reason"}|null,
+ *                     "cached": bool, "seconds": S,
+ *                     "env": {NAME: VALUE, ...}      (lmod, tcl)
+ *                     "cflags": [...], "libs": [...], "pc_version": ... (pc)
+ *                     "nvcc": ..., "nvcc_release": ...,
+ *                     "host_probe": {...}|null, "cuda_probe": {...}|null,
+ *                     "launched": bool,
+ *                     "findings": [ {"code","severity","file","line","message","fix"} ] } ] } ] }
+ * Probe objects carry the probe's own keys (cudart_header, runtime, driver,
+ * devices, status, device, cc, kernel_ok, libcudart).
+ */
+#ifndef CTK_REPORT_H
+#define CTK_REPORT_H
+
+#include "error.h"
+#include "validate.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* "  cudatoolkit/13.0  lmod  PASS   1.42 s" plus, indented below, one line
+ * per finding ("    error CTK-CPATH-001: ...") and the skip reason.  When
+ * color is true, verdicts are colored (ANSI). */
+void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool color);
+/* Summary table: one row per SDK, one column per artifact, then totals
+ * and the counts line ("3 pass, 1 skip, 2 fail"). */
+void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color);
+/* The whole report as JSON text (pretty, sorted as documented); caller frees. */
+char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err);
+
+/* Cache form of one artifact result: the same object as in the JSON
+ * report's "artifacts" array.  from_json fills an artifact record
+ * (a->kind must already be set; other members are replaced) and marks it
+ * cached; CTK_E_JSON when the text is not what to_json writes. */
+char *ctk_report_art_to_json(const ctk_vart_t *a, ctk_error_t *err);
+bool ctk_report_art_from_json(const char *text, ctk_vart_t *a, ctk_error_t *err);
+
+/* Free everything a result owns and leave it zeroed with kind kept. */
+void ctk_vart_fini(ctk_vart_t *a);
+
+#endif

@@ -1,0 +1,121 @@
+/* validate.h - prove each generated artifact lets a user build and run CUDA code.
+ * SPDX-License-Identifier: MIT
+ *
+ * For every SDK and every artifact in OUT (the Lua modulefile, the Tcl
+ * modulefile, the ctk-<version>.pc):
+ *   1. the environment it really produces: Lua in the modeval sandbox
+ *      (and real Lmod when asked), Tcl by real Environment Modules, the .pc
+ *      by libpkgconf; Lua and Tcl must agree;
+ *   2. modules: host `cc host_probe.c -lcudart` and `nvcc probe.cu` with
+ *      nothing but the module's environment (no -I/-L);
+ *   3. .pc: `nvcc -c probe.cu $(cflags)`, then `c++ probe.o $(libs)` and
+ *      `nvcc probe.o $(libs)` (Libs must work verbatim for both), in an
+ *      environment with no CPATH/LIBRARY_PATH/LD_LIBRARY_PATH;
+ *   4. launch each built probe and check its report: the libcudart really
+ *      loaded, versions (module name, .pc Version, nvcc, CUDART_VERSION,
+ *      loaded runtime), the kernel's result, the GPU, the driver;
+ *   5. host compiler limits (facts.h) and nvcc's own refusal.
+ * Verdicts: FAIL when any error-level finding; else SKIP when a part could
+ * not run here (no driver or GPU for the launch, no Environment Modules for
+ * Tcl); else PASS.  A skip is never a pass; --require-launch makes a launch
+ * skip a failure.
+ *
+ * Probes are built in private temp dirs (mkdtemp under $TMPDIR, mode 0700),
+ * removed afterwards; every step has a timeout and its process group is
+ * killed at the deadline.  SDKs run in parallel (opts->jobs threads).
+ * Results that are not failures are cached (cache.h), keyed on every input
+ * that could change them.
+ */
+#ifndef CTK_VALIDATE_H
+#define CTK_VALIDATE_H
+
+#include "config.h"
+#include "diag.h"
+#include "env.h"
+#include "error.h"
+#include "probeio.h"
+#include "sdk.h"
+#include "util.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { CTK_ART_LMOD, CTK_ART_TCL, CTK_ART_PC, CTK_ART__COUNT } ctk_art_t;
+typedef enum { CTK_VERDICT_PASS, CTK_VERDICT_SKIP, CTK_VERDICT_FAIL } ctk_verdict_t;
+
+const char *ctk_art_name(ctk_art_t a);          /* "lmod" "tcl" "pc" */
+const char *ctk_verdict_name(ctk_verdict_t v);  /* "pass" "skip" "fail" */
+
+typedef struct {
+    ctk_art_t kind;
+    char *file;               /* the artifact's path */
+    ctk_verdict_t verdict;
+    char *skip_code;          /* SKIP: "CTK-SKIP-001"...; NULL otherwise */
+    char *skip_reason;        /* SKIP: one line */
+    bool cached;              /* verdict read from the cache */
+    double seconds;
+    ctk_findings_t findings;
+    ctk_env_t env;            /* lmod/tcl: every variable the module sets, as set
+                               * (unset ones absent); pc: empty */
+    ctk_strlist_t cflags;     /* pc: as libpkgconf resolves them */
+    ctk_strlist_t libs;
+    char *pc_version;         /* pc: Version:; NULL otherwise */
+    char *nvcc;               /* the nvcc used (module's PATH / the .pc's sdk) */
+    char *nvcc_release;       /* "13.0" from its --version; NULL if unknown */
+    ctk_probe_report_t host;  /* lmod/tcl: the host C probe */
+    ctk_probe_report_t cuda;  /* the .cu probe */
+    bool launched;            /* a kernel ran on a GPU and its result was checked */
+} ctk_vart_t;
+
+typedef struct {
+    char *module;             /* "cudatoolkit/13.0" */
+    char *pc_name;            /* "ctk-13.0" */
+    char *version;            /* the toolkit's own: "13.0.0" or "13.0" */
+    char *root;
+    ctk_vart_t art[CTK_ART__COUNT];
+    ctk_verdict_t verdict;    /* worst of the artifacts: FAIL > SKIP > PASS */
+    double seconds;
+} ctk_vsdk_t;
+
+typedef struct {
+    char *outdir;
+    ctk_vsdk_t *sdks;
+    size_t n_sdks;
+    char *cc, *cxx;           /* host compilers used (absolute) */
+    char *cc_version;         /* `cc -dumpfullversion` */
+    char *driver;             /* /proc/driver/nvidia/version first line; NULL: none */
+    char *tcl_modsys;         /* "Environment Modules 5.2.0 (path)"; NULL: none */
+    char *lmod;               /* "Lmod 8.6.19 (path)" when cross-checking; else NULL */
+    int jobs;
+    double seconds;
+    size_t n_pass, n_skip, n_fail;  /* artifacts */
+} ctk_vreport_t;
+
+typedef struct {
+    const char *outdir;       /* the generated tree */
+    const char *modulecmd;    /* modulecmd.tcl; NULL: find it (modenv.h) */
+    bool lmod_check;          /* also evaluate Lua with real Lmod; finding if it differs */
+    const char *lmod_cmd;     /* libexec/lmod; NULL: find it */
+    const char *cc;           /* host C compiler; NULL: "cc" on PATH */
+    const char *cxx;          /* host C++ compiler; NULL: "c++" on PATH */
+    int jobs;                 /* <= 0: the number of online CPUs */
+    double timeout_s;         /* per build or run step; <= 0: 120 */
+    bool require_launch;
+    bool no_cache;
+    const char *cache_dir;    /* NULL: $XDG_CACHE_HOME/ctkgen, else ~/.cache/ctkgen */
+    /* called once per artifact as results arrive (from worker threads,
+     * serialised by validate: never concurrently); may be NULL */
+    void (*progress)(const ctk_vsdk_t *sdk, ctk_art_t art, void *arg);
+    void *progress_arg;
+} ctk_vopts_t;
+
+/* Validate the artifacts of every SDK.  sdks[i] belongs to cfg->sdks[i].
+ * Returns false only for ctkgen's own failures (no temp dir, no memory,
+ * no host compiler); findings never make it fail.  *out is filled either
+ * way as far as it got; free with ctk_vreport_fini(). */
+bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
+                  const ctk_vopts_t *opts, ctk_vreport_t *out, ctk_error_t *err);
+void ctk_vreport_init(ctk_vreport_t *r);
+void ctk_vreport_fini(ctk_vreport_t *r);
+
+#endif
