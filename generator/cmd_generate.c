@@ -32,6 +32,10 @@ enum {
     OPT_FORCE = 'f',
     OPT_CHECK = 0x100,
     OPT_NO_WAIT,
+    OPT_VALIDATE,
+    OPT_JOBS,
+    OPT_REQUIRE_LAUNCH,
+    OPT_NO_CACHE,
 };
 
 static const ctk_opt_t generate_opts[] = {
@@ -42,6 +46,10 @@ static const ctk_opt_t generate_opts[] = {
     { "check", 0, NULL, OPT_CHECK, "write nothing; exit 1 if the output tree would change" },
     { "force", 'f', NULL, OPT_FORCE, "overwrite or remove files edited by hand" },
     { "no-wait", 0, NULL, OPT_NO_WAIT, "fail at once if another run holds the output lock" },
+    { "validate", 0, NULL, OPT_VALIDATE, "then prove every artifact works, as 'ctkgen validate' does" },
+    { "jobs", 'j', "N", OPT_JOBS, "with --validate: check N SDKs at once (default: the number of CPUs)" },
+    { "require-launch", 0, NULL, OPT_REQUIRE_LAUNCH, "with --validate: fail when a probe cannot launch (no GPU)" },
+    { "no-cache", 0, NULL, OPT_NO_CACHE, "with --validate: ignore cached results" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
@@ -67,6 +75,8 @@ typedef struct {
     const char *outdir;
     const char *template_dir;
     bool dry_run, check, force, no_wait;
+    bool validate;
+    ctk_validate_cli_t vopts;
 } gen_opts_t;
 
 /* OUT made absolute without requiring it to exist. */
@@ -86,14 +96,14 @@ static char *absolute_dir(const char *dir, ctk_error_t *err)
     return ctk_path_join(cwd, dir, err);
 }
 
-static ctk_config_t *load_config(const gen_opts_t *o, ctk_error_t *err)
+ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
 {
     ctk_strlist_t notes;
     ctk_config_t *cfg;
     size_t i;
 
-    if (o->config) {
-        cfg = ctk_config_load(o->config, err);
+    if (path) {
+        cfg = ctk_config_load(path, err);
         /* an unreadable config is bad input (exit 3), not a broken system */
         if (!cfg && err && err->code == CTK_E_IO)
             err->code = CTK_E_CONFIG;
@@ -173,7 +183,7 @@ static int run(const gen_opts_t *o)
 
     ctk_error_init(&err);
     ctk_outset_init(&out);
-    cfg = load_config(o, &err);
+    cfg = ctk_cmd_load_config(o->config, &err);
     if (!cfg)
         goto fail;
     sdks = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *sdks);
@@ -226,6 +236,14 @@ static int run(const gen_opts_t *o)
     if (!ctk_write_apply(plan, o->force, &err))
         goto fail;
     print_summary(o, cfg, sdks, plan, absout);
+    if (o->validate) {
+        /* the lock is ours until validation ends: nobody rewrites what we check */
+        ctk_validate_cli_t v = o->vopts;
+
+        v.v.outdir = absout;
+        fflush(stdout);
+        rc = ctk_validate_and_report(cfg, sdks, &v);
+    }
     goto done;
 fail:
     rc = ctk_cli_error(&err);
@@ -246,10 +264,14 @@ done:
 
 int ctk_cmd_generate(int argc, char **argv)
 {
-    gen_opts_t o = { NULL, DEFAULT_OUTDIR, NULL, false, false, false, false };
+    gen_opts_t o;
     const char *arg;
+    char *end;
+    long n;
     int id;
 
+    memset(&o, 0, sizeof o);
+    o.outdir = DEFAULT_OUTDIR;
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_generate_doc, &arg)) != -1) {
         switch (id) {
@@ -260,6 +282,15 @@ int ctk_cmd_generate(int argc, char **argv)
         case OPT_CHECK: o.check = true; break;
         case OPT_FORCE: o.force = true; break;
         case OPT_NO_WAIT: o.no_wait = true; break;
+        case OPT_VALIDATE: o.validate = true; break;
+        case OPT_JOBS:
+            n = strtol(arg, &end, 10);
+            if (end == arg || *end || n < 1 || n > 4096)
+                return ctk_cli_usage("generate", "--jobs needs a whole number from 1 to 4096, not '%s'", arg);
+            o.vopts.v.jobs = (int)n;
+            break;
+        case OPT_REQUIRE_LAUNCH: o.vopts.v.require_launch = true; break;
+        case OPT_NO_CACHE: o.vopts.v.no_cache = true; break;
         case CTK_OPT_HELP_ID:
             ctk_cli_print_help(&ctk_cmd_generate_doc);
             return CTK_EXIT_OK;
@@ -271,6 +302,11 @@ int ctk_cmd_generate(int argc, char **argv)
         return ctk_cli_usage("generate", "unexpected argument '%s'", argv[optind]);
     if (o.dry_run && o.check)
         return ctk_cli_usage("generate", "--dry-run and --check cannot be combined");
+    if (o.validate && (o.dry_run || o.check))
+        return ctk_cli_usage("generate", "--validate checks a written tree: it cannot be combined with %s",
+                             o.dry_run ? "--dry-run" : "--check");
+    if (!o.validate && (o.vopts.v.jobs || o.vopts.v.require_launch || o.vopts.v.no_cache))
+        return ctk_cli_usage("generate", "--jobs, --require-launch and --no-cache go with --validate");
     if (!*o.outdir)
         return ctk_cli_usage("generate", "--output needs a directory");
     if (o.template_dir && !ctk_is_dir(o.template_dir)) {

@@ -5,9 +5,29 @@
 #define CTK_CMDS_H
 
 #include "cli.h"
+#include "config.h"
+#include "sdk.h"
+#include "validate.h"
+
+#include <stdbool.h>
 
 /* Each takes argv starting at the command's name and returns an exit code. */
 int ctk_cmd_generate(int argc, char **argv);
 extern const ctk_cmd_doc_t ctk_cmd_generate_doc;
+int ctk_cmd_validate(int argc, char **argv);
+extern const ctk_cmd_doc_t ctk_cmd_validate_doc;
+
+/* The site config at path, or (path NULL) the toolkits found in the
+ * standard install places.  An unreadable file is bad input (CTK_E_CONFIG);
+ * finding no toolkit is CTK_E_ENV. */
+ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err);
+
+/* validate + progress on stderr + table or JSON on stdout; shared by
+ * `validate` and `generate --validate`.  Returns the exit code. */
+typedef struct {
+    ctk_vopts_t v;
+    bool json;
+} ctk_validate_cli_t;
+int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *o);
 
 #endif

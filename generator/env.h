@@ -22,7 +22,8 @@ typedef struct {
 
 void ctk_env_init(ctk_env_t *e);
 void ctk_env_fini(ctk_env_t *e);
-/* value NULL: unset NAME.  Names must be non-empty and hold no '='. */
+/* value NULL: unset NAME.  Names must be non-empty and hold no '='
+ * (else CTK_E_INTERNAL: callers validate names they take from input). */
 bool ctk_env_set(ctk_env_t *e, const char *name, const char *value, ctk_error_t *err);
 /* Borrowed value; NULL when unset. */
 const char *ctk_env_get(const ctk_env_t *e, const char *name);
@@ -39,5 +40,15 @@ bool ctk_env_diff(const ctk_env_t *a, const ctk_env_t *b, ctk_strlist_t *names, 
 /* Look a program up in e's PATH as execvp would (a name with '/' is
  * returned as is when executable).  Caller frees; NULL when not found. */
 char *ctk_env_which(const ctk_env_t *e, const char *prog, ctk_error_t *err);
+/* The search behind ctk_env_which (and proc.c's argv[0] lookup): `path`
+ * is a ':'-separated list (NULL: execvp's default "/bin:/usr/bin"; an
+ * empty element is the current directory); relative candidates are
+ * checked against `cwd` when given (the directory the program will run
+ * in), else ours, and returned relative.  Only executable regular files
+ * match.  Caller frees; NULL when not found, and then *why (may be NULL)
+ * is EACCES when some candidate existed but could not be run, else ENOENT
+ * (or the errno of opening cwd; ENOMEM with err set on allocation failure). */
+char *ctk_env_path_search(const char *path, const char *prog, const char *cwd, int *why,
+                          ctk_error_t *err);
 
 #endif

@@ -16,6 +16,7 @@ typedef struct {
 
 static const command_t commands[] = {
     { &ctk_cmd_generate_doc, ctk_cmd_generate },
+    { &ctk_cmd_validate_doc, ctk_cmd_validate },
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
         }
     }
     if (i >= argc)
-        return ctk_cli_usage(NULL, "no command given (commands: generate, help, version)");
+        return ctk_cli_usage(NULL, "no command given (commands: generate, validate, help, version)");
     if (!strcmp(argv[i], "version")) {
         printf("ctkgen %s\n", PACKAGE_VERSION);
         return CTK_EXIT_OK;
@@ -92,6 +93,6 @@ int main(int argc, char **argv)
     }
     cmd = find_command(argv[i]);
     if (!cmd)
-        return ctk_cli_usage(NULL, "no such command '%s' (commands: generate, help, version)", argv[i]);
+        return ctk_cli_usage(NULL, "no such command '%s' (commands: generate, validate, help, version)", argv[i]);
     return cmd->run(argc - i, argv + i);
 }

@@ -53,8 +53,22 @@ bool ctk_modsys_find_lmod(const char *explicit_cmd, const char *const *caller_en
  * A module that refuses to load, or a module system that fails, is a
  * result: false is returned with CTK_E_TEMPLATE and the module system's
  * own message in err->text (source = the modulefile when known).
- * CTK_E_ENV: the module system could not be run at all (timeout included). */
+ * CTK_E_ENV: the module system could not be run at all (timeout included).
+ * Details: the module system runs with base minus any module state in it
+ * (see ctk_modenv_is_bookkeeping) plus MODULEPATH and settings that keep
+ * its messages plain (no colour, no wrapping, no Lmod cache); bookkeeping
+ * names in *out keep their value from base (unset when base lacks them).
+ * timeout_s (<= 0: none) covers both steps together.  *out is untouched
+ * on failure. */
 bool ctk_modenv_load(const ctk_modsys_info_t *m, const char *modulepath, const char *full_name,
                      const ctk_env_t *base, double timeout_s, ctk_env_t *out, ctk_error_t *err);
+
+/* Is NAME module-system or shell bookkeeping, which ctk_modenv_load()
+ * leaves at its value in base: LOADEDMODULES, _LMFILES_, MODULEPATH,
+ * __MODULES_*, MODULES_LM*, MODULES_FAMILY_* (Environment Modules' copy of
+ * LMOD_FAMILY_*), *_modshare, __LMOD_*, _ModuleTable*, LMOD_* except
+ * LMOD_FAMILY_*, and PWD, OLDPWD, SHLVL, _ (set by /bin/sh itself).
+ * For filtering another evaluation the same way before comparing. */
+bool ctk_modenv_is_bookkeeping(const char *name);
 
 #endif

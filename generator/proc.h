@@ -7,14 +7,20 @@
  *     /dev/null, stdout and stderr captured through pipes (O_CLOEXEC, so
  *     concurrent runs from other threads never hold each other's pipes);
  *   - argv[0] without a '/' is looked up in the PATH of spec->envp (not
- *     ctkgen's own PATH); not found is a result (spawn_errno = ENOENT),
- *     not an error;
+ *     ctkgen's own PATH; execvp's "/bin:/usr/bin" when envp has none;
+ *     relative entries count from spec->cwd); not found is a result
+ *     (spawn_errno = ENOENT, or EACCES when only non-executable files
+ *     matched), not an error;
  *   - the child leads its own process group; at the deadline the whole
  *     group gets SIGKILL (nvcc's cicc/ptxas too), and after the child exits
  *     any process left in its group is killed as well, so nothing outlives
  *     the call;
  *   - safe to call from several threads at once (posix_spawn, no global
- *     state); signal dispositions and mask are reset to defaults in the child.
+ *     state); signal dispositions and mask are reset to defaults in the
+ *     child (glibc itself leaves its two internal signals, 32 and 33,
+ *     ignored; glibc programs never see those);
+ *   - a process that left the group (setsid) and still holds the pipes is
+ *     not waited for: what it wrote before the child exited is kept.
  * Errors (false returned) are ctkgen's own failures only: pipe/spawn
  * machinery (CTK_E_ENV), allocation (CTK_E_NOMEM).
  */

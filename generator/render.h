@@ -24,6 +24,8 @@ typedef struct {
 
 /* Built-in templates, ending with a {NULL, NULL, 0} entry. */
 extern const ctk_template_t ctk_builtin_templates[];
+/* The probe sources from kernels/ (host_probe.c, probe.cu), for validate.c. */
+extern const ctk_template_t ctk_probe_sources[];
 
 /* The header line every generated file carries (after the format's own
  * first line, where it has one). */

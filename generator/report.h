@@ -23,6 +23,11 @@
  *                     "findings": [ {"code","severity","file","line","message","fix"} ] } ] } ] }
  * Probe objects carry the probe's own keys (cudart_header, runtime, driver,
  * devices, status, device, cc, kernel_ok, libcudart).
+ * Conventions: absent strings are null; "cc" is null when 0.0 (no GPU),
+ * "kernel_ok" null for the host probe, a finding's "line" null when
+ * unknown; seconds are rounded to milliseconds.  Strings that are not
+ * UTF-8 are written with U+FFFD for each byte that starts no valid
+ * sequence, so the text is always valid JSON.
  */
 #ifndef CTK_REPORT_H
 #define CTK_REPORT_H
@@ -34,11 +39,13 @@
 #include <stdio.h>
 
 /* "  cudatoolkit/13.0  lmod  PASS   1.42 s" plus, indented below, one line
- * per finding ("    error CTK-CPATH-001: ...") and the skip reason.  When
- * color is true, verdicts are colored (ANSI). */
+ * per finding ("    error CTK-CPATH-001: ...") followed by its fix, and
+ * the skip reason.  When color is true, verdicts and severities are
+ * colored (ANSI).  Control bytes in messages are shown as \xNN. */
 void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool color);
-/* Summary table: one row per SDK, one column per artifact, then totals
- * and the counts line ("3 pass, 1 skip, 2 fail"). */
+/* Summary table: one row per SDK, one column per artifact (a verdict read
+ * from the cache is marked '*', with a footnote) and the SDK's time, then
+ * the counts line of r->n_* ("3 pass, 1 skip, 2 fail (artifacts)"). */
 void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color);
 /* The whole report as JSON text (pretty, sorted as documented); caller frees. */
 char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err);
@@ -46,7 +53,9 @@ char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err);
 /* Cache form of one artifact result: the same object as in the JSON
  * report's "artifacts" array.  from_json fills an artifact record
  * (a->kind must already be set; other members are replaced) and marks it
- * cached; CTK_E_JSON when the text is not what to_json writes. */
+ * cached; CTK_E_JSON when the text is not what to_json writes (another
+ * kind, unknown keys, a code this ctkgen does not know), and then *a is
+ * left as it was. */
 char *ctk_report_art_to_json(const ctk_vart_t *a, ctk_error_t *err);
 bool ctk_report_art_from_json(const char *text, ctk_vart_t *a, ctk_error_t *err);
 

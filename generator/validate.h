@@ -85,6 +85,8 @@ typedef struct {
     char *cc_version;         /* `cc -dumpfullversion` */
     char *driver;             /* /proc/driver/nvidia/version first line; NULL: none */
     char *tcl_modsys;         /* "Environment Modules 5.2.0 (path)"; NULL: none */
+    char *tcl_skip;           /* why Tcl modulefiles were not checked; NULL: they were */
+    char *cache_warning;      /* results could not be cached: why; NULL: fine */
     char *lmod;               /* "Lmod 8.6.19 (path)" when cross-checking; else NULL */
     int jobs;
     double seconds;

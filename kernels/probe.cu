@@ -2,11 +2,15 @@
  * pkg-config flags of a ctk-<version>.pc.
  * SPDX-License-Identifier: MIT
  *
- * Prints one JSON line.  Without a usable GPU it says so in "status" and
- * exits 0: the caller reports that as a skip, never as a pass.
+ * Prints one JSON line (keys and order in generator/probeio.h).  Without a
+ * usable GPU it says so in "status" and exits 0: the caller reports that as
+ * a skip, never as a pass.  "driver" is 0 exactly when there is no usable
+ * NVIDIA driver (none installed, or only the toolkit's stub libcuda), so
+ * the caller can tell "no driver" from "driver too old".
  */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define N 1024
@@ -16,6 +20,67 @@ __global__ void axpy(int n, float a, const float *x, float *y)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         y[i] = a * x[i] + y[i];
+}
+
+/* Length of the well-formed UTF-8 sequence of 2-4 bytes at p, or 0 (an
+ * ASCII byte, a stray continuation byte, an overlong form, a surrogate,
+ * past U+10FFFF, or cut short by the terminating NUL). */
+static size_t utf8_len(const unsigned char *p)
+{
+    unsigned long cp;
+    size_t n, i;
+
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+        n = 2;
+        cp = p[0] & 0x1fu;
+    } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        n = 3;
+        cp = p[0] & 0x0fu;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        n = 4;
+        cp = p[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    for (i = 1; i < n; i++) {
+        if ((p[i] & 0xc0u) != 0x80u)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3fu);
+    }
+    if ((n == 3 && cp < 0x800ul) || (n == 4 && (cp < 0x10000ul || cp > 0x10fffful)) ||
+        (cp >= 0xd800ul && cp <= 0xdffful))
+        return 0;
+    return n;
+}
+
+/* Print s as a JSON string.  Quote and backslash are escaped, control
+ * characters (and DEL) become \u00XX, so the report stays one line; a byte
+ * that is not part of well-formed UTF-8 (a path may hold any bytes) becomes
+ * U+FFFD, so that a strict parser still accepts the line. */
+static void put_json_string(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+    putchar('"');
+    while (*p) {
+        size_t n;
+
+        if (*p == '"' || *p == '\\') {
+            putchar('\\');
+            putchar(*p++);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            printf("\\u%04x", (unsigned)*p++);
+        } else if (*p < 0x80) {
+            putchar(*p++);
+        } else if ((n = utf8_len(p)) != 0) {
+            fwrite(p, 1, n, stdout);
+            p += n;
+        } else {
+            fputs("\\ufffd", stdout);
+            p++;
+        }
+    }
+    putchar('"');
 }
 
 static const char *libcudart_path(void)
@@ -35,43 +100,55 @@ int main(void)
     cudaError_t rc;
     int i;
 
-    cudaRuntimeGetVersion(&runtime);
-    cudaDriverGetVersion(&driver);
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
+        runtime = 0;
+    /* 0 is how the runtime says "no driver"; keep it 0 on any failure too
+     * (a stub libcuda fails here with cudaErrorStubLibrary) */
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver < 0)
+        driver = 0;
     rc = cudaGetDeviceCount(&devices);
+    if (rc != cudaSuccess)
+        devices = 0;
     if (rc == cudaSuccess && devices > 0) {
         cudaDeviceProp prop;
 
-        if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+        rc = cudaGetDeviceProperties(&prop, 0);
+        if (rc == cudaSuccess) {
             snprintf(name, sizeof name, "%s", prop.name);
             major = prop.major;
             minor = prop.minor;
-        }
-        for (i = 0; i < N; i++) {
-            hx[i] = (float)i;
-            hy[i] = 1.0f;
-        }
-        if ((rc = cudaMalloc(&dx, sizeof hx)) == cudaSuccess &&
-            (rc = cudaMalloc(&dy, sizeof hy)) == cudaSuccess &&
-            (rc = cudaMemcpy(dx, hx, sizeof hx, cudaMemcpyHostToDevice)) == cudaSuccess &&
-            (rc = cudaMemcpy(dy, hy, sizeof hy, cudaMemcpyHostToDevice)) == cudaSuccess) {
-            axpy<<<(N + 255) / 256, 256>>>(N, 2.0f, dx, dy);
-            rc = cudaGetLastError();
-            if (rc == cudaSuccess)
-                rc = cudaMemcpy(hy, dy, sizeof hy, cudaMemcpyDeviceToHost);
-            if (rc == cudaSuccess) {
-                ok = 1;
-                for (i = 0; i < N; i++)
-                    if (hy[i] != 2.0f * (float)i + 1.0f)
-                        ok = 0;
+            for (i = 0; i < N; i++) {
+                hx[i] = (float)i;
+                hy[i] = 1.0f;
             }
+            if ((rc = cudaMalloc(&dx, sizeof hx)) == cudaSuccess &&
+                (rc = cudaMalloc(&dy, sizeof hy)) == cudaSuccess &&
+                (rc = cudaMemcpy(dx, hx, sizeof hx, cudaMemcpyHostToDevice)) == cudaSuccess &&
+                (rc = cudaMemcpy(dy, hy, sizeof hy, cudaMemcpyHostToDevice)) == cudaSuccess) {
+                axpy<<<(N + 255) / 256, 256>>>(N, 2.0f, dx, dy);
+                rc = cudaGetLastError();
+                if (rc == cudaSuccess)
+                    rc = cudaMemcpy(hy, dy, sizeof hy, cudaMemcpyDeviceToHost);
+                if (rc == cudaSuccess) {
+                    ok = 1;
+                    for (i = 0; i < N; i++)
+                        if (hy[i] != 2.0f * (float)i + 1.0f)
+                            ok = 0;
+                }
+            }
+            cudaFree(dx);
+            cudaFree(dy);
         }
-        cudaFree(dx);
-        cudaFree(dy);
     }
     printf("{\"probe\":\"cuda\",\"cudart_header\":%d,\"runtime\":%d,\"driver\":%d,"
-           "\"devices\":%d,\"status\":\"%s\",\"device\":\"%s\",\"cc\":\"%d.%d\","
-           "\"kernel_ok\":%s,\"libcudart\":\"%s\"}\n",
-           CUDART_VERSION, runtime, driver, devices, cudaGetErrorName(rc), name, major, minor,
-           ok ? "true" : "false", libcudart_path());
-    return 0;
+           "\"devices\":%d,\"status\":",
+           CUDART_VERSION, runtime, driver, devices);
+    put_json_string(cudaGetErrorName(rc));
+    fputs(",\"device\":", stdout);
+    put_json_string(name);
+    printf(",\"cc\":\"%d.%d\",\"kernel_ok\":%s,\"libcudart\":", major, minor,
+           ok ? "true" : "false");
+    put_json_string(libcudart_path());
+    fputs("}\n", stdout);
+    return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -1,0 +1,240 @@
+/* cmd_validate.c - `ctkgen validate`: prove every artifact in OUT works.
+ * SPDX-License-Identifier: MIT
+ *
+ * Loads the site config (or scans, as generate does), verifies every
+ * toolkit, then hands the SDKs to validate.c.  Progress lines go to stderr
+ * as results arrive; the summary table (or --json) goes to stdout.  Exit 1
+ * when any artifact failed; a skip is not a failure unless
+ * --require-launch made it one.
+ */
+#include <ctkconf.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "config.h"
+#include "discover.h"
+#include "report.h"
+#include "sdk.h"
+#include "util.h"
+#include "validate.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_OUTDIR "ctkgen-out"
+
+enum {
+    OPT_CONFIG = 'c',
+    OPT_OUTPUT = 'o',
+    OPT_JOBS = 'j',
+    OPT_JSON = 0x100,
+    OPT_REQUIRE_LAUNCH,
+    OPT_NO_CACHE,
+    OPT_CACHE_DIR,
+    OPT_TIMEOUT,
+    OPT_MODULECMD,
+    OPT_LMOD,
+    OPT_LMOD_CMD,
+    OPT_CC,
+    OPT_CXX,
+};
+
+static const ctk_opt_t validate_opts[] = {
+    { "config", 'c', "FILE", OPT_CONFIG, "site config (JSON); default: scan the standard install places" },
+    { "output", 'o', "DIR", OPT_OUTPUT, "the generated tree to check (default: ./" DEFAULT_OUTDIR ")" },
+    { "jobs", 'j', "N", OPT_JOBS, "check N SDKs at once (default: the number of CPUs)" },
+    { "json", 0, NULL, OPT_JSON, "print the report as JSON on stdout (progress still goes to stderr)" },
+    { "require-launch", 0, NULL, OPT_REQUIRE_LAUNCH, "fail when a probe cannot launch (no driver or GPU): for GPU nodes" },
+    { "no-cache", 0, NULL, OPT_NO_CACHE, "do all the work even when nothing changed since the last pass" },
+    { "cache-dir", 0, "DIR", OPT_CACHE_DIR, "keep results in DIR (default: $XDG_CACHE_HOME/ctkgen or ~/.cache/ctkgen)" },
+    { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each build or probe run (default: 120)" },
+    { "modulecmd", 0, "FILE", OPT_MODULECMD, "Environment Modules' modulecmd.tcl (default: $MODULES_CMD, then the standard places)" },
+    { "lmod", 0, NULL, OPT_LMOD, "also load each Lua modulefile with the real Lmod and compare" },
+    { "lmod-cmd", 0, "FILE", OPT_LMOD_CMD, "Lmod's libexec/lmod (default: $LMOD_CMD, then the standard places)" },
+    { "cc", 0, "CC", OPT_CC, "host C compiler for the probes (default: cc on PATH)" },
+    { "cxx", 0, "CXX", OPT_CXX, "host C++ compiler that links the CUDA probe (default: c++ on PATH)" },
+    { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
+    { NULL, 0, NULL, 0, NULL },
+};
+
+const ctk_cmd_doc_t ctk_cmd_validate_doc = {
+    "validate",
+    "[-c FILE] [-o DIR] [options]",
+    "Prove that every generated modulefile and .pc file lets a user build and\n"
+    "run CUDA code.",
+    "For each SDK and each artifact in DIR:\n"
+    "  lmod, tcl  load the module (Lua: built-in Lmod-compatible sandbox; Tcl:\n"
+    "             the real Environment Modules), compile host_probe.c with the\n"
+    "             host cc and no -I/-L, link the CUDA probe with -lcudart alone,\n"
+    "             and run both in the module's environment;\n"
+    "  pc         nvcc -c probe.cu $(pkg-config --cflags), link with c++ and with\n"
+    "             nvcc using $(pkg-config --libs), and run with no environment.\n"
+    "Each probe reports the libcudart it loaded, the runtime and driver\n"
+    "versions, the GPU and whether its kernel's result was right.  Verdicts:\n"
+    "pass; fail with findings (codes in docs/diagnostics.md); skip when a part\n"
+    "cannot run here (no driver or GPU, no Environment Modules), never counted\n"
+    "as a pass.  Results that did not fail are cached; a re-run with nothing\n"
+    "changed costs milliseconds.  Exit 1 when anything failed.\n",
+    validate_opts,
+};
+
+static bool use_color(FILE *fp)
+{
+    const char *nc = getenv("NO_COLOR");
+
+    return isatty(fileno(fp)) && !(nc && nc[0]);
+}
+
+static void on_progress(const ctk_vsdk_t *sdk, ctk_art_t art, void *arg)
+{
+    (void)arg;
+    if (ctk_cli_verbosity >= CTK_NORMAL) {
+        ctk_report_progress(stderr, sdk, art, use_color(stderr));
+        fflush(stderr);
+    }
+}
+
+int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *o)
+{
+    ctk_vreport_t rep;
+    ctk_vopts_t v = o->v;
+    ctk_error_t err;
+    char *json = NULL;
+    int rc;
+
+    ctk_error_init(&err);
+    ctk_vreport_init(&rep);
+    v.progress = on_progress;
+    if (ctk_cli_verbosity >= CTK_NORMAL)
+        ctk_cli_info("validating %zu SDK%s in %s", cfg->n_sdks, cfg->n_sdks == 1 ? "" : "s", v.outdir);
+    if (!ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err)) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
+    if (rep.tcl_skip)
+        ctk_cli_warn("Tcl modulefiles not checked: %s", rep.tcl_skip);
+    if (rep.cache_warning)
+        ctk_cli_warn("%s", rep.cache_warning);
+    if (o->json) {
+        if (!(json = ctk_report_json(&rep, &err))) {
+            rc = ctk_cli_error(&err);
+            goto out;
+        }
+        fputs(json, stdout);
+        fputc('\n', stdout);
+    } else if (ctk_cli_verbosity >= CTK_NORMAL) {
+        ctk_report_table(stdout, &rep, use_color(stdout));
+    }
+    rc = rep.n_fail ? CTK_EXIT_CHECK : CTK_EXIT_OK;
+out:
+    free(json);
+    ctk_vreport_fini(&rep);
+    return rc;
+}
+
+/* Parse a -j/--timeout value; false on junk. */
+static bool parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double d;
+
+    errno = 0;
+    d = strtod(s, &end);
+    if (errno || end == s || *end || d < lo || d > hi)
+        return false;
+    *out = d;
+    return true;
+}
+
+static bool validate_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
+{
+    double d;
+
+    *rc = CTK_EXIT_OK;
+    switch (id) {
+    case OPT_JOBS:
+        if (!parse_number(arg, 1, 4096, &d) || d != (int)d)
+            *rc = ctk_cli_usage(cmd, "--jobs needs a whole number from 1 to 4096, not '%s'", arg);
+        o->v.jobs = (int)d;
+        return true;
+    case OPT_JSON: o->json = true; return true;
+    case OPT_REQUIRE_LAUNCH: o->v.require_launch = true; return true;
+    case OPT_NO_CACHE: o->v.no_cache = true; return true;
+    case OPT_CACHE_DIR: o->v.cache_dir = arg; return true;
+    case OPT_TIMEOUT:
+        if (!parse_number(arg, 0.01, 86400, &d))
+            *rc = ctk_cli_usage(cmd, "--timeout needs seconds from 0.01 to 86400, not '%s'", arg);
+        o->v.timeout_s = d;
+        return true;
+    case OPT_MODULECMD: o->v.modulecmd = arg; return true;
+    case OPT_LMOD: o->v.lmod_check = true; return true;
+    case OPT_LMOD_CMD: o->v.lmod_cmd = arg; o->v.lmod_check = true; return true;
+    case OPT_CC: o->v.cc = arg; return true;
+    case OPT_CXX: o->v.cxx = arg; return true;
+    }
+    return false;
+}
+
+int ctk_cmd_validate(int argc, char **argv)
+{
+    ctk_validate_cli_t o;
+    const char *config = NULL, *arg;
+    ctk_error_t err;
+    ctk_config_t *cfg = NULL;
+    ctk_sdk_t **sdks = NULL;
+    int id, rc = CTK_EXIT_OK;
+    size_t i;
+
+    memset(&o, 0, sizeof o);
+    o.v.outdir = DEFAULT_OUTDIR;
+    optind = 1;
+    while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_validate_doc, &arg)) != -1) {
+        switch (id) {
+        case OPT_CONFIG: config = arg; break;
+        case OPT_OUTPUT: o.v.outdir = arg; break;
+        case CTK_OPT_HELP_ID:
+            ctk_cli_print_help(&ctk_cmd_validate_doc);
+            return CTK_EXIT_OK;
+        default:
+            if (!validate_option(&o, "validate", id, arg, &rc))
+                return CTK_EXIT_USAGE;
+            if (rc != CTK_EXIT_OK)
+                return rc;
+        }
+    }
+    if (optind < argc)
+        return ctk_cli_usage("validate", "unexpected argument '%s'", argv[optind]);
+    if (!*o.v.outdir)
+        return ctk_cli_usage("validate", "--output needs a directory");
+
+    ctk_error_init(&err);
+    if (!(cfg = ctk_cmd_load_config(config, &err)))
+        goto fail;
+    if (!(sdks = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *sdks))) {
+        ctk_error_nomem(&err);
+        goto fail;
+    }
+    for (i = 0; i < cfg->n_sdks; i++)
+        if (!(sdks[i] = ctk_sdk_load(&cfg->sdks[i], cfg->source, &err)))
+            goto fail;
+    if (!ctk_is_dir(o.v.outdir)) {
+        ctk_error_set(&err, CTK_E_CONFIG, o.v.outdir, 0, 0,
+                      "no such directory; write it first with: ctkgen generate -o %s", o.v.outdir);
+        goto fail;
+    }
+    rc = ctk_validate_and_report(cfg, sdks, &o);
+    goto done;
+fail:
+    rc = ctk_cli_error(&err);
+done:
+    if (sdks)
+        for (i = 0; cfg && i < cfg->n_sdks; i++)
+            ctk_sdk_free(sdks[i]);
+    free(sdks);
+    ctk_config_free(cfg);
+    return rc;
+}

@@ -1,0 +1,303 @@
+/* diag.c - the table of finding codes and the findings list.
+ * SPDX-License-Identifier: MIT
+ *
+ * Codes are stable: once released, a code keeps its meaning, and a retired
+ * code is never reused.  Each code has a "## CODE" section in
+ * docs/diagnostics.md; tests/check_report.c fails when the two drift apart.
+ * Summaries say what is wrong, fixes say what to do, both on one line and
+ * without a final period, so they read well after "error CTK-...: ".
+ */
+#include <ctkconf.h>
+
+#include "diag.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E CTK_SEV_ERROR
+#define W CTK_SEV_WARNING
+#define N CTK_SEV_NOTE
+
+const ctk_diag_t ctk_diags[] = {
+    /* ---- the artifact itself ------------------------------------------ */
+    { "CTK-MOD-001", E, "the artifact could not be evaluated or loaded by its client",
+      "read the quoted error; regenerate the file, or fix the template that wrote it" },
+    { "CTK-MOD-002", E, "the artifact is missing from the output tree",
+      "run 'ctkgen generate' again for this output directory" },
+    { "CTK-MOD-003", W,
+      "the module declares no family or conflict, so two toolkits can be loaded at once",
+      "add family(\"cuda\") (Lua) or 'conflict cudatoolkit' (Tcl); ctkgen's templates do" },
+
+    /* ---- the environment it produces ------------------------------------ */
+    { "CTK-ENV-001", E, "the Lua and Tcl modulefiles produce different environments",
+      "make both modulefiles set the named variables to the same values" },
+    { "CTK-ENV-002", E, "real Lmod and ctkgen's sandbox disagree on the Lua module's environment",
+      "report it with both environments; meanwhile trust real Lmod's result" },
+    { "CTK-ENV-003", E, "the module sets LDFLAGS, CFLAGS or CXXFLAGS, which overrides users' builds",
+      "remove that setting; use CPATH, LIBRARY_PATH and the .pc file instead" },
+
+    /* ---- PATH, CPATH, library paths ------------------------------------- */
+    { "CTK-PATH-001", E, "the nvcc found on the module's PATH is not this toolkit's",
+      "prepend this toolkit's bin directory to PATH" },
+    { "CTK-CPATH-001", E,
+      "CPATH (or the .pc's Cflags) misses the directory holding this toolkit's cuda_runtime.h",
+      "prepend the toolkit's include directory to CPATH, or add -I<dir> to Cflags" },
+    { "CTK-CPATH-002", W,
+      "CPATH (or Cflags) misses an include directory of math_libs, CUPTI or NVVM",
+      "add the named include directory to CPATH and to Cflags" },
+    { "CTK-LDLIB-001", E, "the driver stubs directory is on LD_LIBRARY_PATH",
+      "remove lib/stubs from LD_LIBRARY_PATH; stubs are for linking only (LIBRARY_PATH)" },
+    { "CTK-LDLIB-002", E,
+      "another toolkit's lib directory comes before this toolkit's on LD_LIBRARY_PATH",
+      "put this toolkit's lib directory first, or unload the other toolkit's module" },
+    { "CTK-LDLIB-003", W,
+      "LD_LIBRARY_PATH, LIBRARY_PATH (or Libs) miss a lib directory of the toolkit",
+      "add the named lib directory (math_libs, CUPTI or NVVM) to both variables and to Libs" },
+
+    /* ---- pkg-config ------------------------------------------------------ */
+    { "CTK-PC-001", E, "nvcc rejects the .pc's Libs",
+      "write Libs as plain -L, -l and -Wl,-rpath,<dir> words that nvcc and cc both accept" },
+    { "CTK-PC-002", E, "the .pc's Version disagrees with the toolkit",
+      "regenerate the .pc, or correct the SDK's version in the site config" },
+
+    /* ---- building the probes --------------------------------------------- */
+    { "CTK-BUILD-001", E, "host compile failed: cuda_runtime.h not found",
+      "prepend the toolkit's include directory to CPATH" },
+    { "CTK-BUILD-002", E, "compiling the probe failed",
+      "read the quoted compiler error; check the flags and the host compiler" },
+    { "CTK-BUILD-003", E, "linking failed: libcudart not found (-lcudart)",
+      "prepend the toolkit's lib directory to LIBRARY_PATH, or add -L<dir> to Libs" },
+    { "CTK-BUILD-004", E, "linking the probe failed",
+      "read the quoted linker error; check LIBRARY_PATH and the .pc's Libs" },
+    { "CTK-HOSTCC-001", E, "nvcc refuses the host compiler: its version is outside this CUDA's range",
+      "load a supported compiler (host_compiler.module) or set host_compiler.ccbin" },
+    { "CTK-HOSTCC-002", W,
+      "the host compiler is newer than this CUDA release supports, though nvcc accepted it",
+      "use a compiler in the supported range for production builds" },
+
+    /* ---- running the probes ---------------------------------------------- */
+    { "CTK-RUN-001", E, "the probe did not run to completion",
+      "read the quoted exit status and output; run the probe by hand to see more" },
+    { "CTK-RUN-002", E, "the probe loaded a libcudart from outside this toolkit",
+      "put this toolkit's lib directory first on LD_LIBRARY_PATH, or give Libs an rpath" },
+    { "CTK-RUN-003", E, "libcudart was not found at run time",
+      "add the toolkit's lib directory to LD_LIBRARY_PATH, or -Wl,-rpath,<dir> to Libs" },
+    { "CTK-VER-001", E, "versions disagree between module name, .pc, nvcc, header and runtime",
+      "point the SDK at one toolkit and regenerate; the message names the odd one out" },
+
+    /* ---- the GPU ---------------------------------------------------------- */
+    { "CTK-GPU-001", E, "the kernel ran but its result was wrong",
+      "check the GPU and driver (nvidia-smi, dmesg); rerun before trusting this toolkit" },
+    { "CTK-GPU-002", E, "this toolkit has no kernel image for the GPU's architecture",
+      "use a toolkit that supports this GPU's compute capability" },
+    { "CTK-GPU-003", E, "the NVIDIA driver is too old for this CUDA runtime",
+      "update the driver, or install the toolkit's cuda-compat package" },
+    { "CTK-GPU-004", E, "a CUDA error occurred while launching the kernel",
+      "read the quoted CUDA error; check the GPU is healthy and not exclusive-process busy" },
+    { "CTK-GPU-005", E, "--require-launch: the probe could not launch on this machine",
+      "run validate on a machine with an NVIDIA driver and GPU, or drop --require-launch" },
+
+    /* ---- parts that could not run here ----------------------------------- */
+    { "CTK-SKIP-001", N, "not launched: no NVIDIA driver on this machine",
+      "run validate on a GPU node to launch the probes" },
+    { "CTK-SKIP-002", N, "not launched: no CUDA-capable GPU is visible",
+      "run validate on a GPU node; check CUDA_VISIBLE_DEVICES and device permissions" },
+    { "CTK-SKIP-003", N, "Tcl modulefile not checked: Environment Modules not found",
+      "install Environment Modules and tclsh, or name modulecmd.tcl with --modulecmd" },
+
+    { NULL, N, NULL, NULL }
+};
+
+#undef E
+#undef W
+#undef N
+
+const ctk_diag_t *ctk_diag_find(const char *code)
+{
+    const ctk_diag_t *d;
+
+    if (!code)
+        return NULL;
+    for (d = ctk_diags; d->code; d++)
+        if (strcmp(d->code, code) == 0)
+            return d;
+    return NULL;
+}
+
+const char *ctk_severity_name(ctk_severity_t s)
+{
+    switch (s) {
+    case CTK_SEV_NOTE:
+        return "note";
+    case CTK_SEV_WARNING:
+        return "warning";
+    case CTK_SEV_ERROR:
+        return "error";
+    }
+    return "unknown";
+}
+
+/* ---- findings -------------------------------------------------------------- */
+
+void ctk_findings_init(ctk_findings_t *f)
+{
+    memset(f, 0, sizeof *f);
+}
+
+static void finding_fini(ctk_finding_t *x)
+{
+    free(x->file);
+    free(x->text);
+}
+
+void ctk_findings_fini(ctk_findings_t *f)
+{
+    size_t i;
+
+    if (!f)
+        return;
+    for (i = 0; i < f->len; i++)
+        finding_fini(&f->items[i]);
+    free(f->items);
+    memset(f, 0, sizeof *f);
+}
+
+/* Room for `more` further items. */
+static bool reserve(ctk_findings_t *f, size_t more, ctk_error_t *err)
+{
+    size_t cap = f->cap ? f->cap : 4;
+    ctk_finding_t *p;
+
+    if (more <= f->cap - f->len)
+        return true;
+    if (more > SIZE_MAX / sizeof *p - f->len)
+        goto nomem;
+    while (cap < f->len + more) {
+        if (cap > SIZE_MAX / sizeof *p / 2)
+            goto nomem;
+        cap *= 2;
+    }
+    p = realloc(f->items, cap * sizeof *p);
+    if (!p)
+        goto nomem;
+    f->items = p;
+    f->cap = cap;
+    return true;
+nomem:
+    ctk_error_nomem(err);
+    return false;
+}
+
+/* Append a finding for table entry d, taking text (freed on failure). */
+static bool add_take(ctk_findings_t *f, const ctk_diag_t *d, const char *file, int line,
+                     char *text, ctk_error_t *err)
+{
+    ctk_finding_t *x;
+    char *file_copy = NULL;
+
+    if (file && !(file_copy = ctk_strdup(file, err)))
+        goto fail;
+    if (!reserve(f, 1, err))
+        goto fail;
+    x = &f->items[f->len++];
+    x->code = d->code;
+    x->severity = d->severity;
+    x->file = file_copy;
+    x->line = line > 0 ? line : 0;
+    x->text = text;
+    return true;
+fail:
+    free(file_copy);
+    free(text);
+    return false;
+}
+
+bool ctk_findings_add(ctk_findings_t *f, const char *code, const char *file, int line,
+                      ctk_error_t *err, const char *fmt, ...)
+{
+    const ctk_diag_t *d = ctk_diag_find(code);
+    va_list ap;
+    char *text;
+    int n;
+
+    if (!d) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "finding with unknown code \"%s\"",
+                      code ? code : "(null)");
+        return false;
+    }
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "%s: bad message format", code);
+        return false;
+    }
+    text = malloc((size_t)n + 1);
+    if (!text) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return add_take(f, d, file, line, text, err);
+}
+
+/* All or nothing: on failure dst is as it was. */
+bool ctk_findings_extend(ctk_findings_t *dst, const ctk_findings_t *src, ctk_error_t *err)
+{
+    size_t i, old_len = dst->len;
+
+    if (!src || src->len == 0)
+        return true;
+    if (dst == src) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "findings extended with themselves");
+        return false;
+    }
+    if (!reserve(dst, src->len, err))
+        return false;
+    for (i = 0; i < src->len; i++) {
+        const ctk_finding_t *s = &src->items[i];
+        ctk_finding_t *x = &dst->items[dst->len];
+
+        x->code = s->code;
+        x->severity = s->severity;
+        x->line = s->line;
+        x->file = NULL;
+        x->text = ctk_strdup(s->text ? s->text : "", err);
+        if (!x->text || (s->file && !(x->file = ctk_strdup(s->file, err)))) {
+            free(x->text);
+            goto fail;
+        }
+        dst->len++;
+    }
+    return true;
+fail:
+    while (dst->len > old_len)
+        finding_fini(&dst->items[--dst->len]);
+    return false;
+}
+
+bool ctk_findings_has(const ctk_findings_t *f, const char *code)
+{
+    size_t i;
+
+    for (i = 0; f && code && i < f->len; i++)
+        if (strcmp(f->items[i].code, code) == 0)
+            return true;
+    return false;
+}
+
+size_t ctk_findings_count(const ctk_findings_t *f, ctk_severity_t sev)
+{
+    size_t i, n = 0;
+
+    for (i = 0; f && i < f->len; i++)
+        if (f->items[i].severity == sev)
+            n++;
+    return n;
+}

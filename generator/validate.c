@@ -1,0 +1,1838 @@
+/* validate.c - build and launch probes through each generated artifact.
+ * SPDX-License-Identifier: MIT
+ *
+ * Per SDK, in one worker thread (SDKs run in parallel):
+ *
+ *   evaluate   lmod: modeval sandbox (+ real Lmod with lmod_check)
+ *              tcl:  real Environment Modules (modenv.c)
+ *              pc:   libpkgconf (pc.c)
+ *   static     variables a module must not set, stubs, CPATH, LD_LIBRARY_PATH
+ *              order, nvcc on PATH, .pc Version, family/conflict
+ *   pc build   nvcc -c probe.cu $(cflags)          -> probe.o
+ *              c++  probe.o $(libs)                 -> probe_pc   (run with no env)
+ *              nvcc probe.o $(libs)                 -> Libs verbatim for nvcc
+ *   modules    cc host_probe.c -lcudart             (module env only)
+ *              c++ probe.o -lcudart                 (module env only; probe.o
+ *                                                    from the pc build, else
+ *                                                    nvcc -c in the module env)
+ *              run both in the module env
+ *
+ * One probe.o serves every artifact: the object does not depend on how it
+ * is linked, and compiling it is the one expensive step (nvcc, ~1 s).  The
+ * module's own header lookup is proven by the host probe, which sees
+ * cuda_runtime.h through CPATH alone.
+ *
+ * Everything a step sees comes from a small clean base environment (PATH
+ * of the host compilers' dirs + /usr/bin:/bin, HOME and TMPDIR in the
+ * private build dir, LC_ALL=C so compiler messages can be matched) plus
+ * what the artifact sets; ctkgen's own environment never leaks in.
+ */
+#include <ctkconf.h>
+
+#include "cache.h"
+#include "diag.h"
+#include "env.h"
+#include "facts.h"
+#include "modenv.h"
+#include "modeval.h"
+#include "pc.h"
+#include "proc.h"
+#include "probeio.h"
+#include "render.h"
+#include "report.h"
+#include "util.h"
+#include "validate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define DEFAULT_TIMEOUT_S 120.0
+#define ART_MAX_BYTES (4u << 20)
+#define CACHE_SEP "\n\036\n" /* record separator between artifacts in a cache entry */
+
+const char *ctk_art_name(ctk_art_t a)
+{
+    switch (a) {
+    case CTK_ART_LMOD: return "lmod";
+    case CTK_ART_TCL: return "tcl";
+    case CTK_ART_PC: return "pc";
+    case CTK_ART__COUNT: break;
+    }
+    return "?";
+}
+
+const char *ctk_verdict_name(ctk_verdict_t v)
+{
+    switch (v) {
+    case CTK_VERDICT_PASS: return "pass";
+    case CTK_VERDICT_SKIP: return "skip";
+    case CTK_VERDICT_FAIL: return "fail";
+    }
+    return "?";
+}
+
+/* ---- shared state --------------------------------------------------------- */
+
+typedef struct {
+    const ctk_config_t *cfg;
+    ctk_sdk_t *const *sdks;
+    const ctk_vopts_t *o;
+    ctk_vreport_t *rep;
+    double timeout;
+    char *tmproot;            /* private: mkdtemp, 0700 */
+    char *cache_dir;          /* NULL: no cache */
+    ctk_env_t base;           /* read-only once workers start */
+    bool have_tcl, have_lmod;
+    ctk_modsys_info_t tcl, lmod;
+    char *tcl_why;            /* why Tcl is skipped */
+    char *lmod_why;
+    char global_key[33];      /* hash of everything shared by all SDKs */
+    pthread_mutex_t lock;     /* next, progress, pc_lock use */
+    pthread_mutex_t pc_lock;  /* libpkgconf is not documented thread-safe */
+    size_t next;
+    bool failed;              /* a worker hit an internal error */
+    ctk_error_t err;          /* the first such error */
+} vctx_t;
+
+typedef struct {
+    vctx_t *c;
+    const ctk_sdk_t *sdk;
+    ctk_vsdk_t *res;
+    char *dir;                /* private build dir of this SDK */
+    char *full_name;          /* "cudatoolkit/13.0" */
+    ctk_env_t menv[2];        /* lmod, tcl: base + the module's changes */
+    bool have_env[2];
+    ctk_pc_result_t pc;
+    bool have_pc;
+    char *probe_o;            /* path of probe.o when the pc compile worked */
+    char *nvcc_release;       /* of sdk->nvcc */
+    ctk_error_t *err;
+} vjob_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- small helpers -------------------------------------------------------------- */
+
+static bool write_text(const char *dir, const char *name, const char *data, size_t len,
+                       ctk_error_t *err)
+{
+    char *p = ctk_path_join(dir, name, err);
+    FILE *f;
+    bool ok = false;
+
+    if (!p)
+        return false;
+    f = fopen(p, "wb");
+    if (!f) {
+        ctk_error_set(err, CTK_E_IO, p, 0, 0, "cannot create: %s", strerror(errno));
+        goto out;
+    }
+    if (fwrite(data, 1, len, f) != len) {
+        ctk_error_set(err, CTK_E_IO, p, 0, 0, "cannot write: %s", strerror(errno));
+        fclose(f);
+        goto out;
+    }
+    if (fclose(f) != 0) {
+        ctk_error_set(err, CTK_E_IO, p, 0, 0, "cannot write: %s", strerror(errno));
+        goto out;
+    }
+    ok = true;
+out:
+    free(p);
+    return ok;
+}
+
+static const ctk_template_t *probe_source(const char *name)
+{
+    const ctk_template_t *t;
+
+    for (t = ctk_probe_sources; t->name; t++)
+        if (strcmp(t->name, name) == 0)
+            return t;
+    return NULL;
+}
+
+/* The first line of compiler output that says what went wrong, copied
+ * into buf (trimmed); "" when none. */
+static const char *first_error_line(const char *text, char *buf, size_t bufsz)
+{
+    const char *p = text, *best = NULL, *eol;
+    size_t n;
+
+    buf[0] = '\0';
+    if (!text)
+        return buf;
+    while (*p) {
+        eol = strchr(p, '\n');
+        n = eol ? (size_t)(eol - p) : strlen(p);
+        if (!best && n > 0)
+            best = p; /* fallback: the first non-empty line */
+        if (memmem(p, n, "error", 5) || memmem(p, n, "fatal", 5) ||
+            memmem(p, n, "cannot find", 11) || memmem(p, n, "undefined reference", 19)) {
+            best = p;
+            break;
+        }
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+    if (best) {
+        eol = strchr(best, '\n');
+        n = eol ? (size_t)(eol - best) : strlen(best);
+        if (n >= bufsz)
+            n = bufsz - 1;
+        memcpy(buf, best, n);
+        buf[n] = '\0';
+    }
+    return buf;
+}
+
+/* 1-based number of the first line of text containing needle; 0 if none. */
+static int line_of(const char *text, const char *needle)
+{
+    const char *hit;
+    int line = 1;
+
+    if (!text || !needle || !(hit = strstr(text, needle)))
+        return 0;
+    for (const char *p = text; p < hit; p++)
+        if (*p == '\n')
+            line++;
+    return line;
+}
+
+/* Line of a module's operation on `name` (Lua: from modeval; others: text search). */
+static int var_line(const ctk_vart_t *a, const char *name)
+{
+    char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL);
+    int line = line_of(text, name);
+
+    free(text);
+    return line;
+}
+
+/* Does the ':'-separated list hold a directory that is `dir` (after
+ * resolving symlinks on both sides)?  Returns the index or -1. */
+static long list_find_dir(const char *list, const char *dir)
+{
+    char *want, *copy, *tok, *save = NULL;
+    long i = 0, found = -1;
+
+    if (!list || !dir || !(want = ctk_realpath(dir)))
+        return -1;
+    if (!(copy = strdup(list))) {
+        free(want);
+        return -1;
+    }
+    for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save), i++) {
+        char *r = ctk_realpath(tok);
+        bool same = r && strcmp(r, want) == 0;
+
+        free(r);
+        if (same) {
+            found = i;
+            break;
+        }
+    }
+    free(copy);
+    free(want);
+    return found;
+}
+
+/* The first entry of a ':'-list holding a libcudart.so*; caller frees. */
+static char *first_dir_with_cudart(const char *list)
+{
+    char *copy, *tok, *save = NULL, *hit = NULL;
+
+    if (!list || !(copy = strdup(list)))
+        return NULL;
+    for (tok = strtok_r(copy, ":", &save); tok && !hit; tok = strtok_r(NULL, ":", &save)) {
+        DIR *d = opendir(tok);
+        struct dirent *e;
+
+        if (!d)
+            continue;
+        while ((e = readdir(d)))
+            if (strncmp(e->d_name, "libcudart.so", 12) == 0) {
+                hit = strdup(tok);
+                break;
+            }
+        closedir(d);
+    }
+    free(copy);
+    return hit;
+}
+
+/* Is the library file `lib` in the directory `dir` (both resolved)? */
+static bool lib_in_dir(const char *lib, const char *dir)
+{
+    char *rl = ctk_realpath(lib), *rd = ctk_realpath(dir), *slash;
+    bool in = false;
+
+    if (rl && rd && (slash = strrchr(rl, '/'))) {
+        *slash = '\0';
+        in = strcmp(rl, rd) == 0;
+    }
+    free(rl);
+    free(rd);
+    return in;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* "13.0" from `nvcc --version` ("Cuda compilation tools, release 13.0, V13.0.88"). */
+static char *nvcc_release(vjob_t *j, const char *nvcc)
+{
+    const char *argv[] = {nvcc, "--version", NULL};
+    ctk_proc_spec_t spec = {0};
+    ctk_proc_result_t r;
+    char *out = NULL, *p;
+    int ma, mi;
+
+    ctk_proc_result_init(&r);
+    spec.argv = argv;
+    spec.envp = ctk_env_envp(&j->c->base, NULL);
+    spec.cwd = j->dir;
+    spec.timeout_s = j->c->timeout;
+    if (ctk_proc_run(&spec, &r, NULL) && ctk_proc_ok(&r) && (p = strstr(r.out, "release ")) &&
+        sscanf(p, "release %d.%d", &ma, &mi) == 2)
+        out = ctk_printf(NULL, "%d.%d", ma, mi);
+    ctk_proc_result_fini(&r);
+    return out;
+}
+
+/* ---- steps ------------------------------------------------------------------------ */
+
+/* Run argv in env, in the job's dir.  false only for internal errors. */
+static bool run_step(vjob_t *j, const char *const *argv, ctk_env_t *env, ctk_proc_result_t *r)
+{
+    ctk_proc_spec_t spec = {0};
+
+    spec.argv = argv;
+    if (!(spec.envp = ctk_env_envp(env, j->err)))
+        return false;
+    spec.cwd = j->dir;
+    spec.timeout_s = j->c->timeout;
+    spec.max_output = 256u << 10;
+    return ctk_proc_run(&spec, r, j->err);
+}
+
+static bool addf(ctk_vart_t *a, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static bool addf(ctk_vart_t *a, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return ctk_findings_add(&a->findings, code, a->file, line, err, "%s", text);
+}
+
+/* A failed compile or link: the finding that says why. */
+static bool build_failure(vjob_t *j, ctk_vart_t *a, const char *what, const ctk_proc_result_t *r)
+{
+    char line[512], desc[256];
+    const char *text = r->err && r->err[0] ? r->err : r->out;
+
+    first_error_line(text, line, sizeof line);
+    if (r->spawn_errno || r->timed_out || r->term_signal) {
+        ctk_proc_describe(r, j->c->timeout, desc, sizeof desc);
+        return addf(a, "CTK-BUILD-002", 0, j->err, "%s: %s", what, desc);
+    }
+    if (text && (strstr(text, "unsupported GNU version") || strstr(text, "unsupported clang version") ||
+                 strstr(text, "-allow-unsupported-compiler"))) {
+        int gmax = ctk_facts_gcc_max(j->sdk->version.major, j->sdk->version.minor);
+        const char *ccbin = j->sdk->conf->host_compiler_ccbin;
+        char hint[256] = "";
+
+        if (ccbin)
+            snprintf(hint, sizeof hint, "use the compiler the site config names: %s", ccbin);
+        else if (gmax > 0) {
+            char name[32];
+            int v;
+
+            snprintf(hint, sizeof hint, "use GCC %d or older (set host_compiler.ccbin in the site config)",
+                     gmax);
+            for (v = gmax; v >= 5; v--) {
+                char *found;
+
+                snprintf(name, sizeof name, "g++-%d", v);
+                if ((found = ctk_env_which(&j->c->base, name, NULL))) {
+                    snprintf(hint, sizeof hint,
+                             "use %s, the newest accepted compiler here (host_compiler.ccbin)", found);
+                    free(found);
+                    break;
+                }
+            }
+        }
+        return addf(a, "CTK-HOSTCC-001", 0, j->err, "%s: nvcc refuses the host compiler: %s; %s", what,
+                    line, hint);
+    }
+    if (text && strstr(text, "cuda_runtime.h") &&
+        (strstr(text, "No such file") || strstr(text, "cannot open source file")))
+        return addf(a, "CTK-BUILD-001", 0, j->err, "%s: cuda_runtime.h not found: %s", what, line);
+    if (text && (strstr(text, "cannot find -lcudart") || strstr(text, "unable to find library -lcudart")))
+        return addf(a, "CTK-BUILD-003", 0, j->err, "%s: libcudart not found: %s", what, line);
+    if (text && strstr(text, "nvcc fatal") && strstr(text, "Unknown option"))
+        return addf(a, "CTK-PC-001", var_line(a, "Libs:"), j->err,
+                    "%s: nvcc rejects the Libs: %s", what, line);
+    if (text && (strstr(text, "ld returned") || strstr(text, "undefined reference") ||
+                 strstr(text, "cannot find -l")))
+        return addf(a, "CTK-BUILD-004", 0, j->err, "%s: %s", what, line);
+    return addf(a, "CTK-BUILD-002", 0, j->err, "%s: %s", what, line[0] ? line : "failed");
+}
+
+/* Run a built probe in env and check its report.  `own` is the expected
+ * libcudart dir (the SDK's). */
+static bool launch(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env,
+                   ctk_probe_report_t *rep)
+{
+    const char *argv[] = {exe, NULL};
+    ctk_proc_result_t r;
+    ctk_error_t perr;
+    char desc[256], line[512];
+    bool ok = false;
+
+    ctk_proc_result_init(&r);
+    if (!run_step(j, argv, env, &r))
+        goto out;
+    if (!ctk_proc_ok(&r)) {
+        first_error_line(r.err, line, sizeof line);
+        if (strstr(r.err, "error while loading shared libraries") && strstr(r.err, "libcudart"))
+            ok = addf(a, "CTK-RUN-003", 0, j->err, "%s: %s", exe, line);
+        else
+            ok = addf(a, "CTK-RUN-001", 0, j->err, "%s: %s%s%s", exe,
+                      ctk_proc_describe(&r, j->c->timeout, desc, sizeof desc), line[0] ? ": " : "",
+                      line);
+        goto out;
+    }
+    ctk_error_init(&perr);
+    if (!ctk_probe_report_parse(r.out, rep, &perr)) {
+        ok = addf(a, "CTK-RUN-001", 0, j->err, "%s: no report: %s", exe, perr.text);
+        goto out;
+    }
+    ok = true;
+out:
+    ctk_proc_result_fini(&r);
+    return ok;
+}
+
+/* What a probe's report says about the libcudart, versions and the GPU. */
+static bool judge_report(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p, const char *what)
+{
+    const ctk_sdk_t *s = j->sdk;
+    int ma = s->version.major, mi = s->version.minor;
+
+    if (!p->present)
+        return true;
+    if (p->libcudart && p->libcudart[0] && !lib_in_dir(p->libcudart, s->libdir)) {
+        char *real = ctk_realpath(p->libcudart);
+
+        if (!addf(a, "CTK-RUN-002", 0, j->err, "%s loaded %s%s%s%s, not the libcudart in %s", what,
+                  p->libcudart, real && strcmp(real, p->libcudart) ? " (" : "",
+                  real && strcmp(real, p->libcudart) ? real : "",
+                  real && strcmp(real, p->libcudart) ? ")" : "", s->libdir)) {
+            free(real);
+            return false;
+        }
+        free(real);
+    }
+    if (p->cudart_header / 1000 != ma || p->cudart_header % 1000 / 10 != mi)
+        if (!addf(a, "CTK-VER-001", 0, j->err,
+                  "%s was compiled against CUDART_VERSION %d (CUDA %d.%d), the toolkit is %d.%d", what,
+                  p->cudart_header, p->cudart_header / 1000, p->cudart_header % 1000 / 10, ma, mi))
+            return false;
+    if (p->runtime && (p->runtime / 1000 != ma || p->runtime % 1000 / 10 != mi))
+        if (!addf(a, "CTK-VER-001", 0, j->err, "%s runs on a CUDA %d.%d runtime (%s), the toolkit is %d.%d",
+                  what, p->runtime / 1000, p->runtime % 1000 / 10, p->libcudart ? p->libcudart : "?",
+                  ma, mi))
+            return false;
+    return true;
+}
+
+/* The launch part of a cuda probe's report: pass, skip or a GPU finding. */
+static bool judge_launch(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p)
+{
+    const ctk_sdk_t *s = j->sdk;
+    const char *st = p->status ? p->status : "";
+    const char *skip_code = NULL;
+    char reason[256];
+
+    if (!p->present || !p->is_cuda)
+        return true;
+    if (p->driver == 0) {
+        skip_code = "CTK-SKIP-001";
+        snprintf(reason, sizeof reason, "not launched: no NVIDIA driver on this machine (%s)", st);
+    } else if (strcmp(st, "cudaErrorNoDevice") == 0 || (strcmp(st, "cudaSuccess") == 0 && p->devices == 0)) {
+        skip_code = "CTK-SKIP-002";
+        snprintf(reason, sizeof reason, "not launched: no CUDA-capable GPU visible (%s)", st);
+    } else if (strcmp(st, "cudaErrorInsufficientDriver") == 0) {
+        const char *full = NULL, *compat = NULL;
+
+        ctk_facts_driver_min(s->version.major, s->version.minor, &full, &compat);
+        return addf(a, "CTK-GPU-003", 0, j->err,
+                    "the driver supports CUDA %d.%d, this runtime is %d.%d%s%s%s", p->driver / 1000,
+                    p->driver % 1000 / 10, p->runtime / 1000, p->runtime % 1000 / 10,
+                    full ? " (needs driver " : "", full ? full : "", full ? " or newer)" : "");
+    } else if (strcmp(st, "cudaErrorNoKernelImageForDevice") == 0 ||
+               strcmp(st, "cudaErrorUnsupportedPtxVersion") == 0 ||
+               strcmp(st, "cudaErrorInvalidKernelImage") == 0) {
+        int sup = ctk_facts_sm_supported(s->version.major, s->version.minor, p->cc_major, p->cc_minor);
+
+        return addf(a, "CTK-GPU-002", 0, j->err, "%s (compute capability %d.%d) cannot run this kernel: %s%s",
+                    p->device ? p->device : "GPU", p->cc_major, p->cc_minor, st,
+                    sup == 0 ? "; that architecture is not a target of this toolkit" : "");
+    } else if (strcmp(st, "cudaSuccess") != 0) {
+        return addf(a, "CTK-GPU-004", 0, j->err, "CUDA error on %s: %s", p->device ? p->device : "GPU", st);
+    } else if (p->kernel_ok != 1) {
+        return addf(a, "CTK-GPU-001", 0, j->err, "the axpy kernel ran on %s but its result was wrong",
+                    p->device ? p->device : "GPU");
+    } else {
+        a->launched = true;
+        return true;
+    }
+    if (j->c->o->require_launch)
+        return addf(a, "CTK-GPU-005", 0, j->err, "%s", reason);
+    if (!a->skip_code) {
+        if (!(a->skip_code = ctk_strdup(skip_code, j->err)) ||
+            !(a->skip_reason = ctk_strdup(reason, j->err)))
+            return false;
+    }
+    return true;
+}
+
+/* ---- evaluation ------------------------------------------------------------------- */
+
+static bool env_from_modeval(vjob_t *j, const ctk_modeval_t *ev, ctk_env_t *menv, ctk_vart_t *a)
+{
+    size_t i;
+
+    if (!ctk_env_copy(menv, &j->c->base, j->err))
+        return false;
+    for (i = 0; i < ev->n_vars; i++) {
+        if (!ctk_env_set(menv, ev->vars[i].name, ev->vars[i].value, j->err))
+            return false;
+        if (ev->vars[i].value && !ctk_env_set(&a->env, ev->vars[i].name, ev->vars[i].value, j->err))
+            return false;
+    }
+    return true;
+}
+
+/* a->env: every variable whose value in menv differs from the base. */
+static bool record_changes(vjob_t *j, const ctk_env_t *menv, ctk_vart_t *a)
+{
+    size_t i;
+
+    for (i = 0; i < menv->kv.len; i++) {
+        const char *kv = menv->kv.items[i], *eq = strchr(kv, '=');
+        char name[256];
+        const char *was;
+
+        if (!eq || (size_t)(eq - kv) >= sizeof name)
+            continue;
+        memcpy(name, kv, (size_t)(eq - kv));
+        name[eq - kv] = '\0';
+        was = ctk_env_get(&j->c->base, name);
+        if ((!was || strcmp(was, eq + 1) != 0) && !ctk_env_set(&a->env, name, eq + 1, j->err))
+            return false;
+    }
+    return true;
+}
+
+static char *read_artifact(vjob_t *j, ctk_vart_t *a, size_t *len)
+{
+    ctk_error_t e;
+    char *text;
+
+    ctk_error_init(&e);
+    if (!ctk_is_file(a->file)) {
+        addf(a, "CTK-MOD-002", 0, j->err, "%s is missing; run ctkgen generate", a->file);
+        return NULL;
+    }
+    text = ctk_file_read(a->file, ART_MAX_BYTES, len, &e);
+    if (!text)
+        addf(a, "CTK-MOD-001", 0, j->err, "%s", e.text);
+    return text;
+}
+
+static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
+{
+    ctk_modeval_t *ev;
+    ctk_error_t e;
+    size_t len;
+    char *src = read_artifact(j, a, &len);
+    bool ok = true;
+
+    if (!src)
+        return j->err->code == CTK_E_OK;
+    ctk_error_init(&e);
+    ev = ctk_modeval_lua(a->file, src, len, j->full_name, &j->c->base.kv, &e);
+    if (!ev) {
+        if (e.code == CTK_E_NOMEM) {
+            *j->err = e;
+            ok = false;
+        } else {
+            ok = addf(a, "CTK-MOD-001", e.line, j->err, "%s", e.text);
+        }
+        goto out;
+    }
+    if (!env_from_modeval(j, ev, &j->menv[0], a)) {
+        ok = false;
+        goto out;
+    }
+    j->have_env[0] = true;
+    if (!ev->family && ev->conflicts.len == 0)
+        ok = addf(a, "CTK-MOD-003", 0, j->err, "no family() or conflict(): another toolkit can be loaded alongside");
+    if (ok && j->c->have_lmod) {
+        ctk_env_t real;
+        ctk_strlist_t diff;
+        char *mp = ctk_printf(j->err, "%s/lmod", j->c->o->outdir);
+
+        ctk_env_init(&real);
+        ctk_strlist_init(&diff);
+        ctk_error_init(&e);
+        if (!mp)
+            ok = false;
+        else if (!ctk_modenv_load(&j->c->lmod, mp, j->full_name, &j->c->base, j->c->timeout, &real, &e))
+            ok = addf(a, "CTK-ENV-002", 0, j->err, "real Lmod failed where the sandbox loaded the module: %s",
+                      e.text);
+        else if (!ctk_env_diff(&j->menv[0], &real, &diff, j->err))
+            ok = false;
+        else if (diff.len > 0) {
+            const char *n = diff.items[0], *sv = ctk_env_get(&j->menv[0], n), *lv = ctk_env_get(&real, n);
+
+            ok = addf(a, "CTK-ENV-002", 0, j->err,
+                      "real Lmod and the sandbox disagree on %zu variable(s), first %s: sandbox %s%s%s, Lmod %s%s%s",
+                      diff.len, n, sv ? "\"" : "", sv ? sv : "unset", sv ? "\"" : "", lv ? "\"" : "",
+                      lv ? lv : "unset", lv ? "\"" : "");
+        }
+        free(mp);
+        ctk_strlist_fini(&diff);
+        ctk_env_fini(&real);
+    }
+out:
+    ctk_modeval_free(ev);
+    free(src);
+    return ok;
+}
+
+static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
+{
+    ctk_error_t e;
+    size_t len;
+    char *src, *mp;
+    bool ok = true;
+
+    if (!j->c->have_tcl) {
+        if (!ctk_is_file(a->file))
+            return addf(a, "CTK-MOD-002", 0, j->err, "%s is missing; run ctkgen generate", a->file);
+        return (a->skip_code = ctk_strdup("CTK-SKIP-003", j->err)) &&
+               (a->skip_reason = ctk_strdup(j->c->tcl_why, j->err));
+    }
+    if (!(src = read_artifact(j, a, &len)))
+        return j->err->code == CTK_E_OK;
+    if (!(mp = ctk_printf(j->err, "%s/tcl", j->c->o->outdir))) {
+        free(src);
+        return false;
+    }
+    ctk_error_init(&e);
+    if (!ctk_modenv_load(&j->c->tcl, mp, j->full_name, &j->c->base, j->c->timeout, &j->menv[1], &e)) {
+        if (e.code == CTK_E_NOMEM) {
+            *j->err = e;
+            ok = false;
+        } else {
+            ok = addf(a, "CTK-MOD-001", e.line, j->err, "%s", e.text);
+        }
+    } else {
+        j->have_env[1] = true;
+        ok = record_changes(j, &j->menv[1], a);
+        if (ok && !strstr(src, "conflict") && !strstr(src, "family"))
+            ok = addf(a, "CTK-MOD-003", 0, j->err,
+                      "no family or conflict: another toolkit can be loaded alongside");
+    }
+    free(mp);
+    free(src);
+    return ok;
+}
+
+static bool eval_pc(vjob_t *j, ctk_vart_t *a)
+{
+    ctk_error_t e;
+    size_t len;
+    char *src = read_artifact(j, a, &len), *dir = NULL, *slash;
+    const char *dirs[1];
+    bool ok = true, resolved;
+
+    if (!src)
+        return j->err->code == CTK_E_OK;
+    if (!(dir = ctk_strdup(a->file, j->err)))
+        goto fail;
+    if ((slash = strrchr(dir, '/')))
+        *slash = '\0';
+    dirs[0] = dir;
+    ctk_error_init(&e);
+    pthread_mutex_lock(&j->c->pc_lock);
+    resolved = ctk_pc_resolve(dirs, 1, j->res->pc_name, &j->pc, &e);
+    pthread_mutex_unlock(&j->c->pc_lock);
+    if (!resolved) {
+        if (e.code == CTK_E_NOMEM) {
+            *j->err = e;
+            goto fail;
+        }
+        ok = addf(a, "CTK-MOD-001", e.line, j->err, "%s", e.text);
+        goto out;
+    }
+    j->have_pc = true;
+    for (size_t i = 0; i < j->pc.cflags.len; i++)
+        if (!ctk_strlist_push(&a->cflags, j->pc.cflags.items[i], j->err))
+            goto fail;
+    for (size_t i = 0; i < j->pc.libs.len; i++)
+        if (!ctk_strlist_push(&a->libs, j->pc.libs.items[i], j->err))
+            goto fail;
+    if (j->pc.version && !(a->pc_version = ctk_strdup(j->pc.version, j->err)))
+        goto fail;
+    goto out;
+fail:
+    ok = false;
+out:
+    free(dir);
+    free(src);
+    return ok;
+}
+
+/* ---- static checks --------------------------------------------------------------------- */
+
+static bool check_module_env(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
+{
+    static const char *const banned[] = {"LDFLAGS", "CFLAGS", "CXXFLAGS", "CPPFLAGS", NULL};
+    const ctk_sdk_t *s = j->sdk;
+    const char *ldp = ctk_env_get(menv, "LD_LIBRARY_PATH");
+    const char *lp = ctk_env_get(menv, "LIBRARY_PATH");
+    const char *cp = ctk_env_get(menv, "CPATH");
+    char *first, *nvcc;
+    size_t i;
+
+    for (i = 0; banned[i]; i++)
+        if (ctk_env_get(&a->env, banned[i]) &&
+            !addf(a, "CTK-ENV-003", var_line(a, banned[i]), j->err, "the module sets %s=\"%s\"", banned[i],
+                  ctk_env_get(&a->env, banned[i])))
+            return false;
+    if (s->stubsdir && list_find_dir(ldp, s->stubsdir) >= 0 &&
+        !addf(a, "CTK-LDLIB-001", var_line(a, "stubs"), j->err, "LD_LIBRARY_PATH holds the driver stubs dir %s",
+              s->stubsdir))
+        return false;
+    if (ldp) {
+        /* any dir named stubs holding a libcuda.so is a stubs dir, whoever's */
+        char *copy = strdup(ldp), *tok, *save = NULL;
+
+        for (tok = copy ? strtok_r(copy, ":", &save) : NULL; tok; tok = strtok_r(NULL, ":", &save)) {
+            char *lc = ctk_path_join(tok, "libcuda.so", NULL);
+            size_t tl = strlen(tok);
+            bool stub = lc && tl >= 5 && strcmp(tok + tl - 5, "stubs") == 0 && ctk_is_file(lc) &&
+                        !(s->stubsdir && list_find_dir(tok, s->stubsdir) >= 0);
+
+            free(lc);
+            if (stub && !addf(a, "CTK-LDLIB-001", var_line(a, "stubs"), j->err,
+                              "LD_LIBRARY_PATH holds a driver stubs dir: %s", tok)) {
+                free(copy);
+                return false;
+            }
+        }
+        free(copy);
+    }
+    first = first_dir_with_cudart(ldp);
+    if (first && list_find_dir(first, s->libdir) < 0) {
+        bool ok = addf(a, "CTK-LDLIB-002", var_line(a, first), j->err,
+                       "LD_LIBRARY_PATH puts %s (another libcudart) before this toolkit's %s", first,
+                       s->libdir);
+
+        free(first);
+        if (!ok)
+            return false;
+    } else {
+        free(first);
+    }
+    for (i = 0; i < s->ld_library_path.len; i++) {
+        const char *d = s->ld_library_path.items[i];
+
+        if (list_find_dir(ldp, d) < 0 &&
+            !addf(a, "CTK-LDLIB-003", 0, j->err, "LD_LIBRARY_PATH misses %s", d))
+            return false;
+        if (list_find_dir(lp, d) < 0 && !addf(a, "CTK-LDLIB-003", 0, j->err, "LIBRARY_PATH misses %s", d))
+            return false;
+    }
+    if (list_find_dir(cp, s->incdir) < 0 &&
+        !addf(a, "CTK-CPATH-001", var_line(a, "CPATH"), j->err,
+              "CPATH misses %s, which holds cuda_runtime.h", s->incdir))
+        return false;
+    for (i = 0; i < s->cpath.len; i++)
+        if (strcmp(s->cpath.items[i], s->incdir) != 0 && list_find_dir(cp, s->cpath.items[i]) < 0 &&
+            !addf(a, "CTK-CPATH-002", var_line(a, "CPATH"), j->err, "CPATH misses %s", s->cpath.items[i]))
+            return false;
+    nvcc = ctk_env_which(menv, "nvcc", j->err);
+    if (!nvcc && j->err->code != CTK_E_OK)
+        return false;
+    if (!nvcc || !same_file(nvcc, s->nvcc)) {
+        bool ok = addf(a, "CTK-PATH-001", var_line(a, "PATH"), j->err,
+                       nvcc ? "nvcc on the module's PATH is %s, not this toolkit's %s"
+                            : "no nvcc on the module's PATH%s (this toolkit's is %s)",
+                       nvcc ? nvcc : "", s->nvcc);
+
+        free(nvcc);
+        return ok;
+    }
+    a->nvcc = nvcc;
+    a->nvcc_release = j->nvcc_release ? ctk_strdup(j->nvcc_release, j->err) : NULL;
+    return !j->nvcc_release || a->nvcc_release;
+}
+
+/* Does the flag list hold -I<dir> for this dir (resolved)? */
+static bool flags_have_dir(const ctk_strlist_t *flags, const char *prefix, const char *dir)
+{
+    size_t n = strlen(prefix);
+
+    for (size_t i = 0; i < flags->len; i++)
+        if (strncmp(flags->items[i], prefix, n) == 0 && list_find_dir(flags->items[i] + n, dir) == 0)
+            return true;
+    return false;
+}
+
+static bool check_pc_static(vjob_t *j, ctk_vart_t *a)
+{
+    const ctk_sdk_t *s = j->sdk;
+    char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL);
+    bool ok = true;
+    int ma, mi, pa;
+    size_t i;
+
+    if (!flags_have_dir(&a->cflags, "-I", s->incdir))
+        ok = addf(a, "CTK-CPATH-001", line_of(text, "Cflags:"), j->err,
+                  "the Cflags miss -I%s, which holds cuda_runtime.h", s->incdir);
+    for (i = 0; ok && i < s->cpath.len; i++)
+        if (strcmp(s->cpath.items[i], s->incdir) != 0 && !flags_have_dir(&a->cflags, "-I", s->cpath.items[i]))
+            ok = addf(a, "CTK-CPATH-002", line_of(text, "Cflags:"), j->err, "the Cflags miss -I%s",
+                      s->cpath.items[i]);
+    for (i = 0; ok && i < s->library_path.len; i++)
+        if (!flags_have_dir(&a->libs, "-L", s->library_path.items[i]))
+            ok = addf(a, "CTK-LDLIB-003", line_of(text, "Libs:"), j->err, "the Libs miss -L%s",
+                      s->library_path.items[i]);
+    if (ok && a->pc_version) {
+        if (!ctk_version_parse(a->pc_version, &ma, &mi, &pa) || ma != s->version.major ||
+            mi != s->version.minor ||
+            (pa >= 0 && s->version.patch >= 0 && pa != s->version.patch))
+            ok = addf(a, "CTK-PC-002", line_of(text, "Version:"), j->err,
+                      "Version: %s, but the toolkit at %s is %s (from %s)", a->pc_version, s->root,
+                      j->res->version, ctk_version_source_name(s->version.source));
+    }
+    free(text);
+    return ok;
+}
+
+/* ---- builds ---------------------------------------------------------------------------- */
+
+/* The environment the .pc steps run in: the base, no CPATH/LIBRARY_PATH/
+ * LD_LIBRARY_PATH (the base has none), plus NVCC_CCBIN when the site
+ * config names the host compiler for this SDK. */
+static bool pc_env(vjob_t *j, ctk_env_t *env)
+{
+    if (!ctk_env_copy(env, &j->c->base, j->err))
+        return false;
+    if (j->sdk->conf->host_compiler_ccbin)
+        return ctk_env_set(env, "NVCC_CCBIN", j->sdk->conf->host_compiler_ccbin, j->err);
+    return true;
+}
+
+/* argv = prefix..., then each flag of list, then suffix...; caller frees the array. */
+static const char **make_argv(const char *const *pre, const ctk_strlist_t *list, const char *const *post,
+                              ctk_error_t *err)
+{
+    size_t n = 0, k = 0, i;
+    const char **v;
+
+    for (i = 0; pre[i]; i++)
+        n++;
+    for (i = 0; post[i]; i++)
+        n++;
+    n += list ? list->len : 0;
+    if (!(v = calloc(n + 1, sizeof *v))) {
+        ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
+        return NULL;
+    }
+    for (i = 0; pre[i]; i++)
+        v[k++] = pre[i];
+    for (i = 0; list && i < list->len; i++)
+        v[k++] = list->items[i];
+    for (i = 0; post[i]; i++)
+        v[k++] = post[i];
+    return v;
+}
+
+static bool run_argv(vjob_t *j, const char *const *pre, const ctk_strlist_t *list,
+                     const char *const *post, ctk_env_t *env, ctk_proc_result_t *r)
+{
+    const char **argv = make_argv(pre, list, post, j->err);
+    bool ok;
+
+    if (!argv)
+        return false;
+    ok = run_step(j, argv, env, r);
+    free(argv);
+    return ok;
+}
+
+static bool build_pc(vjob_t *j, ctk_vart_t *a)
+{
+    const ctk_sdk_t *s = j->sdk;
+    ctk_env_t env;
+    ctk_proc_result_t r;
+    bool ok = false, cxx_ok;
+
+    ctk_env_init(&env);
+    ctk_proc_result_init(&r);
+    if (!pc_env(j, &env))
+        goto out;
+    if (!(a->nvcc = ctk_strdup(s->nvcc, j->err)) ||
+        (j->nvcc_release && !(a->nvcc_release = ctk_strdup(j->nvcc_release, j->err))))
+        goto out;
+    {
+        const char *pre[] = {s->nvcc, "-c", "probe.cu", NULL};
+        const char *post[] = {"-o", "probe.o", NULL};
+
+        if (!run_argv(j, pre, &a->cflags, post, &env, &r))
+            goto out;
+        if (!ctk_proc_ok(&r)) {
+            ok = build_failure(j, a, "nvcc -c probe.cu $(pkg-config --cflags)", &r);
+            goto out;
+        }
+        if (!(j->probe_o = ctk_path_join(j->dir, "probe.o", j->err)))
+            goto out;
+    }
+    {
+        const char *pre[] = {j->c->rep->cxx, "probe.o", NULL};
+        const char *post[] = {"-o", "probe_pc", NULL};
+
+        ctk_proc_result_fini(&r);
+        ctk_proc_result_init(&r);
+        if (!run_argv(j, pre, &a->libs, post, &env, &r))
+            goto out;
+        if (!(cxx_ok = ctk_proc_ok(&r)) && !build_failure(j, a, "c++ probe.o $(pkg-config --libs)", &r))
+            goto out;
+    }
+    {
+        /* the same Libs, verbatim, for nvcc: a -Wl,a,b list works for c++
+         * and makes nvcc stop with "Unknown option" */
+        const char *pre[] = {s->nvcc, "probe.o", NULL};
+        const char *post[] = {"-o", "probe_pc_nvcc", NULL};
+
+        ctk_proc_result_fini(&r);
+        ctk_proc_result_init(&r);
+        if (!run_argv(j, pre, &a->libs, post, &env, &r))
+            goto out;
+        if (!ctk_proc_ok(&r)) {
+            char line[512];
+            const char *text = r.err[0] ? r.err : r.out;
+
+            first_error_line(text, line, sizeof line);
+            if ((strstr(text, "nvcc fatal") || cxx_ok) &&
+                !addf(a, "CTK-PC-001", var_line(a, "Libs:"), j->err, "nvcc probe.o $(pkg-config --libs): %s",
+                      line))
+                goto out;
+        }
+    }
+    if (!cxx_ok) {
+        ok = true;
+        goto out;
+    }
+    {
+        ctk_env_t run_env;
+        char *exe = ctk_path_join(j->dir, "probe_pc", j->err);
+
+        ctk_env_init(&run_env);
+        ok = exe && ctk_env_copy(&run_env, &j->c->base, j->err) &&
+             launch(j, a, exe, &run_env, &a->cuda) && judge_report(j, a, &a->cuda, "probe_pc") &&
+             judge_launch(j, a, &a->cuda);
+        ctk_env_fini(&run_env);
+        free(exe);
+    }
+out:
+    ctk_proc_result_fini(&r);
+    ctk_env_fini(&env);
+    return ok;
+}
+
+/* Which cuda_runtime.h did the host compile read?  A compiler finds one in
+ * its default dirs (/usr/local/include, /usr/include) when CPATH misses the
+ * toolkit's: that is another toolkit's header, or this one's by luck. */
+static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
+{
+    char *deps_path = ctk_path_join(j->dir, deps_name, j->err), *text, *p, *want, *hdr = NULL;
+    bool ok = true;
+
+    if (!deps_path)
+        return false;
+    text = ctk_file_read(deps_path, 1 << 22, NULL, NULL);
+    free(deps_path);
+    if (!text)
+        return true; /* no record: nothing to say */
+    for (p = strtok(text, " \t\n\\"); p; p = strtok(NULL, " \t\n\\")) {
+        size_t n = strlen(p);
+
+        if (n >= 15 && strcmp(p + n - 15, "/cuda_runtime.h") == 0) {
+            hdr = p;
+            break;
+        }
+    }
+    if (hdr && (want = ctk_path_join(j->sdk->incdir, "cuda_runtime.h", j->err))) {
+        char *rh = ctk_realpath(hdr), *rw = ctk_realpath(want);
+
+        if (!rh || !rw || strcmp(rh, rw) != 0)
+            ok = addf(a, "CTK-BUILD-001", var_line(a, "CPATH"), j->err,
+                      "cc found cuda_runtime.h at %s%s%s%s, not in this toolkit's %s", hdr,
+                      rh && strcmp(rh, hdr) ? " (" : "", rh && strcmp(rh, hdr) ? rh : "",
+                      rh && strcmp(rh, hdr) ? ")" : "", j->sdk->incdir);
+        free(rh);
+        free(rw);
+        free(want);
+    } else if (hdr) {
+        ok = false;
+    }
+    free(text);
+    return ok;
+}
+
+static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
+{
+    const char *tag = ctk_art_name(a->kind);
+    ctk_proc_result_t r;
+    char host_exe[64], cuda_exe[64], *exe = NULL;
+    bool ok = false;
+
+    snprintf(host_exe, sizeof host_exe, "host_%s", tag);
+    snprintf(cuda_exe, sizeof cuda_exe, "probe_%s", tag);
+    ctk_proc_result_init(&r);
+    {
+        /* -MD only records which headers were read; lookup is untouched */
+        char deps[80];
+        const char *argv[] = {j->c->rep->cc, "-MD", "-MF", deps, "host_probe.c", "-lcudart", "-o", host_exe, NULL};
+
+        snprintf(deps, sizeof deps, "%s.d", host_exe);
+        if (!run_step(j, argv, menv, &r))
+            goto out;
+        if (!ctk_proc_ok(&r)) {
+            ok = build_failure(j, a, "cc host_probe.c -lcudart", &r);
+            goto cuda;
+        }
+        if (!check_header_origin(j, a, deps))
+            goto out;
+        if (!(exe = ctk_path_join(j->dir, host_exe, j->err)))
+            goto out;
+        if (!launch(j, a, exe, menv, &a->host) || !judge_report(j, a, &a->host, host_exe))
+            goto out;
+        free(exe);
+        exe = NULL;
+    }
+cuda:
+    ctk_proc_result_fini(&r);
+    ctk_proc_result_init(&r);
+    if (!j->probe_o) {
+        /* the .pc build failed: compile the object with the module's nvcc */
+        const char *argv[] = {a->nvcc ? a->nvcc : "nvcc", "-c", "probe.cu", "-o", "probe_mod.o", NULL};
+
+        if (!a->nvcc) {
+            ok = true; /* CTK-PATH-001 already says why */
+            goto out;
+        }
+        if (!run_step(j, argv, menv, &r))
+            goto out;
+        if (!ctk_proc_ok(&r)) {
+            ok = build_failure(j, a, "nvcc -c probe.cu", &r);
+            goto out;
+        }
+        ctk_proc_result_fini(&r);
+        ctk_proc_result_init(&r);
+    }
+    {
+        const char *argv[] = {j->c->rep->cxx, j->probe_o ? "probe.o" : "probe_mod.o", "-lcudart", "-o",
+                              cuda_exe, NULL};
+
+        if (!run_step(j, argv, menv, &r))
+            goto out;
+        if (!ctk_proc_ok(&r)) {
+            ok = build_failure(j, a, "c++ probe.o -lcudart", &r);
+            goto out;
+        }
+        if (!(exe = ctk_path_join(j->dir, cuda_exe, j->err)))
+            goto out;
+        ok = launch(j, a, exe, menv, &a->cuda) && judge_report(j, a, &a->cuda, cuda_exe) &&
+             judge_launch(j, a, &a->cuda);
+    }
+out:
+    free(exe);
+    ctk_proc_result_fini(&r);
+    return ok;
+}
+
+/* ---- versions across artifacts ---------------------------------------------------------- */
+
+static bool check_versions(vjob_t *j)
+{
+    const ctk_sdk_t *s = j->sdk;
+    int ma, mi, pa;
+
+    /* the module name, when it reads as a version */
+    if (ctk_version_parse(s->module_version, &ma, &mi, &pa) &&
+        (ma != s->version.major || mi != s->version.minor)) {
+        for (int k = 0; k < CTK_ART__COUNT; k++)
+            if (k != CTK_ART_PC &&
+                !addf(&j->res->art[k], "CTK-VER-001", 0, j->err, "the module is named %s but the toolkit is %s",
+                      j->full_name, j->res->version))
+                return false;
+    }
+    if (j->nvcc_release && sscanf(j->nvcc_release, "%d.%d", &ma, &mi) == 2 &&
+        (ma != s->version.major || mi != s->version.minor))
+        for (int k = 0; k < CTK_ART__COUNT; k++)
+            if (!addf(&j->res->art[k], "CTK-VER-001", 0, j->err, "%s says release %s, the toolkit is %s",
+                      s->nvcc, j->nvcc_release, j->res->version))
+                return false;
+    return true;
+}
+
+/* ---- cache ------------------------------------------------------------------------------ */
+
+static void key_sdk(ctk_cache_key_t *k, const ctk_sdk_t *s)
+{
+    const ctk_strlist_t *lists[] = {&s->path, &s->cpath, &s->ld_library_path, &s->library_path};
+    char *p;
+
+    ctk_cache_key_add_str(k, "root", s->root);
+    ctk_cache_key_add_str(k, "module_version", s->module_version);
+    ctk_cache_key_add_str(k, "ccbin", s->conf->host_compiler_ccbin);
+    ctk_cache_key_add_stat(k, s->nvcc);
+    ctk_cache_key_add_file(k, s->version.path);
+    if ((p = ctk_path_join(s->incdir, "cuda_runtime_api.h", NULL))) {
+        ctk_cache_key_add_stat(k, p);
+        free(p);
+    }
+    if ((p = ctk_path_join(s->libdir, "libcudart.so", NULL))) {
+        char *r = ctk_realpath(p);
+
+        ctk_cache_key_add_stat(k, r ? r : p);
+        free(r);
+        free(p);
+    }
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (size_t i = 0; i < lists[l]->len; i++)
+            ctk_cache_key_add_stat(k, lists[l]->items[i]);
+}
+
+static bool sdk_key(vjob_t *j, char out[33])
+{
+    ctk_cache_key_t k;
+
+    ctk_cache_key_init(&k);
+    ctk_cache_key_add_str(&k, "global", j->c->global_key);
+    ctk_cache_key_add_str(&k, "full_name", j->full_name);
+    ctk_cache_key_add_str(&k, "outdir", j->c->rep->outdir);
+    key_sdk(&k, j->sdk);
+    for (int a = 0; a < CTK_ART__COUNT; a++)
+        ctk_cache_key_add_file(&k, j->res->art[a].file);
+    ctk_cache_key_hex(&k, out);
+    return true;
+}
+
+static bool cache_load(vjob_t *j, const char *key)
+{
+    ctk_error_t e;
+    char *text, *p;
+    int a = 0;
+
+    ctk_error_init(&e);
+    if (!(text = ctk_cache_get(j->c->cache_dir, key, &e)))
+        return false;
+    for (p = text; a < CTK_ART__COUNT; a++) {
+        char *sep = strstr(p, CACHE_SEP), *file = j->res->art[a].file;
+        bool loaded;
+
+        if (sep)
+            *sep = '\0';
+        /* the record keeps this run's path, whatever the entry says */
+        j->res->art[a].file = NULL;
+        loaded = ctk_report_art_from_json(p, &j->res->art[a], &e);
+        free(j->res->art[a].file);
+        j->res->art[a].file = file;
+        if (!loaded)
+            break;
+        if (!sep) {
+            a++;
+            break;
+        }
+        p = sep + strlen(CACHE_SEP);
+    }
+    free(text);
+    if (a != CTK_ART__COUNT) {
+        /* a broken entry is a miss: start again from clean records */
+        for (a = 0; a < CTK_ART__COUNT; a++) {
+            char *file = j->res->art[a].file;
+
+            j->res->art[a].file = NULL;
+            ctk_vart_fini(&j->res->art[a]);
+            j->res->art[a].file = file;
+        }
+        return false;
+    }
+    return true;
+}
+
+static void cache_store(vjob_t *j, const char *key)
+{
+    ctk_buf_t b;
+    ctk_error_t e;
+
+    ctk_buf_init(&b);
+    ctk_error_init(&e);
+    for (int a = 0; a < CTK_ART__COUNT; a++) {
+        char *t = ctk_report_art_to_json(&j->res->art[a], &e);
+
+        if (!t)
+            goto out;
+        if (a)
+            ctk_buf_puts(&b, CACHE_SEP);
+        ctk_buf_puts(&b, t);
+        free(t);
+    }
+    if (!b.failed && !ctk_cache_put(j->c->cache_dir, key, b.data, &e)) {
+        pthread_mutex_lock(&j->c->lock);
+        if (!j->c->rep->cache_warning)
+            j->c->rep->cache_warning = ctk_printf(NULL, "results not cached: %s%s%s", e.source,
+                                                  e.source[0] ? ": " : "", e.text);
+        pthread_mutex_unlock(&j->c->lock);
+    }
+out:
+    ctk_buf_fini(&b);
+}
+
+/* ---- one SDK ----------------------------------------------------------------------------- */
+
+static void settle(ctk_vart_t *a)
+{
+    if (ctk_findings_count(&a->findings, CTK_SEV_ERROR) > 0)
+        a->verdict = CTK_VERDICT_FAIL;
+    else if (a->skip_code)
+        a->verdict = CTK_VERDICT_SKIP;
+    else
+        a->verdict = CTK_VERDICT_PASS;
+}
+
+static void progress(vjob_t *j, ctk_art_t a)
+{
+    if (!j->c->o->progress)
+        return;
+    pthread_mutex_lock(&j->c->lock);
+    j->c->o->progress(j->res, a, j->c->o->progress_arg);
+    pthread_mutex_unlock(&j->c->lock);
+}
+
+/* rm -r without following symlinks. */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
+        while ((e = readdir(d))) {
+            char *sub;
+
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            if ((sub = ctk_path_join(path, e->d_name, NULL))) {
+                remove_tree(sub);
+                free(sub);
+            }
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static bool write_probes(vjob_t *j)
+{
+    static const char *const names[] = {"host_probe.c", "probe.cu", NULL};
+
+    for (int i = 0; names[i]; i++) {
+        const ctk_template_t *t = probe_source(names[i]);
+
+        if (!t) {
+            ctk_error_set(j->err, CTK_E_INTERNAL, NULL, 0, 0, "probe source %s is not built in", names[i]);
+            return false;
+        }
+        if (!write_text(j->dir, names[i], t->data, (size_t)t->len, j->err))
+            return false;
+    }
+    return true;
+}
+
+/* Differences between module systems that no user can observe: each
+ * system's own family variables (Lmod: LMOD_FAMILY_X, Environment
+ * Modules 5: MODULES_FAMILY_X), and a path list's empty elements spelled
+ * "::" by one and ":" by the other (MANPATH keeps one for man's defaults). */
+static bool same_for_users(const char *name, const char *a, const char *b)
+{
+    if (strncmp(name, "LMOD_FAMILY_", 12) == 0 || strncmp(name, "MODULES_FAMILY_", 15) == 0)
+        return true;
+    if (!a || !b)
+        return false;
+    /* equal once every run of ':' counts as one */
+    while (*a && *b) {
+        if (*a != *b)
+            return false;
+        if (*a == ':') {
+            while (a[1] == ':')
+                a++;
+            while (b[1] == ':')
+                b++;
+        }
+        a++;
+        b++;
+    }
+    return !*a && !*b;
+}
+
+static bool run_sdk(vjob_t *j)
+{
+    ctk_vsdk_t *res = j->res;
+    double t0 = now_s(), t;
+    char key[33] = "";
+    bool ok = false;
+    int a;
+
+    if (j->c->cache_dir) {
+        sdk_key(j, key);
+        if (cache_load(j, key)) {
+            for (a = 0; a < CTK_ART__COUNT; a++) {
+                res->art[a].cached = true;
+                progress(j, (ctk_art_t)a);
+            }
+            ok = true;
+            goto done;
+        }
+    }
+    if (!(j->dir = ctk_printf(j->err, "%s/sdk-%zu", j->c->tmproot, (size_t)(res - j->c->rep->sdks))))
+        goto done;
+    if (mkdir(j->dir, 0700) != 0) {
+        ctk_error_set(j->err, CTK_E_IO, j->dir, 0, 0, "cannot create: %s", strerror(errno));
+        goto done;
+    }
+    if (!write_probes(j))
+        goto done;
+    j->nvcc_release = nvcc_release(j, j->sdk->nvcc);
+
+    /* the .pc first: its probe.o serves the modules too */
+    t = now_s();
+    if (!eval_pc(j, &res->art[CTK_ART_PC]) ||
+        (j->have_pc && (!check_pc_static(j, &res->art[CTK_ART_PC]) || !build_pc(j, &res->art[CTK_ART_PC]))))
+        goto done;
+    res->art[CTK_ART_PC].seconds = now_s() - t;
+
+    t = now_s();
+    if (!eval_lmod(j, &res->art[CTK_ART_LMOD]) ||
+        (j->have_env[0] && !check_module_env(j, &res->art[CTK_ART_LMOD], &j->menv[0])))
+        goto done;
+    res->art[CTK_ART_LMOD].seconds = now_s() - t;
+    t = now_s();
+    if (!eval_tcl(j, &res->art[CTK_ART_TCL]) ||
+        (j->have_env[1] && !check_module_env(j, &res->art[CTK_ART_TCL], &j->menv[1])))
+        goto done;
+    if (j->have_env[0] && j->have_env[1]) {
+        ctk_strlist_t diff;
+
+        ctk_strlist_init(&diff);
+        if (!ctk_env_diff(&j->menv[0], &j->menv[1], &diff, j->err)) {
+            ctk_strlist_fini(&diff);
+            goto done;
+        }
+        for (size_t i = 0; i < diff.len; i++) {
+            const char *n = diff.items[i], *lv = ctk_env_get(&j->menv[0], n), *tv = ctk_env_get(&j->menv[1], n);
+
+            if (!same_for_users(n, lv, tv) &&
+                !addf(&res->art[CTK_ART_TCL], "CTK-ENV-001", 0, j->err,
+                      "%s differs: Lua %s%s%s, Tcl %s%s%s", n, lv ? "\"" : "", lv ? lv : "unset",
+                      lv ? "\"" : "", tv ? "\"" : "", tv ? tv : "unset", tv ? "\"" : "")) {
+                ctk_strlist_fini(&diff);
+                goto done;
+            }
+        }
+        ctk_strlist_fini(&diff);
+    }
+    res->art[CTK_ART_TCL].seconds = now_s() - t;
+    if (!check_versions(j))
+        goto done;
+    settle(&res->art[CTK_ART_PC]);
+    progress(j, CTK_ART_PC);
+    for (a = CTK_ART_LMOD; a <= CTK_ART_TCL; a++) {
+        t = now_s();
+        if (j->have_env[a] && !build_module(j, &res->art[a], &j->menv[a]))
+            goto done;
+        res->art[a].seconds += now_s() - t;
+        settle(&res->art[a]);
+        progress(j, (ctk_art_t)a);
+    }
+    ok = true;
+done:
+    for (a = 0; a < CTK_ART__COUNT; a++)
+        settle(&res->art[a]);
+    if (ok && key[0] && !res->art[0].cached) {
+        bool any_fail = false;
+
+        for (a = 0; a < CTK_ART__COUNT; a++)
+            any_fail |= res->art[a].verdict == CTK_VERDICT_FAIL;
+        if (!any_fail)
+            cache_store(j, key);
+    }
+    res->verdict = CTK_VERDICT_PASS;
+    for (a = 0; a < CTK_ART__COUNT; a++)
+        if (res->art[a].verdict > res->verdict)
+            res->verdict = res->art[a].verdict;
+    res->seconds = now_s() - t0;
+    if (j->dir)
+        remove_tree(j->dir);
+    return ok;
+}
+
+static void job_fini(vjob_t *j)
+{
+    ctk_env_fini(&j->menv[0]);
+    ctk_env_fini(&j->menv[1]);
+    ctk_pc_result_fini(&j->pc);
+    free(j->probe_o);
+    free(j->nvcc_release);
+    free(j->dir);
+    free(j->full_name);
+}
+
+static void *worker(void *arg)
+{
+    vctx_t *c = arg;
+
+    for (;;) {
+        size_t i;
+        vjob_t j;
+        ctk_error_t e;
+
+        pthread_mutex_lock(&c->lock);
+        i = c->next++;
+        pthread_mutex_unlock(&c->lock);
+        if (i >= c->rep->n_sdks)
+            break;
+        memset(&j, 0, sizeof j);
+        ctk_error_init(&e);
+        j.c = c;
+        j.sdk = c->sdks[i];
+        j.res = &c->rep->sdks[i];
+        j.err = &e;
+        ctk_env_init(&j.menv[0]);
+        ctk_env_init(&j.menv[1]);
+        ctk_pc_result_init(&j.pc);
+        j.full_name = ctk_printf(&e, "%s/%s", c->cfg->module_name, j.sdk->module_version);
+        if (!j.full_name || !run_sdk(&j)) {
+            pthread_mutex_lock(&c->lock);
+            if (!c->failed) {
+                c->failed = true;
+                c->err = e;
+            }
+            pthread_mutex_unlock(&c->lock);
+        }
+        job_fini(&j);
+    }
+    return NULL;
+}
+
+/* ---- setup ------------------------------------------------------------------------------- */
+
+static bool caller_env(ctk_env_t *e, ctk_error_t *err)
+{
+    for (char **p = environ; p && *p; p++) {
+        const char *eq = strchr(*p, '=');
+        char *name;
+        bool ok;
+
+        if (!eq || eq == *p)
+            continue;
+        if (!(name = strndup(*p, (size_t)(eq - *p)))) {
+            ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
+            return false;
+        }
+        ok = ctk_env_set(e, name, eq + 1, err);
+        free(name);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static char *find_compiler(const ctk_env_t *caller, const char *given, const char *dflt, const char *opt,
+                           ctk_error_t *err)
+{
+    const char *want = given ? given : dflt;
+    char *p = ctk_env_which(caller, want, err), *r;
+
+    if (!p) {
+        if (err && err->code == CTK_E_OK)
+            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "no host compiler '%s' found on PATH; name one with %s",
+                          want, opt);
+        return NULL;
+    }
+    /* keep the name (cc -> gcc-12 would change nothing, but a readable
+     * path is what the report shows); only make it absolute */
+    if (p[0] != '/' && (r = ctk_realpath(p))) {
+        free(p);
+        return r;
+    }
+    return p;
+}
+
+static char *first_line_of_file(const char *path)
+{
+    char *text = ctk_file_read(path, 1 << 16, NULL, NULL), *nl;
+
+    if (text && (nl = strchr(text, '\n')))
+        *nl = '\0';
+    return text;
+}
+
+static bool setup_base(vctx_t *c, ctk_error_t *err)
+{
+    ctk_buf_t path;
+    const char *tools[2] = {c->rep->cc, c->rep->cxx};
+    char *home;
+    bool ok = false;
+
+    ctk_buf_init(&path);
+    for (int i = 0; i < 2; i++) {
+        char *d = ctk_strdup(tools[i], err), *slash;
+
+        if (!d)
+            goto out;
+        if ((slash = strrchr(d, '/')) && slash != d) {
+            *slash = '\0';
+            if (strcmp(d, "/usr/bin") != 0 && strcmp(d, "/bin") != 0 &&
+                !(path.len && strstr(path.data, d))) {
+                ctk_buf_puts(&path, d);
+                ctk_buf_puts(&path, ":");
+            }
+        }
+        free(d);
+    }
+    ctk_buf_puts(&path, "/usr/bin:/bin");
+    if (path.failed) {
+        ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    if (!(home = ctk_path_join(c->tmproot, "home", err)))
+        goto out;
+    if (mkdir(home, 0700) != 0) {
+        ctk_error_set(err, CTK_E_IO, home, 0, 0, "cannot create: %s", strerror(errno));
+        free(home);
+        goto out;
+    }
+    ok = ctk_env_set(&c->base, "PATH", path.data, err) && ctk_env_set(&c->base, "HOME", home, err) &&
+         ctk_env_set(&c->base, "TMPDIR", c->tmproot, err) && ctk_env_set(&c->base, "LC_ALL", "C", err) &&
+         ctk_env_set(&c->base, "LANG", "C", err);
+    free(home);
+out:
+    ctk_buf_fini(&path);
+    return ok;
+}
+
+static char *cc_version(vctx_t *c)
+{
+    const char *argv[] = {c->rep->cc, "-dumpfullversion", "-dumpversion", NULL};
+    ctk_proc_spec_t spec = {0};
+    ctk_proc_result_t r;
+    char *v = NULL, *nl;
+
+    ctk_proc_result_init(&r);
+    spec.argv = argv;
+    spec.envp = ctk_env_envp(&c->base, NULL);
+    spec.timeout_s = c->timeout;
+    if (spec.envp && ctk_proc_run(&spec, &r, NULL) && ctk_proc_ok(&r)) {
+        if ((nl = strchr(r.out, '\n')))
+            *nl = '\0';
+        v = ctk_strdup(r.out, NULL);
+    }
+    ctk_proc_result_fini(&r);
+    return v;
+}
+
+static void global_key(vctx_t *c)
+{
+    static const char *const driver_files[] = {
+        "/dev/nvidiactl", "/dev/nvidia0", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
+        "/usr/lib/aarch64-linux-gnu/libcuda.so.1", "/usr/lib/libcuda.so.1", NULL};
+    ctk_cache_key_t k;
+    const ctk_template_t *t;
+
+    ctk_cache_key_init(&k);
+    ctk_cache_key_add_str(&k, "ctkgen", PACKAGE_VERSION);
+    for (t = ctk_probe_sources; t->name; t++)
+        ctk_cache_key_add(&k, t->name, t->data, (size_t)t->len);
+    ctk_cache_key_add_stat(&k, c->rep->cc);
+    ctk_cache_key_add_stat(&k, c->rep->cxx);
+    ctk_cache_key_add_str(&k, "cc_version", c->rep->cc_version);
+    ctk_cache_key_add_str(&k, "PATH", ctk_env_get(&c->base, "PATH"));
+    ctk_cache_key_add_str(&k, "driver", c->rep->driver);
+    for (int i = 0; driver_files[i]; i++)
+        ctk_cache_key_add_stat(&k, driver_files[i]);
+    ctk_cache_key_add_str(&k, "tcl", c->have_tcl ? c->tcl.cmd : c->tcl_why);
+    if (c->have_tcl) {
+        ctk_cache_key_add_stat(&k, c->tcl.cmd);
+        ctk_cache_key_add_stat(&k, c->tcl.interp);
+    }
+    ctk_cache_key_add_str(&k, "lmod", c->have_lmod ? c->lmod.cmd : "");
+    if (c->have_lmod)
+        ctk_cache_key_add_stat(&k, c->lmod.cmd);
+    ctk_cache_key_add_str(&k, "require_launch", c->o->require_launch ? "1" : "0");
+    ctk_cache_key_hex(&k, c->global_key);
+}
+
+static bool setup_modsys(vctx_t *c, const ctk_env_t *caller, ctk_error_t *err)
+{
+    ctk_env_t *mut = (ctk_env_t *)caller; /* envp view only */
+    const char *const *envp = ctk_env_envp(mut, err);
+    char *why = NULL;
+
+    if (!envp)
+        return false;
+    if (ctk_modsys_find_tcl(c->o->modulecmd, envp, &c->tcl, &why, err)) {
+        c->have_tcl = true;
+        c->rep->tcl_modsys = ctk_printf(err, "Environment Modules %s (%s)", c->tcl.version ? c->tcl.version : "?",
+                                        c->tcl.cmd);
+        if (!c->rep->tcl_modsys)
+            return false;
+    } else {
+        if (!why)
+            return false;
+        if (c->o->modulecmd) {
+            ctk_error_set(err, CTK_E_ENV, c->o->modulecmd, 0, 0, "%s", why);
+            free(why);
+            return false;
+        }
+        c->tcl_why = why;
+        if (!(c->rep->tcl_skip = ctk_strdup(why, err)))
+            return false;
+    }
+    if (c->o->lmod_check) {
+        why = NULL;
+        if (!ctk_modsys_find_lmod(c->o->lmod_cmd, envp, &c->lmod, &why, err)) {
+            if (why)
+                ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "--lmod: %s", why);
+            free(why);
+            return false;
+        }
+        c->have_lmod = true;
+        if (!(c->rep->lmod = ctk_printf(err, "Lmod %s (%s)", c->lmod.version ? c->lmod.version : "?", c->lmod.cmd)))
+            return false;
+    }
+    return true;
+}
+
+static bool setup_results(vctx_t *c, ctk_error_t *err)
+{
+    const ctk_config_t *cfg = c->cfg;
+    ctk_vreport_t *rep = c->rep;
+
+    if (!(rep->sdks = calloc(rep->n_sdks ? rep->n_sdks : 1, sizeof *rep->sdks))) {
+        ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < rep->n_sdks; i++) {
+        const ctk_sdk_t *s = c->sdks[i];
+        ctk_vsdk_t *r = &rep->sdks[i];
+
+        for (int a = 0; a < CTK_ART__COUNT; a++) {
+            r->art[a].kind = (ctk_art_t)a;
+            ctk_findings_init(&r->art[a].findings);
+            ctk_env_init(&r->art[a].env);
+            ctk_strlist_init(&r->art[a].cflags);
+            ctk_strlist_init(&r->art[a].libs);
+            ctk_probe_report_init(&r->art[a].host);
+            ctk_probe_report_init(&r->art[a].cuda);
+        }
+        if (!(r->module = ctk_printf(err, "%s/%s", cfg->module_name, s->module_version)) ||
+            !(r->pc_name = ctk_printf(err, "%s-%s", cfg->pc_prefix, s->module_version)) ||
+            !(r->version = s->version_full ? ctk_strdup(s->version_full, err) : ctk_strdup(s->version_mm, err)) ||
+            !(r->root = ctk_strdup(s->root, err)) ||
+            !(r->art[CTK_ART_LMOD].file =
+                  ctk_printf(err, "%s/lmod/%s/%s.lua", rep->outdir, cfg->module_name, s->module_version)) ||
+            !(r->art[CTK_ART_TCL].file =
+                  ctk_printf(err, "%s/tcl/%s/%s", rep->outdir, cfg->module_name, s->module_version)) ||
+            !(r->art[CTK_ART_PC].file = ctk_printf(err, "%s/pkgconfig/%s.pc", rep->outdir, r->pc_name)))
+            return false;
+    }
+    return true;
+}
+
+bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks, const ctk_vopts_t *o,
+                  ctk_vreport_t *out, ctk_error_t *err)
+{
+    vctx_t c;
+    ctk_env_t caller;
+    pthread_t *threads = NULL;
+    size_t n_threads = 0, i;
+    const char *tmp = getenv("TMPDIR");
+    double t0 = now_s();
+    bool ok = false;
+
+    memset(&c, 0, sizeof c);
+    c.cfg = cfg;
+    c.sdks = sdks;
+    c.o = o;
+    c.rep = out;
+    c.timeout = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
+    ctk_env_init(&c.base);
+    ctk_env_init(&caller);
+    pthread_mutex_init(&c.lock, NULL);
+    pthread_mutex_init(&c.pc_lock, NULL);
+    out->n_sdks = n_sdks;
+    out->jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (out->jobs < 1)
+        out->jobs = 1;
+    if (!(out->outdir = ctk_realpath(o->outdir))) {
+        ctk_error_set(err, CTK_E_IO, o->outdir, 0, 0, "no such directory (run ctkgen generate first)");
+        goto out;
+    }
+    if (!setup_results(&c, err) || !caller_env(&caller, err))
+        goto out;
+    if (!(out->cc = find_compiler(&caller, o->cc, "cc", "--cc", err)) ||
+        !(out->cxx = find_compiler(&caller, o->cxx, "c++", "--cxx", err)))
+        goto out;
+    if (!(c.tmproot = ctk_printf(err, "%s/ctkgen-validate-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
+        goto out;
+    if (!mkdtemp(c.tmproot)) {
+        ctk_error_set(err, CTK_E_IO, c.tmproot, 0, 0, "cannot create a private temp dir: %s", strerror(errno));
+        free(c.tmproot);
+        c.tmproot = NULL;
+        goto out;
+    }
+    if (!setup_base(&c, err) || !setup_modsys(&c, &caller, err))
+        goto out;
+    out->cc_version = cc_version(&c);
+    out->driver = first_line_of_file("/proc/driver/nvidia/version");
+    if (!o->no_cache) {
+        if (o->cache_dir)
+            c.cache_dir = ctk_strdup(o->cache_dir, err);
+        else
+            c.cache_dir = ctk_cache_default_dir(err);
+        if (!c.cache_dir && err && err->code != CTK_E_OK)
+            goto out;
+    }
+    global_key(&c);
+
+    n_threads = (size_t)out->jobs < n_sdks ? (size_t)out->jobs : n_sdks;
+    if (n_threads && !(threads = calloc(n_threads, sizeof *threads))) {
+        ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    for (i = 0; i < n_threads; i++)
+        if (pthread_create(&threads[i], NULL, worker, &c) != 0)
+            break;
+    if (i == 0 && n_threads > 0)
+        worker(&c); /* no thread could start: do the work here */
+    n_threads = i;
+    for (i = 0; i < n_threads; i++)
+        pthread_join(threads[i], NULL);
+    if (c.failed) {
+        if (err && err->code == CTK_E_OK)
+            *err = c.err;
+        goto out;
+    }
+    for (i = 0; i < n_sdks; i++)
+        for (int a = 0; a < CTK_ART__COUNT; a++)
+            switch (out->sdks[i].art[a].verdict) {
+            case CTK_VERDICT_PASS: out->n_pass++; break;
+            case CTK_VERDICT_SKIP: out->n_skip++; break;
+            case CTK_VERDICT_FAIL: out->n_fail++; break;
+            }
+    ok = true;
+out:
+    out->seconds = now_s() - t0;
+    free(threads);
+    if (c.tmproot)
+        remove_tree(c.tmproot);
+    free(c.tmproot);
+    free(c.cache_dir);
+    free(c.tcl_why);
+    if (c.have_tcl)
+        ctk_modsys_info_fini(&c.tcl);
+    if (c.have_lmod)
+        ctk_modsys_info_fini(&c.lmod);
+    ctk_env_fini(&c.base);
+    ctk_env_fini(&caller);
+    pthread_mutex_destroy(&c.lock);
+    pthread_mutex_destroy(&c.pc_lock);
+    return ok;
+}
+
+void ctk_vreport_init(ctk_vreport_t *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void ctk_vreport_fini(ctk_vreport_t *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; r->sdks && i < r->n_sdks; i++) {
+        ctk_vsdk_t *s = &r->sdks[i];
+
+        for (int a = 0; a < CTK_ART__COUNT; a++) {
+            ctk_vart_fini(&s->art[a]);
+            free(s->art[a].file);
+        }
+        free(s->module);
+        free(s->pc_name);
+        free(s->version);
+        free(s->root);
+    }
+    free(r->sdks);
+    free(r->outdir);
+    free(r->cc);
+    free(r->cxx);
+    free(r->cc_version);
+    free(r->driver);
+    free(r->tcl_modsys);
+    free(r->tcl_skip);
+    free(r->cache_warning);
+    free(r->lmod);
+    memset(r, 0, sizeof *r);
+}
