@@ -22,12 +22,15 @@ cp -L "$(ldconfig -p | sed -n 's/.*liblua5\.4\.so\.0 (libc6,x86-64) => //p' | he
 ( cd "$kit/debs" && apt-get download tcl8.6 libtcl8.6 >/dev/null 2>&1 )
 for d in "$kit"/debs/*.deb; do dpkg -x "$d" "$kit/tcl"; done
 rm -rf "$kit/debs"
+# The library dir goes to the dynamic loader as an option, not through
+# LD_LIBRARY_PATH: modulecmd.tcl builds the module's LD_LIBRARY_PATH on top
+# of its own environment, so a variable set here would leak into the result.
 cat > "$kit/bin/tclsh" <<'SH'
 #!/bin/sh
 kit=$(cd "$(dirname "$0")/.." && pwd)
-LD_LIBRARY_PATH=$kit/tcl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 TCL_LIBRARY=$kit/tcl/usr/share/tcltk/tcl8.6 \
-exec "$kit/tcl/usr/bin/tclsh8.6" "$@"
+exec /lib64/ld-linux-x86-64.so.2 --library-path "$kit/tcl/usr/lib/x86_64-linux-gnu" \
+    "$kit/tcl/usr/bin/tclsh8.6" "$@"
 SH
 chmod +x "$kit/bin/tclsh"
 cp -a "$top/.deps-local/environment-modules" "$kit/modules"
