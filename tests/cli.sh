@@ -16,6 +16,19 @@ check "generate --help, exit 0" run 0 "$CTKGEN" generate --help
 check "generate --help names every option" sh -c \
     "for o in --config --output --template-dir --dry-run --check --force --no-wait; do grep -q -- \"\$o\" '$T/out' || exit 1; done"
 check "help generate equals generate --help" sh -c "'$CTKGEN' help generate | cmp -s - '$T/out'"
+check "validate --help, exit 0" run 0 "$CTKGEN" validate --help
+check "validate --help names every option" sh -c \
+    "for o in --config --output --jobs --json --require-launch --no-cache --cache-dir --timeout --modulecmd --lmod --lmod-cmd --cc --cxx; do grep -q -- \"\$o\" '$T/out' || exit 1; done"
+check "help validate equals validate --help" sh -c "'$CTKGEN' help validate | cmp -s - '$T/out'"
+# every long option of every command is in the man page
+for cmd in generate validate; do
+    "$CTKGEN" $cmd --help > "$T/help-$cmd"
+    for o in $(grep -o -- '--[a-z][a-z-]*' "$T/help-$cmd" | sort -u); do
+        esc=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+        if grep -q -- "$esc" "$top_srcdir/docs/ctkgen.1"; then pass "ctkgen.1 documents $cmd $o"
+        else fail "ctkgen.1 documents $cmd $o"; fi
+    done
+done
 check "version" run 0 "$CTKGEN" version
 check "version prints the package version" grep -Eq '^ctkgen [0-9]+\.[0-9]+' "$T/out"
 
@@ -28,6 +41,12 @@ check "unknown option: one line and a hint on stderr" sh -c \
 check "missing option argument: exit 2" run 2 "$CTKGEN" generate -c
 check "stray argument: exit 2" run 2 "$CTKGEN" generate extra
 check "--dry-run with --check: exit 2" run 2 "$CTKGEN" generate --dry-run --check -c /dev/null
+check "--validate with --check: exit 2" run 2 "$CTKGEN" generate --validate --check -c /dev/null
+check "-j without --validate: exit 2" run 2 "$CTKGEN" generate -j 2 -c /dev/null
+check "validate -j 0: exit 2" run 2 "$CTKGEN" validate -j 0
+check "validate -j abc: exit 2" run 2 "$CTKGEN" validate -j abc
+check "validate --timeout -1: exit 2" run 2 "$CTKGEN" validate --timeout -1
+check "validate: stray argument, exit 2" run 2 "$CTKGEN" validate extra
 
 # bad input: exit 3, file:line:col, the line and a caret, nothing written
 printf '{\n  "sdks": [\n    { "version": "12.4", "bsae": "/x" }\n  ]\n}\n' > "$T/bad.json"
