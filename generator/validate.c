@@ -98,6 +98,7 @@ typedef struct {
     char *tcl_why;            /* why Tcl is skipped */
     char *lmod_why;
     char global_key[33];      /* hash of everything shared by all SDKs */
+    int gcc_major;            /* `gcc -dumpversion` on the base PATH: nvcc's default host compiler; 0: none */
     pthread_mutex_t lock;     /* next, progress, pc_lock use */
     pthread_mutex_t pc_lock;  /* libpkgconf is not documented thread-safe */
     size_t next;
@@ -906,6 +907,21 @@ static bool run_argv(vjob_t *j, const char *const *pre, const ctk_strlist_t *lis
     return ok;
 }
 
+/* nvcc accepted its host compiler; is that compiler within what this
+ * release supports (facts.h)?  Only for nvcc's default, gcc on PATH: a
+ * ccbin from the site config is the admin's explicit choice. */
+static bool check_host_compiler(vjob_t *j, ctk_vart_t *a)
+{
+    int gmax = ctk_facts_gcc_max(j->sdk->version.major, j->sdk->version.minor);
+
+    if (j->sdk->conf->host_compiler_ccbin || !j->c->gcc_major || !gmax || j->c->gcc_major <= gmax)
+        return true;
+    return addf(a, "CTK-HOSTCC-002", 0, j->err,
+                "nvcc built with GCC %d, newer than the GCC %d that CUDA %d.%d supports; name a supported "
+                "compiler in host_compiler.ccbin",
+                j->c->gcc_major, gmax, j->sdk->version.major, j->sdk->version.minor);
+}
+
 static bool build_pc(vjob_t *j, ctk_vart_t *a)
 {
     const ctk_sdk_t *s = j->sdk;
@@ -931,6 +947,8 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
             goto out;
         }
         if (!(j->probe_o = ctk_path_join(j->dir, "probe.o", j->err)))
+            goto out;
+        if (!check_host_compiler(j, a))
             goto out;
     }
     {
@@ -1287,7 +1305,7 @@ static void remove_tree(const char *path)
 
 static bool write_probes(vjob_t *j)
 {
-    static const char *const names[] = {"host_probe.c", "probe.cu", NULL};
+    static const char *const names[] = {"host_probe.c", "probe.cu", "probe_json.h", NULL};
 
     for (int i = 0; names[i]; i++) {
         const ctk_template_t *t = probe_source(names[i]);
@@ -1574,9 +1592,9 @@ out:
     return ok;
 }
 
-static char *cc_version(vctx_t *c)
+static char *cc_version(vctx_t *c, const char *cc)
 {
-    const char *argv[] = {c->rep->cc, "-dumpfullversion", "-dumpversion", NULL};
+    const char *argv[] = {cc, "-dumpfullversion", "-dumpversion", NULL};
     ctk_proc_spec_t spec = {0};
     ctk_proc_result_t r;
     char *v = NULL, *nl;
@@ -1609,6 +1627,7 @@ static void global_key(vctx_t *c)
     ctk_cache_key_add_stat(&k, c->rep->cc);
     ctk_cache_key_add_stat(&k, c->rep->cxx);
     ctk_cache_key_add_str(&k, "cc_version", c->rep->cc_version);
+    ctk_cache_key_add(&k, "gcc_major", &c->gcc_major, sizeof c->gcc_major);
     ctk_cache_key_add_str(&k, "PATH", ctk_env_get(&c->base, "PATH"));
     ctk_cache_key_add_str(&k, "driver", c->rep->driver);
     for (int i = 0; driver_files[i]; i++)
@@ -1746,7 +1765,14 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
     }
     if (!setup_base(&c, err) || !setup_modsys(&c, &caller, err))
         goto out;
-    out->cc_version = cc_version(&c);
+    out->cc_version = cc_version(&c, out->cc);
+    {
+        char *gcc = ctk_env_which(&c.base, "gcc", NULL), *gv = gcc ? cc_version(&c, gcc) : NULL;
+
+        c.gcc_major = gv ? (int)strtol(gv, NULL, 10) : 0;
+        free(gv);
+        free(gcc);
+    }
     out->driver = first_line_of_file("/proc/driver/nvidia/version");
     if (!o->no_cache) {
         if (o->cache_dir)

@@ -10,80 +10,14 @@
 
 /* "config.h" alone would find the autoconf header again: name ours. */
 #include "config.h"
+#include "failmalloc.h"
 #include "testutil.h"
 #include "util.h"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- allocation failure injection ---------------------------------------
- * malloc, calloc and realloc are replaced for the whole process (jansson
- * included) by versions that fail once, on the Nth call, when armed.
- * glibc only: the real allocator is reached through its __libc_ names.
- * Under AddressSanitizer the sweep is skipped: it owns malloc. */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-#define HAVE_FAILING_MALLOC 1
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-
-static long fail_after = -1; /* calls that still succeed; -1: disarmed */
-static bool failed_one;
-static long long live_bytes; /* allocated and not yet freed, through us */
-
-static bool fail_now(void)
-{
-    if (fail_after < 0)
-        return false;
-    if (fail_after-- > 0)
-        return false;
-    failed_one = true;
-    return true;
-}
-
-static void *counted(void *p)
-{
-    if (p)
-        live_bytes += (long long)malloc_usable_size(p);
-    return p;
-}
-
-void *malloc(size_t size)
-{
-    return fail_now() ? NULL : counted(__libc_malloc(size));
-}
-
-void *calloc(size_t n, size_t size)
-{
-    return fail_now() ? NULL : counted(__libc_calloc(n, size));
-}
-
-void *realloc(void *p, size_t size)
-{
-    size_t old = p ? malloc_usable_size(p) : 0;
-    void *q;
-
-    if (fail_now())
-        return NULL;
-    q = __libc_realloc(p, size);
-    if (q || size == 0)
-        live_bytes -= (long long)old;
-    return counted(q);
-}
-
-void free(void *p)
-{
-    if (p)
-        live_bytes -= (long long)malloc_usable_size(p);
-    __libc_free(p);
-}
-#endif
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -1254,41 +1188,9 @@ END_TEST
 
 /* ---- out of memory ------------------------------------------------------------ */
 
-#ifdef HAVE_FAILING_MALLOC
-/* Fail the 1st, 2nd, ... allocation of op until it runs without meeting a
- * failure: each failure must come back as CTK_E_NOMEM and leave the heap as
- * it found it.  Returns how many allocations op makes.  Nothing in op may
- * allocate but the code under test: a Check assertion there would. */
-typedef void *(*alloc_op_t)(ctk_error_t *err);
-
-static long sweep(const char *name, alloc_op_t op, void (*release)(void *))
-{
-    long n;
-
-    for (n = 0;; n++) {
-        ctk_error_t err;
-        long long before = live_bytes;
-        void *result;
-
-        ctk_error_init(&err);
-        failed_one = false;
-        fail_after = n;
-        result = op(&err);
-        fail_after = -1;
-        if (!failed_one) {
-            ck_assert_msg(result != NULL, "%s failed without an allocation failure: %s", name,
-                          err.text);
-            release(result);
-            return n;
-        }
-        ck_assert_msg(result == NULL, "%s: allocation %ld failed, yet the call succeeded", name, n);
-        ck_assert_msg(err.code == CTK_E_NOMEM, "%s: allocation %ld: %s error \"%s\"", name, n,
-                      ctk_error_code_name(err.code), err.text);
-        ck_assert_msg(live_bytes == before, "%s: allocation %ld failing leaked %lld bytes", name, n,
-                      live_bytes - before);
-    }
-}
-
+/* Each sweep (tests/failmalloc.c) fails every allocation of one operation in
+ * turn: each must come back as CTK_E_NOMEM and leak nothing. */
+#ifdef TU_HAVE_FAILING_MALLOC
 static void *op_load(ctk_error_t *err)
 {
     return ctk_config_load_string(rich_example, strlen(rich_example), "rich.json", err);
@@ -1343,39 +1245,23 @@ static void release_text(void *p)
 {
     free(p);
 }
-
-/* Whether our malloc is the one called: valgrind, for one, puts its own
- * in place of every malloc, ours included. */
-static bool failing_malloc_works(void)
-{
-    /* through a volatile pointer, so the compiler cannot drop the call */
-    void *(*volatile alloc)(size_t) = malloc;
-    void *p;
-
-    failed_one = false;
-    fail_after = 0;
-    p = alloc(16);
-    fail_after = -1;
-    free(p);
-    return p == NULL && failed_one;
-}
 #endif
 
 START_TEST(test_config_survives_allocation_failures)
 {
-#ifdef HAVE_FAILING_MALLOC
-    if (!failing_malloc_works()) {
+#ifdef TU_HAVE_FAILING_MALLOC
+    if (!tu_failing_malloc_works()) {
         fprintf(stderr, "%s: allocation failures cannot be injected here; sweep skipped\n",
                 __func__);
         return;
     }
-    ck_assert_int_gt(sweep("load", op_load, release_config), 20);
-    ck_assert_int_gt(sweep("load_bad", op_load_bad, release_bad), 5);
+    ck_assert_int_gt(tu_alloc_sweep("load", op_load, release_config), 20);
+    ck_assert_int_gt(tu_alloc_sweep("load_bad", op_load_bad, release_bad), 5);
     dump_me = ctk_config_load_string(rich_example, strlen(rich_example), "rich.json", NULL);
     ck_assert_ptr_nonnull(dump_me);
-    ck_assert_int_gt(sweep("dump", op_dump, release_text), 5);
+    ck_assert_int_gt(tu_alloc_sweep("dump", op_dump, release_text), 5);
     ctk_config_free(dump_me);
-    ck_assert_int_gt(sweep("new_add", op_new_add, release_config), 5);
+    ck_assert_int_gt(tu_alloc_sweep("new_add", op_new_add, release_config), 5);
 #endif
 }
 END_TEST

@@ -9,81 +9,16 @@
 #include <ctkconf.h>
 
 #include "diag.h"
+#include "failmalloc.h"
 #include "probeio.h"
 #include "report.h"
 #include "testutil.h"
 #include "util.h"
 
 #include <jansson.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- allocation failure injection ---------------------------------------
- * As in check_config.c: malloc, calloc and realloc are replaced for the
- * whole process (jansson included) by versions that fail once, on the Nth
- * call, when armed.  glibc only; skipped under AddressSanitizer. */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-#define HAVE_FAILING_MALLOC 1
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-
-static long fail_after = -1; /* calls that still succeed; -1: disarmed */
-static bool failed_one;
-static long long live_bytes; /* allocated and not yet freed, through us */
-
-static bool fail_now(void)
-{
-    if (fail_after < 0)
-        return false;
-    if (fail_after-- > 0)
-        return false;
-    failed_one = true;
-    return true;
-}
-
-static void *counted(void *p)
-{
-    if (p)
-        live_bytes += (long long)malloc_usable_size(p);
-    return p;
-}
-
-void *malloc(size_t size)
-{
-    return fail_now() ? NULL : counted(__libc_malloc(size));
-}
-
-void *calloc(size_t n, size_t size)
-{
-    return fail_now() ? NULL : counted(__libc_calloc(n, size));
-}
-
-void *realloc(void *p, size_t size)
-{
-    size_t old = p ? malloc_usable_size(p) : 0;
-    void *q;
-
-    if (fail_now())
-        return NULL;
-    q = __libc_realloc(p, size);
-    if (q || size == 0)
-        live_bytes -= (long long)old;
-    return counted(q);
-}
-
-void free(void *p)
-{
-    if (p)
-        live_bytes -= (long long)malloc_usable_size(p);
-    __libc_free(p);
-}
-#endif
 
 /* ---- fixtures -------------------------------------------------------------- */
 
@@ -1308,43 +1243,10 @@ END_TEST
 
 /* ---- out of memory ------------------------------------------------------------ */
 
-#ifdef HAVE_FAILING_MALLOC
-/* Fail the 1st, 2nd, ... allocation of op until it runs without meeting a
- * failure: each failure must come back as CTK_E_NOMEM, even inside
- * jansson's parser, and leave the heap as it found it.  Returns how many
- * allocations op makes.  Nothing in op may allocate but the code under
- * test: a Check assertion there would. */
-typedef void *(*alloc_op_t)(ctk_error_t *err);
-
-static long sweep(const char *name, alloc_op_t op, void (*release)(void *))
-{
-    long n;
-
-    for (n = 0;; n++) {
-        ctk_error_t err;
-        long long before = live_bytes;
-        void *result;
-
-        ctk_error_init(&err);
-        failed_one = false;
-        fail_after = n;
-        result = op(&err);
-        fail_after = -1;
-        if (!failed_one) {
-            ck_assert_msg(result != NULL, "%s failed without an allocation failure: %s", name,
-                          err.text);
-            release(result);
-            return n;
-        }
-        ck_assert_msg(result == NULL, "%s: allocation %ld failed, yet the call succeeded", name, n);
-        ck_assert_msg(err.code == CTK_E_NOMEM,
-                      "%s: allocation %ld: %s error \"%s\"", name, n,
-                      ctk_error_code_name(err.code), err.text);
-        ck_assert_msg(live_bytes == before, "%s: allocation %ld failing leaked %lld bytes", name, n,
-                      live_bytes - before);
-    }
-}
-
+/* Each sweep (tests/failmalloc.c) fails every allocation of one operation in
+ * turn: each must come back as CTK_E_NOMEM, even inside jansson's parser,
+ * and leak nothing. */
+#ifdef TU_HAVE_FAILING_MALLOC
 static ctk_vreport_t sweep_report;
 static ctk_vart_t sweep_art, sweep_into;
 static char *sweep_text;
@@ -1407,55 +1309,39 @@ static void release_nothing(void *p)
     (void)p;
 }
 
-/* Whether our malloc is the one called: valgrind, for one, puts its own
- * in place of every malloc, ours included (as in check_config.c). */
-static bool failing_malloc_works(void)
-{
-    /* through a volatile pointer, so the compiler cannot drop the call */
-    void *(*volatile alloc)(size_t) = malloc;
-    void *p;
-
-    failed_one = false;
-    fail_after = 0;
-    p = alloc(16);
-    fail_after = -1;
-    free(p);
-    return p == NULL && failed_one;
-}
-
 START_TEST(test_out_of_memory_is_reported_and_leaks_nothing)
 {
     long n;
     int i;
 
-    if (!failing_malloc_works()) {
+    if (!tu_failing_malloc_works()) {
         fprintf(stderr, "%s: allocation failures cannot be injected here; sweep skipped\n",
                 __func__);
         return;
     }
     report_fill(&sweep_report);
-    n = sweep("ctk_report_json", op_report_json, release_free);
+    n = tu_alloc_sweep("ctk_report_json", op_report_json, release_free);
     ck_assert_int_gt(n, 50);
     report_free(&sweep_report);
 
     art_fill(&sweep_art, CTK_ART_LMOD);
-    sweep("ctk_report_art_to_json", op_art_to_json, release_free);
+    tu_alloc_sweep("ctk_report_art_to_json", op_art_to_json, release_free);
     sweep_text = ctk_report_art_to_json(&sweep_art, NULL);
     art_init(&sweep_into, CTK_ART_LMOD);
-    n = sweep("ctk_report_art_from_json", op_art_from_json, release_art);
+    n = tu_alloc_sweep("ctk_report_art_from_json", op_art_from_json, release_art);
     ck_assert_int_gt(n, 20);
     free(sweep_text);
     ctk_vart_fini(&sweep_art);
 
     sweep_text = cuda_line_with(NULL, NULL, NULL);
     ctk_probe_report_init(&sweep_probe);
-    sweep("ctk_probe_report_parse", op_probe_parse, release_probe);
+    tu_alloc_sweep("ctk_probe_report_parse", op_probe_parse, release_probe);
     free(sweep_text);
 
     ctk_findings_init(&sweep_src);
     for (i = 0; i < 6; i++)
         add_finding(&sweep_src, "CTK-LDLIB-003", i % 2 ? "/f" : NULL, i, "LIBRARY_PATH misses /d");
-    sweep("ctk_findings_add/extend", op_findings, release_nothing);
+    tu_alloc_sweep("ctk_findings_add/extend", op_findings, release_nothing);
     ctk_findings_fini(&sweep_src);
 }
 END_TEST
@@ -1491,7 +1377,7 @@ int main(void)
     tcase_add_test(tc, test_progress_shows_verdict_time_findings_and_fix);
     tcase_add_test(tc, test_progress_shows_skip_reason_once_and_cache);
     tcase_add_test(tc, test_table_has_one_row_per_sdk_and_counts);
-#ifdef HAVE_FAILING_MALLOC
+#ifdef TU_HAVE_FAILING_MALLOC
     tcase_add_test(tc, test_out_of_memory_is_reported_and_leaks_nothing);
 #endif
     suite_add_tcase(s, tc);
