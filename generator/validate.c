@@ -114,6 +114,7 @@ typedef struct {
     char *full_name;          /* "cudatoolkit/13.0" */
     ctk_env_t menv[2];        /* lmod, tcl: base + the module's changes */
     bool have_env[2];
+    bool same_env;            /* lmod and tcl environments agree for every user-visible variable */
     ctk_pc_result_t pc;
     bool have_pc;
     char *probe_o;            /* path of probe.o when the pc compile worked */
@@ -964,8 +965,10 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
     }
     {
         /* the same Libs, verbatim, for nvcc: a -Wl,a,b list works for c++
-         * and makes nvcc stop with "Unknown option" */
-        const char *pre[] = {s->nvcc, "probe.o", NULL};
+         * and makes nvcc stop with "Unknown option".  nvcc checks its
+         * options before it runs anything, so a dry run answers that in
+         * 10 ms; the link itself is proven by the c++ link above. */
+        const char *pre[] = {s->nvcc, "-dryrun", "probe.o", NULL};
         const char *post[] = {"-o", "probe_pc_nvcc", NULL};
 
         ctk_proc_result_fini(&r);
@@ -1009,7 +1012,7 @@ out:
  * toolkit's: that is another toolkit's header, or this one's by luck. */
 static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
 {
-    char *deps_path = ctk_path_join(j->dir, deps_name, j->err), *text, *p, *want, *hdr = NULL;
+    char *deps_path = ctk_path_join(j->dir, deps_name, j->err), *text, *p, *want, *hdr = NULL, *save = NULL;
     bool ok = true;
 
     if (!deps_path)
@@ -1018,7 +1021,7 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
     free(deps_path);
     if (!text)
         return true; /* no record: nothing to say */
-    for (p = strtok(text, " \t\n\\"); p; p = strtok(NULL, " \t\n\\")) {
+    for (p = strtok_r(text, " \t\n\\", &save); p; p = strtok_r(NULL, " \t\n\\", &save)) {
         size_t n = strlen(p);
 
         if (n >= 15 && strcmp(p + n - 15, "/cuda_runtime.h") == 0) {
@@ -1044,6 +1047,25 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
     return ok;
 }
 
+/* The Tcl module's environment is the Lua module's: the same compiler
+ * runs on the same files with the same variables, so the probes built for
+ * the Lua module are what the Tcl module would build.  Run those in the Tcl
+ * environment instead of building them again. */
+static bool reuse_module_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
+{
+    char *host = ctk_path_join(j->dir, "host_lmod", j->err), *cuda = ctk_path_join(j->dir, "probe_lmod", j->err);
+    bool ok = host && cuda;
+
+    if (ok && ctk_is_file(host))
+        ok = launch(j, a, host, menv, &a->host) && judge_report(j, a, &a->host, "host_lmod");
+    if (ok && ctk_is_file(cuda))
+        ok = launch(j, a, cuda, menv, &a->cuda) && judge_report(j, a, &a->cuda, "probe_lmod") &&
+             judge_launch(j, a, &a->cuda);
+    free(host);
+    free(cuda);
+    return ok;
+}
+
 static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
     const char *tag = ctk_art_name(a->kind);
@@ -1051,6 +1073,8 @@ static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
     char host_exe[64], cuda_exe[64], *exe = NULL;
     bool ok = false;
 
+    if (a->kind == CTK_ART_TCL && j->same_env && !j->res->art[CTK_ART_LMOD].findings.len)
+        return reuse_module_probes(j, a, menv);
     snprintf(host_exe, sizeof host_exe, "host_%s", tag);
     snprintf(cuda_exe, sizeof cuda_exe, "probe_%s", tag);
     ctk_proc_result_init(&r);
@@ -1410,6 +1434,10 @@ static bool run_sdk(vjob_t *j)
                 goto done;
             }
         }
+        j->same_env = true;
+        for (size_t i = 0; i < diff.len; i++)
+            j->same_env &= same_for_users(diff.items[i], ctk_env_get(&j->menv[0], diff.items[i]),
+                                          ctk_env_get(&j->menv[1], diff.items[i]));
         ctk_strlist_fini(&diff);
     }
     res->art[CTK_ART_TCL].seconds = now_s() - t;

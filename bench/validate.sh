@@ -1,0 +1,273 @@
+#!/bin/sh
+# validate.sh - time `ctkgen validate` on N SDK trees against the loop an
+# admin would write by hand.
+# SPDX-License-Identifier: MIT
+#
+# usage: bench/validate.sh [N]          (N SDKs, default 10)
+#
+# Environment:
+#   CTKGEN        the ctkgen binary (default: ctkgen on PATH)
+#   CTK_BENCH_CUDA  the real toolkit the trees are made from (default /usr/local/cuda-13.0)
+#   MODULES_CMD   Environment Modules' modulecmd.tcl (default: the copy
+#                 build-aux/deps.sh unpacks under .deps-local/)
+#   LMOD_CMD      Lmod's libexec/lmod (default /usr/share/lmod/lmod/libexec/lmod;
+#                 the Lmod naive loop is left out when it is missing)
+#   R_SLOW R_WARM repetitions of the cold and naive runs (3) and warm runs (10)
+#   KEEP=1        keep the work directory
+#
+# The trees: the toolkit itself, the four layouts tests/fixtures.sh makes
+# from it (standalone, HPC SDK split, version.txt, no version file), then
+# `cp -al` copies of the standalone one at distinct paths until there are N.
+# One site config names them all, as version 13.0 with names 13.0-b1..N.
+#
+# Every figure is the median of its repetitions, all taken in this one run.
+# Each validate report is checked: nothing may fail, and on a machine
+# without a GPU every artifact must be a skip with CTK-SKIP-001.
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+N=${1:-10}
+case $N in '' | *[!0-9]* | 0) echo "usage: $0 [N]   (N >= 1)" >&2; exit 2 ;; esac
+R_SLOW=${R_SLOW:-3}
+R_WARM=${R_WARM:-10}
+CUDA=${CTK_BENCH_CUDA:-/usr/local/cuda-13.0}
+CTKGEN=${CTKGEN:-$(command -v ctkgen || :)}
+MODULES_CMD=${MODULES_CMD:-$here/.deps-local/environment-modules/usr/lib/x86_64-linux-gnu/modulecmd.tcl}
+LMOD_CMD=${LMOD_CMD:-/usr/share/lmod/lmod/libexec/lmod}
+PROBE=$here/kernels/probe.cu
+
+die() { echo "$0: $*" >&2; exit 1; }
+{ [ -n "$CTKGEN" ] && [ -x "$CTKGEN" ]; } || die "no ctkgen: set CTKGEN=/path/to/ctkgen"
+[ -x "$CUDA/bin/nvcc" ] || die "$CUDA: no bin/nvcc (set CTK_BENCH_CUDA)"
+[ -f "$MODULES_CMD" ] || die "$MODULES_CMD: missing (run sh build-aux/deps.sh)"
+for t in tclsh jq date awk; do
+    command -v $t >/dev/null 2>&1 || die "$t not found"
+done
+export MODULES_CMD
+unset LMOD_CMD_USED
+if [ -f "$LMOD_CMD" ]; then LMOD_CMD_USED=$LMOD_CMD; fi
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-bench-XXXXXX")
+W=$(cd "$W" && pwd -P)
+: >"$W/problems"
+cleanup() {
+    if [ "${KEEP:-0}" = 1 ] || [ -s "$W/problems" ]; then echo "kept $W" >&2; else chmod -R u+rwx "$W" 2>/dev/null || :; rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+NPROC=$(nproc)
+
+# ---- the machine ------------------------------------------------------------------
+cpu=$(sed -n 's/^model name[ 	]*: //p' /proc/cpuinfo | head -n 1)
+mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+os=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}")
+if [ -e /proc/driver/nvidia/version ]; then GPU=yes; else GPU=no; fi
+echo "# machine"
+echo "  cores (nproc)  $NPROC"
+echo "  CPU            $cpu"
+echo "  RAM            $mem"
+echo "  OS             $os, Linux $(uname -r)"
+echo "  gcc            $(gcc --version | head -n 1)"
+echo "  nvcc           $("$CUDA/bin/nvcc" --version | sed -n 's/^Cuda compilation tools, //p')"
+echo "  ctkgen         $("$CTKGEN" --version)"
+echo "  NVIDIA driver  $GPU"
+echo "  command        $0 $N  (R_SLOW=$R_SLOW R_WARM=$R_WARM)"
+echo
+
+# ---- the SDK trees and the site config ----------------------------------------------
+FIX=$W/fix
+sh "$here/tests/fixtures.sh" "$CUDA" "$FIX" >/dev/null
+mm=13.0
+hpc=$(ls -d "$FIX"/hpcsdk/Linux_*/25.9)
+st=$FIX/standalone/cuda-$mm
+i=0
+: >"$W/sdks"
+add() { # add NAME-SUFFIX JSON-FIELDS
+    i=$((i + 1))
+    [ $i -le "$N" ] || return 0
+    [ $i -eq 1 ] || printf ',\n' >>"$W/sdks"
+    printf '    { "version": "%s", "name": "%s-b%d", %s }' "$mm" "$mm" $i "$1" >>"$W/sdks"
+}
+add "\"base\": \"$CUDA\""
+add "\"base\": \"$st\""
+add "\"base\": \"$hpc/cuda/$mm\", \"math_libs\": \"$hpc/math_libs/$mm\", \"comm_libs\": { \"nccl\": \"$hpc/comm_libs/$mm/nccl\" }"
+add "\"base\": \"$FIX/versiontxt/cuda-$mm\""
+add "\"base\": \"$FIX/noversion/cuda-$mm\""
+while [ $i -lt "$N" ]; do
+    d=$W/extra/b$((i + 1))/cuda-$mm
+    mkdir -p "$(dirname "$d")"
+    cp -al "$st" "$d" 2>/dev/null || { rm -rf "$d"; cp -as "$st" "$d"; }
+    add "\"base\": \"$d\""
+done
+{
+    printf '{\n  "module_name": "cudatoolkit",\n  "sdks": [\n'
+    cat "$W/sdks"
+    printf '\n  ]\n}\n'
+} >"$W/site.json"
+SITE=$W/site.json
+OUT=$W/out
+CACHE=$W/cache
+"$CTKGEN" -q generate -c "$SITE" -o "$OUT"
+NAMES=$(jq -r '.sdks[].name' "$SITE")
+
+# ---- helpers ----------------------------------------------------------------------
+now() { date +%s.%N; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b - a }'; }
+median() { # numbers on stdin
+    sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f", m }'
+}
+# problems go to a file: the measurements run in $(...) subshells
+problem() { echo "!! $*" | tee -a "$W/problems" >&2; }
+# check_report FILE LABEL: nothing failed; without a GPU, all skips are CTK-SKIP-001
+check_report() {
+    r=$(jq -r --arg gpu $GPU '
+        [.sdks[].artifacts[]] as $a
+        | "\($a | length) \([$a[] | select(.verdict == "fail")] | length) " +
+          "\([$a[] | select($gpu == "no" and (.verdict != "skip" or .skip.code != "CTK-SKIP-001"))] | length)"' "$1")
+    # shellcheck disable=SC2086 # three numbers
+    set -- "$1" "$2" $r
+    if [ "$3" -ne $((3 * N)) ] || [ "$4" -ne 0 ] || [ "$5" -ne 0 ]; then
+        bk=$(($(wc -l <"$W/problems") + 1))
+        cp "$1" "$W/bad-$bk.json"
+        problem "$2: $3 artifacts, $4 failed, $5 not a CTK-SKIP-001 skip; report kept in $W/bad-$bk.json"
+    fi
+}
+# timed_validate LABEL ARGS...: one timed validate; prints seconds
+timed_validate() {
+    tl=$1; shift
+    t0=$(now)
+    rc=0; "$CTKGEN" -q validate -c "$SITE" -o "$OUT" --json "$@" >"$W/rep.json" || rc=$?
+    t1=$(now)
+    [ $rc -eq 0 ] || problem "$tl: validate exited $rc"
+    check_report "$W/rep.json" "$tl"
+    case $tl in
+        warm) jq '[.sdks[].artifacts[] | select(.cached != true)] | length' "$W/rep.json" >>"$W/uncached" ;;
+    esac
+    sub "$t0" "$t1"
+}
+# naive SYSTEM: the admin's loop, serially over every SDK; prints seconds
+naive() {
+    sys=$1
+    case $sys in
+        tcl) mp=$OUT/tcl; load="tclsh \"\$MODULES_CMD\" sh load" ;;
+        lmod) mp=$OUT/lmod; load="\"\$LMOD_CMD\" sh load" ;;
+    esac
+    rm -rf "$W/naive"
+    mkdir -p "$W/naive" "$W/home"
+    t0=$(now)
+    for n in $NAMES; do
+        mkdir "$W/naive/$n"
+        env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 MODULEPATH="$mp" \
+            MODULES_CMD="$MODULES_CMD" LMOD_CMD="${LMOD_CMD_USED:-}" P="$PROBE" D="$W/naive/$n" \
+            sh -c "eval \"\$($load cudatoolkit/$n)\"; cd \"\$D\" && nvcc \"\$P\" -o a.out && ./a.out" \
+            >"$W/naive/$n.log" 2>&1 || problem "naive $sys $n failed: $(tail -n 3 "$W/naive/$n.log")"
+    done
+    t1=$(now)
+    sub "$t0" "$t1"
+}
+# rep LABEL COUNT COMMAND...: median of COUNT runs of a command printing seconds
+rep() {
+    rl=$1 rn=$2; shift 2
+    : >"$W/times"
+    rk=0
+    while [ $rk -lt "$rn" ]; do
+        "$@" >>"$W/times"
+        echo >>"$W/times"
+        rk=$((rk + 1))
+    done
+    echo "  $rl: $(tr '\n' ' ' <"$W/times")" >&2
+    median <"$W/times"
+}
+
+# ---- measurements ---------------------------------------------------------------------
+# CPU time the hypervisor gave to others (steal), and idle, over the measurements
+cpu_ticks() { awk '/^cpu / { t = 0; for (f = 2; f <= NF; f++) t += $f; print t, $5 + $6, $9 }' /proc/stat; }
+TICKS0=$(cpu_ticks)
+echo "# runs (seconds, in the order taken)" >&2
+COLD=$(rep "cold -j$NPROC" "$R_SLOW" timed_validate "cold -j$NPROC" --cache-dir "$CACHE" --no-cache)
+COLD1=$(rep "cold -j1" "$R_SLOW" timed_validate "cold -j1" --cache-dir "$CACHE" --no-cache -j1)
+rm -rf "$CACHE"
+# prime the cache; a failed artifact is not cached, so prime again (the
+# failure is kept as a problem all the same)
+pk=0
+while [ $pk -lt 3 ]; do
+    timed_validate prime --cache-dir "$CACHE" >/dev/null
+    [ "$(jq '.summary.fail' "$W/rep.json")" -ne 0 ] || break
+    pk=$((pk + 1))
+done
+: >"$W/uncached"
+WARM=$(rep "warm" "$R_WARM" timed_validate warm --cache-dir "$CACHE")
+# every warm run must take every artifact from the cache
+nc=$(awk '{ s += $1 } END { print s + 0 }' "$W/uncached")
+NAIVE=$(rep "naive Tcl" "$R_SLOW" naive tcl)
+if [ -n "${LMOD_CMD_USED:-}" ]; then
+    NAIVE_L=$(rep "naive Lmod" "$R_SLOW" naive lmod)
+fi
+
+TICKS1=$(cpu_ticks)
+
+# peak RSS: GNU time's %M is the largest of ctkgen and its children (nvcc's
+# cicc dominates a cold run); VmHWM sampled from /proc is ctkgen's own.
+rss_self() { # ARGS...: run validate in the background, print ctkgen's VmHWM (kB)
+    "$CTKGEN" -q validate -c "$SITE" -o "$OUT" "$@" >/dev/null &
+    p=$!
+    hwm=0
+    # VmHWM only grows: the last reading before exit is the peak, give or
+    # take what is allocated after it.  Builtins only, so sampling is fast.
+    while [ -r /proc/$p/status ]; do
+        h=
+        while read -r key val _; do
+            case $key in VmHWM:) h=$val; break ;; esac
+        done </proc/$p/status 2>/dev/null || :
+        [ -n "$h" ] || break
+        [ "$h" -le "$hwm" ] || hwm=$h
+    done
+    wait $p || :
+    echo "$hwm"
+}
+RSS_COLD_TREE=$( { /usr/bin/time -f %M "$CTKGEN" -q validate -c "$SITE" -o "$OUT" --cache-dir "$CACHE" --no-cache >/dev/null; } 2>&1 | tail -n 1)
+RSS_COLD_SELF=$(rss_self --cache-dir "$CACHE" --no-cache)
+RSS_WARM_SELF=$(rss_self --cache-dir "$CACHE")
+RSS_WARM_TREE=$( { /usr/bin/time -f %M "$CTKGEN" -q validate -c "$SITE" -o "$OUT" --cache-dir "$CACHE" >/dev/null; } 2>&1 | tail -n 1)
+
+# where a cold SDK's time goes: one SDK, one job, -v gives each artifact's time
+jq '.sdks |= .[:1]' "$SITE" >"$W/one.json"
+"$CTKGEN" -v validate -c "$W/one.json" -o "$OUT" --cache-dir "$CACHE" --no-cache -j1 2>&1 >/dev/null |
+    awk '$2 ~ /^(lmod|tcl|pc)$/ && $NF == "s" { printf "%s %s s  ", $2, $(NF - 1) }' >"$W/steps"
+mkdir -p "$W/nvcc"
+nvcc_c() { t0=$(now); (cd "$W/nvcc" && "$CUDA/bin/nvcc" -c "$PROBE" -o probe.o); t1=$(now); sub "$t0" "$t1"; }
+NVCC_C=$(rep "nvcc -c probe.cu" "$R_SLOW" nvcc_c)
+
+# ---- the table --------------------------------------------------------------------------
+row() { awk -v l="$1" -v s="$2" -v n="$N" 'BEGIN { printf "| %-36s | %9.3f | %8.3f |\n", l, s, s / n }'; }
+echo "# ctkgen validate, $N SDKs (3 artifacts each), medians"
+echo
+echo "| run                                  | median, s | per SDK, s |"
+echo "| ------------------------------------ | --------: | -------: |"
+row "cold, -j$NPROC (--no-cache)" "$COLD"
+row "cold, -j1 (--no-cache)" "$COLD1"
+row "warm (all from the cache)" "$WARM"
+row "naive loop, Tcl (serial)" "$NAIVE"
+[ -z "${NAIVE_L:-}" ] || row "naive loop, Lmod (serial)" "$NAIVE_L"
+echo
+awk -v c="$COLD" -v c1="$COLD1" -v w="$WARM" -v nv="$NAIVE" -v p="$NPROC" -v n="$N" 'BEGIN {
+    r = c / (nv / p)
+    printf "cold(-j%d) / (naive / %d)  = %.2f   target <= 1: %s\n", p, p, r, (r <= 1 ? "met" : sprintf("missed (%.0f%% slower)", (r - 1) * 100))
+    printf "cold(-j1) / naive         = %.2f\n", c1 / nv
+    ms = w * 1000
+    if (n < 10) v = "not judged (fewer than 10 SDKs)"
+    else if (ms < 50) v = "met"
+    else if (n == 10) v = sprintf("missed by %.1f ms", ms - 50)
+    else v = "missed with more than 10 SDKs (rerun with N=10)"
+    printf "warm, %d SDKs              = %.1f ms   target < 50 ms for 10 SDKs: %s\n", n, ms, v
+}'
+echo "artifacts not from the cache, over all $R_WARM warm runs: $nc"
+echo "peak RSS, cold: ctkgen itself $RSS_COLD_SELF kB (VmHWM sampled), with its children $RSS_COLD_TREE kB (GNU time %M)"
+echo "peak RSS, warm: ctkgen itself $RSS_WARM_SELF kB (VmHWM sampled), with its children $RSS_WARM_TREE kB (GNU time %M)"
+echo "one SDK, -j1, per artifact (ctkgen -v): $(cat "$W/steps")"
+echo "nvcc -c probe.cu alone: $NVCC_C s"
+echo "$TICKS0 $TICKS1" | awk '{ t = $4 - $1; printf "CPU during the timed runs: %.0f%% idle, %.1f%% stolen by the hypervisor\n", 100 * ($5 - $2) / t, 100 * ($6 - $3) / t }'
+if [ -s "$W/problems" ]; then
+    echo "PROBLEMS: $(wc -l <"$W/problems") (listed above; $W kept)"
+    exit 1
+fi
