@@ -241,6 +241,7 @@ static int run(const gen_opts_t *o)
         ctk_validate_cli_t v = o->vopts;
 
         v.v.outdir = absout;
+        v.v.modulecmd = cfg->modulecmd;
         fflush(stdout);
         rc = ctk_validate_and_report(cfg, sdks, &v);
     }

@@ -226,6 +226,8 @@ int ctk_cmd_validate(int argc, char **argv)
                       "no such directory; write it first with: ctkgen generate -o %s", o.v.outdir);
         goto fail;
     }
+    if (!o.v.modulecmd)
+        o.v.modulecmd = cfg->modulecmd; /* the command line wins over the site config */
     rc = ctk_validate_and_report(cfg, sdks, &o);
     goto done;
 fail:

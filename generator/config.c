@@ -930,6 +930,7 @@ static const keyspec_t top_keys[] = {
     { "pc_prefix", K_NAME, false, CF(pc_prefix), 0, -1 },
     { "pkgconfig_dir", K_PCDIR, false, CF(pkgconfig_dir), 0, -1 },
     { "pc_rpath", K_BOOL, false, CF(pc_rpath), 0, -1 },
+    { "modulecmd", K_FILE, false, CF(modulecmd), 0, -1 },
     { "help", K_TEXT, false, CF(help), 0, -1 },
     { "env", K_ENV, false, CF(env), CF(n_env), -1 },
     { "sdks", K_SDKS, true, 0, 0, -1 },
@@ -1459,6 +1460,7 @@ void ctk_config_free(ctk_config_t *cfg)
     kv_free(cfg->env, cfg->n_env);
     free(cfg->help);
     free(cfg->pkgconfig_dir);
+    free(cfg->modulecmd);
     free(cfg->pc_prefix);
     free(cfg->default_version);
     free(cfg->family);
@@ -1751,6 +1753,8 @@ char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err)
         (differs(cfg->pc_prefix, DEFAULT_PC_PREFIX) &&
          !put_str(&d, root, "pc_prefix", cfg->pc_prefix)) ||
         !put_str(&d, root, "pkgconfig_dir", cfg->pkgconfig_dir))
+        goto out;
+    if (!put_str(&d, root, "modulecmd", cfg->modulecmd))
         goto out;
     if (!cfg->pc_rpath && !put_new(&d, root, "pc_rpath", json_false()))
         goto out;

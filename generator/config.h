@@ -74,6 +74,7 @@ typedef struct {
     char *pkgconfig_dir;    /* where the .pc files will live for users;
                                NULL: OUT/pkgconfig made absolute */
     bool pc_rpath;          /* add a run path to the .pc Libs (default true) */
+    char *modulecmd;        /* Environment Modules' modulecmd.tcl for validate; NULL: find it */
     char *help;             /* site-wide help text; NULL if absent */
     ctk_kv_t *env;          /* site-wide extra environment variables */
     size_t n_env;

@@ -240,6 +240,19 @@ rc=0; TMPDIR=$VT "$CTKGEN" validate -c "$T/site.json" -o "$T/nonexistent" > /dev
 check "validate of a missing tree: exit 3" [ "$rc" -eq 3 ]
 rc=0; TMPDIR=$VT "$CTKGEN" -q validate -c "$T/site.json" -o "$OUT" --modulecmd /nonexistent/modulecmd.tcl > /dev/null 2>&1 || rc=$?
 check "--modulecmd naming nothing: exit 4" [ "$rc" -eq 4 ]
+# modulecmd from the site config, with no MODULES_CMD in the environment
+cat > "$T/em.json" <<JSON
+{ "modulecmd": "$EM_CMD", "sdks": [ { "version": "13.0", "base": "$B" } ] }
+JSON
+rc=0; env -u MODULES_CMD TMPDIR="$VT" "$CTKGEN" -q validate -c "$T/em.json" -o "$OUT" --no-cache --json > "$T/em-out.json" || rc=$?
+check "site config modulecmd: exit 0" [ "$rc" -eq 0 ]
+check "site config modulecmd: the Tcl modulefile was loaded by it" \
+    sh -c "jq -r '.host.tcl' '$T/em-out.json' | grep -qF '$EM_CMD'"
+check "site config modulecmd: Tcl not skipped for want of a module system" \
+    [ "$(jq -r '.sdks[0].artifacts[] | select(.kind == "tcl") | .skip.code' "$T/em-out.json")" != CTK-SKIP-003 ]
+printf '{ "modulecmd": "/nonexistent/modulecmd.tcl", "sdks": [ { "version": "13.0", "base": "%s" } ] }\n' "$B" > "$T/em-bad.json"
+rc=0; env -u MODULES_CMD TMPDIR="$VT" "$CTKGEN" -q validate -c "$T/em-bad.json" -o "$OUT" > /dev/null 2>&1 || rc=$?
+check "site config modulecmd naming nothing: exit 4" [ "$rc" -eq 4 ]
 check "vt is empty at the end" vt_empty
 
 finish
