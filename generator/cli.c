@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -192,4 +193,17 @@ void ctk_cli_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vnote("ctkgen: warning: ", fmt, ap);
     va_end(ap);
+}
+
+int ctk_cli_parse_jobs(const char *cmd, const char *arg, int *jobs)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || n < 1 || n > 4096)
+        return ctk_cli_usage(cmd, "--jobs needs a whole number from 1 to 4096, not '%s'", arg);
+    *jobs = (int)n;
+    return CTK_EXIT_OK;
 }

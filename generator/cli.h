@@ -42,6 +42,10 @@ void ctk_cli_print_help(const ctk_cmd_doc_t *doc);
 /* "ctkgen: <cmd>: <text>" + "Try 'ctkgen <cmd> --help'."; returns CTK_EXIT_USAGE. */
 int ctk_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Parse a --jobs value (a whole number from 1 to 4096) into *jobs.
+ * Returns CTK_EXIT_OK, or CTK_EXIT_USAGE after printing the usage error. */
+int ctk_cli_parse_jobs(const char *cmd, const char *arg, int *jobs);
+
 /* Print an error record (with the offending config line and a caret when
  * the source is a readable file and the line is known); returns its exit
  * code. */

@@ -267,8 +267,6 @@ int ctk_cmd_generate(int argc, char **argv)
 {
     gen_opts_t o;
     const char *arg;
-    char *end;
-    long n;
     int id;
 
     memset(&o, 0, sizeof o);
@@ -285,10 +283,8 @@ int ctk_cmd_generate(int argc, char **argv)
         case OPT_NO_WAIT: o.no_wait = true; break;
         case OPT_VALIDATE: o.validate = true; break;
         case OPT_JOBS:
-            n = strtol(arg, &end, 10);
-            if (end == arg || *end || n < 1 || n > 4096)
-                return ctk_cli_usage("generate", "--jobs needs a whole number from 1 to 4096, not '%s'", arg);
-            o.vopts.v.jobs = (int)n;
+            if (ctk_cli_parse_jobs("generate", arg, &o.vopts.v.jobs) != CTK_EXIT_OK)
+                return CTK_EXIT_USAGE;
             break;
         case OPT_REQUIRE_LAUNCH: o.vopts.v.require_launch = true; break;
         case OPT_NO_CACHE: o.vopts.v.no_cache = true; break;

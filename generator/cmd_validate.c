@@ -136,7 +136,7 @@ out:
     return rc;
 }
 
-/* Parse a -j/--timeout value; false on junk. */
+/* Parse a --timeout value; false on junk. */
 static bool parse_number(const char *s, double lo, double hi, double *out)
 {
     char *end;
@@ -157,9 +157,7 @@ static bool validate_option(ctk_validate_cli_t *o, const char *cmd, int id, cons
     *rc = CTK_EXIT_OK;
     switch (id) {
     case OPT_JOBS:
-        if (!parse_number(arg, 1, 4096, &d) || d != (int)d)
-            *rc = ctk_cli_usage(cmd, "--jobs needs a whole number from 1 to 4096, not '%s'", arg);
-        o->v.jobs = (int)d;
+        *rc = ctk_cli_parse_jobs(cmd, arg, &o->v.jobs);
         return true;
     case OPT_JSON: o->json = true; return true;
     case OPT_REQUIRE_LAUNCH: o->v.require_launch = true; return true;
@@ -168,7 +166,8 @@ static bool validate_option(ctk_validate_cli_t *o, const char *cmd, int id, cons
     case OPT_TIMEOUT:
         if (!parse_number(arg, 0.01, 86400, &d))
             *rc = ctk_cli_usage(cmd, "--timeout needs seconds from 0.01 to 86400, not '%s'", arg);
-        o->v.timeout_s = d;
+        else
+            o->v.timeout_s = d;
         return true;
     case OPT_MODULECMD: o->v.modulecmd = arg; return true;
     case OPT_LMOD: o->v.lmod_check = true; return true;

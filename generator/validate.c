@@ -93,6 +93,7 @@ typedef struct {
     char *tmproot;            /* private: mkdtemp, 0700 */
     char *cache_dir;          /* NULL: no cache */
     ctk_env_t base;           /* read-only once workers start */
+    const char *const *base_envp; /* base as an envp, made once before the workers start */
     bool have_tcl, have_lmod;
     ctk_modsys_info_t tcl, lmod;
     char *tcl_why;            /* why Tcl is skipped */
@@ -305,24 +306,37 @@ static bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* stdout of a tool run in the base environment, when it exits 0; caller
+ * frees.  For version queries (nvcc --version, cc -dumpversion). */
+static char *tool_output(const vctx_t *c, const char *const *argv, const char *cwd)
+{
+    ctk_proc_spec_t spec = {0};
+    ctk_proc_result_t r;
+    char *out = NULL;
+
+    ctk_proc_result_init(&r);
+    spec.argv = argv;
+    spec.envp = c->base_envp;
+    spec.cwd = cwd;
+    spec.timeout_s = c->timeout;
+    if (ctk_proc_run(&spec, &r, NULL) && ctk_proc_ok(&r)) {
+        out = r.out;
+        r.out = NULL;
+    }
+    ctk_proc_result_fini(&r);
+    return out;
+}
+
 /* "13.0" from `nvcc --version` ("Cuda compilation tools, release 13.0, V13.0.88"). */
 static char *nvcc_release(vjob_t *j, const char *nvcc)
 {
     const char *argv[] = {nvcc, "--version", NULL};
-    ctk_proc_spec_t spec = {0};
-    ctk_proc_result_t r;
-    char *out = NULL, *p;
+    char *text = tool_output(j->c, argv, j->dir), *out = NULL, *p;
     int ma, mi;
 
-    ctk_proc_result_init(&r);
-    spec.argv = argv;
-    spec.envp = ctk_env_envp(&j->c->base, NULL);
-    spec.cwd = j->dir;
-    spec.timeout_s = j->c->timeout;
-    if (ctk_proc_run(&spec, &r, NULL) && ctk_proc_ok(&r) && (p = strstr(r.out, "release ")) &&
-        sscanf(p, "release %d.%d", &ma, &mi) == 2)
+    if (text && (p = strstr(text, "release ")) && sscanf(p, "release %d.%d", &ma, &mi) == 2)
         out = ctk_printf(NULL, "%d.%d", ma, mi);
-    ctk_proc_result_fini(&r);
+    free(text);
     return out;
 }
 
@@ -1620,23 +1634,14 @@ out:
     return ok;
 }
 
-static char *cc_version(vctx_t *c, const char *cc)
+/* `cc -dumpfullversion`: "12.2.0"; NULL when it does not say. */
+static char *cc_version(const vctx_t *c, const char *cc)
 {
     const char *argv[] = {cc, "-dumpfullversion", "-dumpversion", NULL};
-    ctk_proc_spec_t spec = {0};
-    ctk_proc_result_t r;
-    char *v = NULL, *nl;
+    char *v = tool_output(c, argv, NULL), *nl;
 
-    ctk_proc_result_init(&r);
-    spec.argv = argv;
-    spec.envp = ctk_env_envp(&c->base, NULL);
-    spec.timeout_s = c->timeout;
-    if (spec.envp && ctk_proc_run(&spec, &r, NULL) && ctk_proc_ok(&r)) {
-        if ((nl = strchr(r.out, '\n')))
-            *nl = '\0';
-        v = ctk_strdup(r.out, NULL);
-    }
-    ctk_proc_result_fini(&r);
+    if (v && (nl = strchr(v, '\n')))
+        *nl = '\0';
     return v;
 }
 
@@ -1791,7 +1796,8 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
         c.tmproot = NULL;
         goto out;
     }
-    if (!setup_base(&c, err) || !setup_modsys(&c, &caller, err))
+    if (!setup_base(&c, err) || !setup_modsys(&c, &caller, err) ||
+        !(c.base_envp = ctk_env_envp(&c.base, err)))
         goto out;
     out->cc_version = cc_version(&c, out->cc);
     {
