@@ -16,6 +16,10 @@ int ctk_cmd_generate(int argc, char **argv);
 extern const ctk_cmd_doc_t ctk_cmd_generate_doc;
 int ctk_cmd_validate(int argc, char **argv);
 extern const ctk_cmd_doc_t ctk_cmd_validate_doc;
+int ctk_cmd_scan(int argc, char **argv);
+extern const ctk_cmd_doc_t ctk_cmd_scan_doc;
+int ctk_cmd_lint(int argc, char **argv);
+extern const ctk_cmd_doc_t ctk_cmd_lint_doc;
 
 /* The site config at path, or (path NULL) the toolkits found in the
  * standard install places.  An unreadable file is bad input (CTK_E_CONFIG);

@@ -17,6 +17,8 @@ typedef struct {
 static const command_t commands[] = {
     { &ctk_cmd_generate_doc, ctk_cmd_generate },
     { &ctk_cmd_validate_doc, ctk_cmd_validate },
+    { &ctk_cmd_scan_doc, ctk_cmd_scan },
+    { &ctk_cmd_lint_doc, ctk_cmd_lint },
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -75,7 +77,7 @@ int main(int argc, char **argv)
         }
     }
     if (i >= argc)
-        return ctk_cli_usage(NULL, "no command given (commands: generate, validate, help, version)");
+        return ctk_cli_usage(NULL, "no command given (commands: generate, validate, scan, lint, help, version)");
     if (!strcmp(argv[i], "version")) {
         printf("ctkgen %s\n", PACKAGE_VERSION);
         return CTK_EXIT_OK;
@@ -93,6 +95,6 @@ int main(int argc, char **argv)
     }
     cmd = find_command(argv[i]);
     if (!cmd)
-        return ctk_cli_usage(NULL, "no such command '%s' (commands: generate, validate, help, version)", argv[i]);
+        return ctk_cli_usage(NULL, "no such command '%s' (commands: generate, validate, scan, lint, help, version)", argv[i]);
     return cmd->run(argc - i, argv + i);
 }

@@ -1,0 +1,3 @@
+#!/bin/sh
+# scan-fixtures.sh - (being written)
+exit 1
