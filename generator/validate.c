@@ -7,7 +7,8 @@
  *              tcl:  real Environment Modules (modenv.c)
  *              pc:   libpkgconf (pc.c)
  *   static     variables a module must not set, stubs, CPATH, LD_LIBRARY_PATH
- *              order, nvcc on PATH, .pc Version, family/conflict
+ *              order, nvcc on PATH, .pc Version (checks.c, shared with lint),
+ *              family/conflict
  *   pc build   nvcc -c probe.cu $(cflags)          -> probe.o
  *              c++  probe.o $(libs)                 -> probe_pc   (run with no env)
  *              nvcc probe.o $(libs)                 -> Libs verbatim for nvcc
@@ -30,6 +31,7 @@
 #include <ctkconf.h>
 
 #include "cache.h"
+#include "checks.h"
 #include "diag.h"
 #include "env.h"
 #include "facts.h"
@@ -207,80 +209,14 @@ static const char *first_error_line(const char *text, char *buf, size_t bufsz)
     return buf;
 }
 
-/* 1-based number of the first line of text containing needle; 0 if none. */
-static int line_of(const char *text, const char *needle)
-{
-    const char *hit;
-    int line = 1;
-
-    if (!text || !needle || !(hit = strstr(text, needle)))
-        return 0;
-    for (const char *p = text; p < hit; p++)
-        if (*p == '\n')
-            line++;
-    return line;
-}
-
 /* Line of a module's operation on `name` (Lua: from modeval; others: text search). */
 static int var_line(const ctk_vart_t *a, const char *name)
 {
     char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL);
-    int line = line_of(text, name);
+    int line = ctk_check_line_of(text, name);
 
     free(text);
     return line;
-}
-
-/* Does the ':'-separated list hold a directory that is `dir` (after
- * resolving symlinks on both sides)?  Returns the index or -1. */
-static long list_find_dir(const char *list, const char *dir)
-{
-    char *want, *copy, *tok, *save = NULL;
-    long i = 0, found = -1;
-
-    if (!list || !dir || !(want = ctk_realpath(dir)))
-        return -1;
-    if (!(copy = strdup(list))) {
-        free(want);
-        return -1;
-    }
-    for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save), i++) {
-        char *r = ctk_realpath(tok);
-        bool same = r && strcmp(r, want) == 0;
-
-        free(r);
-        if (same) {
-            found = i;
-            break;
-        }
-    }
-    free(copy);
-    free(want);
-    return found;
-}
-
-/* The first entry of a ':'-list holding a libcudart.so*; caller frees. */
-static char *first_dir_with_cudart(const char *list)
-{
-    char *copy, *tok, *save = NULL, *hit = NULL;
-
-    if (!list || !(copy = strdup(list)))
-        return NULL;
-    for (tok = strtok_r(copy, ":", &save); tok && !hit; tok = strtok_r(NULL, ":", &save)) {
-        DIR *d = opendir(tok);
-        struct dirent *e;
-
-        if (!d)
-            continue;
-        while ((e = readdir(d)))
-            if (strncmp(e->d_name, "libcudart.so", 12) == 0) {
-                hit = strdup(tok);
-                break;
-            }
-        closedir(d);
-    }
-    free(copy);
-    return hit;
 }
 
 /* Is the library file `lib` in the directory `dir` (both resolved)? */
@@ -296,14 +232,6 @@ static bool lib_in_dir(const char *lib, const char *dir)
     free(rl);
     free(rd);
     return in;
-}
-
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-
-    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
 }
 
 /* stdout of a tool run in the base environment, when it exits 0; caller
@@ -744,128 +672,28 @@ out:
 
 /* ---- static checks --------------------------------------------------------------------- */
 
+/* Read the artifact's text again for line numbers (NULL when unreadable:
+ * findings then carry no line). */
 static bool check_module_env(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
-    static const char *const banned[] = {"LDFLAGS", "CFLAGS", "CXXFLAGS", "CPPFLAGS", NULL};
-    const ctk_sdk_t *s = j->sdk;
-    const char *ldp = ctk_env_get(menv, "LD_LIBRARY_PATH");
-    const char *lp = ctk_env_get(menv, "LIBRARY_PATH");
-    const char *cp = ctk_env_get(menv, "CPATH");
-    char *first, *nvcc;
-    size_t i;
+    char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL), *nvcc = NULL;
+    ctk_check_src_t src = {a->file, text, NULL};
+    bool ok = ctk_check_module_env(j->sdk, menv, &a->env, &src, &nvcc, &a->findings, j->err);
 
-    for (i = 0; banned[i]; i++)
-        if (ctk_env_get(&a->env, banned[i]) &&
-            !addf(a, "CTK-ENV-003", var_line(a, banned[i]), j->err, "the module sets %s=\"%s\"", banned[i],
-                  ctk_env_get(&a->env, banned[i])))
-            return false;
-    if (s->stubsdir && list_find_dir(ldp, s->stubsdir) >= 0 &&
-        !addf(a, "CTK-LDLIB-001", var_line(a, "stubs"), j->err, "LD_LIBRARY_PATH holds the driver stubs dir %s",
-              s->stubsdir))
-        return false;
-    if (ldp) {
-        /* any dir named stubs holding a libcuda.so is a stubs dir, whoever's */
-        char *copy = strdup(ldp), *tok, *save = NULL;
-
-        for (tok = copy ? strtok_r(copy, ":", &save) : NULL; tok; tok = strtok_r(NULL, ":", &save)) {
-            char *lc = ctk_path_join(tok, "libcuda.so", NULL);
-            size_t tl = strlen(tok);
-            bool stub = lc && tl >= 5 && strcmp(tok + tl - 5, "stubs") == 0 && ctk_is_file(lc) &&
-                        !(s->stubsdir && list_find_dir(tok, s->stubsdir) >= 0);
-
-            free(lc);
-            if (stub && !addf(a, "CTK-LDLIB-001", var_line(a, "stubs"), j->err,
-                              "LD_LIBRARY_PATH holds a driver stubs dir: %s", tok)) {
-                free(copy);
-                return false;
-            }
-        }
-        free(copy);
-    }
-    first = first_dir_with_cudart(ldp);
-    if (first && list_find_dir(first, s->libdir) < 0) {
-        bool ok = addf(a, "CTK-LDLIB-002", var_line(a, first), j->err,
-                       "LD_LIBRARY_PATH puts %s (another libcudart) before this toolkit's %s", first,
-                       s->libdir);
-
-        free(first);
-        if (!ok)
-            return false;
-    } else {
-        free(first);
-    }
-    for (i = 0; i < s->ld_library_path.len; i++) {
-        const char *d = s->ld_library_path.items[i];
-
-        if (list_find_dir(ldp, d) < 0 &&
-            !addf(a, "CTK-LDLIB-003", 0, j->err, "LD_LIBRARY_PATH misses %s", d))
-            return false;
-        if (list_find_dir(lp, d) < 0 && !addf(a, "CTK-LDLIB-003", 0, j->err, "LIBRARY_PATH misses %s", d))
-            return false;
-    }
-    if (list_find_dir(cp, s->incdir) < 0 &&
-        !addf(a, "CTK-CPATH-001", var_line(a, "CPATH"), j->err,
-              "CPATH misses %s, which holds cuda_runtime.h", s->incdir))
-        return false;
-    for (i = 0; i < s->cpath.len; i++)
-        if (strcmp(s->cpath.items[i], s->incdir) != 0 && list_find_dir(cp, s->cpath.items[i]) < 0 &&
-            !addf(a, "CTK-CPATH-002", var_line(a, "CPATH"), j->err, "CPATH misses %s", s->cpath.items[i]))
-            return false;
-    nvcc = ctk_env_which(menv, "nvcc", j->err);
-    if (!nvcc && j->err->code != CTK_E_OK)
-        return false;
-    if (!nvcc || !same_file(nvcc, s->nvcc)) {
-        bool ok = addf(a, "CTK-PATH-001", var_line(a, "PATH"), j->err,
-                       nvcc ? "nvcc on the module's PATH is %s, not this toolkit's %s"
-                            : "no nvcc on the module's PATH%s (this toolkit's is %s)",
-                       nvcc ? nvcc : "", s->nvcc);
-
-        free(nvcc);
+    free(text);
+    if (!ok || !nvcc)
         return ok;
-    }
     a->nvcc = nvcc;
     a->nvcc_release = j->nvcc_release ? ctk_strdup(j->nvcc_release, j->err) : NULL;
     return !j->nvcc_release || a->nvcc_release;
 }
 
-/* Does the flag list hold -I<dir> for this dir (resolved)? */
-static bool flags_have_dir(const ctk_strlist_t *flags, const char *prefix, const char *dir)
-{
-    size_t n = strlen(prefix);
-
-    for (size_t i = 0; i < flags->len; i++)
-        if (strncmp(flags->items[i], prefix, n) == 0 && list_find_dir(flags->items[i] + n, dir) == 0)
-            return true;
-    return false;
-}
-
 static bool check_pc_static(vjob_t *j, ctk_vart_t *a)
 {
-    const ctk_sdk_t *s = j->sdk;
     char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL);
-    bool ok = true;
-    int ma, mi, pa;
-    size_t i;
+    ctk_check_src_t src = {a->file, text, NULL};
+    bool ok = ctk_check_pc(j->sdk, &a->cflags, &a->libs, a->pc_version, &src, &a->findings, j->err);
 
-    if (!flags_have_dir(&a->cflags, "-I", s->incdir))
-        ok = addf(a, "CTK-CPATH-001", line_of(text, "Cflags:"), j->err,
-                  "the Cflags miss -I%s, which holds cuda_runtime.h", s->incdir);
-    for (i = 0; ok && i < s->cpath.len; i++)
-        if (strcmp(s->cpath.items[i], s->incdir) != 0 && !flags_have_dir(&a->cflags, "-I", s->cpath.items[i]))
-            ok = addf(a, "CTK-CPATH-002", line_of(text, "Cflags:"), j->err, "the Cflags miss -I%s",
-                      s->cpath.items[i]);
-    for (i = 0; ok && i < s->library_path.len; i++)
-        if (!flags_have_dir(&a->libs, "-L", s->library_path.items[i]))
-            ok = addf(a, "CTK-LDLIB-003", line_of(text, "Libs:"), j->err, "the Libs miss -L%s",
-                      s->library_path.items[i]);
-    if (ok && a->pc_version) {
-        if (!ctk_version_parse(a->pc_version, &ma, &mi, &pa) || ma != s->version.major ||
-            mi != s->version.minor ||
-            (pa >= 0 && s->version.patch >= 0 && pa != s->version.patch))
-            ok = addf(a, "CTK-PC-002", line_of(text, "Version:"), j->err,
-                      "Version: %s, but the toolkit at %s is %s (from %s)", a->pc_version, s->root,
-                      j->res->version, ctk_version_source_name(s->version.source));
-    }
     free(text);
     return ok;
 }
