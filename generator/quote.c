@@ -133,6 +133,15 @@ char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err)
                       what_or(what), (long)(ref - s));
         return NULL;
     }
+    if (*s && s[strlen(s) - 1] == ' ') {
+        /* pkgconf trims blanks at the end of a line before splitting it,
+         * so an escaped final blank would leave a dangling backslash */
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: a blank at the end cannot be expressed in a pkg-config file "
+                      "(pkg-config trims it)",
+                      what_or(what));
+        return NULL;
+    }
     ctk_buf_init(&b);
     for (p = (const unsigned char *)s; *p; p++) {
         switch (*p) {

@@ -4,7 +4,8 @@
  * Each function returns a fresh string (caller frees) that the target
  * format reads back as exactly the input, or NULL with CTK_E_QUOTE when the
  * format cannot express it (a newline or other control byte anywhere; in
- * .pc files also "${", which pkg-config always expands).  what names the
+ * .pc files also "${", which pkg-config always expands, and a blank at the
+ * end, which it trims).  what names the
  * value in the error ("path of /sdks/0/base").
  */
 #ifndef CTK_QUOTE_H

@@ -181,6 +181,12 @@ START_TEST(test_quote_refuses_what_formats_cannot_express)
     ck_assert_int_eq(err.code, CTK_E_QUOTE);
     ck_assert_ptr_nonnull(strstr(err.text, "${"));
 
+    /* found by tests/fuzz/fuzz_quote.c: pkgconf trims a final blank */
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_quote_pc("/opt/cuda ", "p", &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+    ck_assert_ptr_nonnull(strstr(err.text, "blank at the end"));
+
     ctk_error_init(&err);
     ck_assert_ptr_null(ctk_quote_tcl("/opt/a\001b", "p", &err));
     ck_assert_int_eq(err.code, CTK_E_QUOTE);
