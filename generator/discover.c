@@ -1,29 +1,94 @@
-/* discover.c - find installed CUDA toolkits in the standard places. SPDX-License-Identifier: MIT */
+/* discover.c - the scanner: walk directory trees, recognise CUDA toolkit layouts. SPDX-License-Identifier: MIT */
 #include <ctkconf.h>
 
 #include "discover.h"
 
 #include "sdk.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-static const char *const standard_roots[] = {
-    "/usr/local/cuda",
-    "/usr/local/cuda-*",
-    "/opt/nvidia/hpc_sdk/Linux_*/*/cuda/*",
+const char ctk_scan_standard_text[] =
+    "/usr/local/cuda, /usr/local/cuda-*, /opt/cuda, /opt/nvidia/hpc_sdk and /usr (Debian)";
+
+/* The standard places: glob patterns, each with its depth (-1: the scan's). */
+static const struct {
+    const char *pattern;
+    int depth;
+} standard_roots[] = {
+    {"/usr/local/cuda", -1},
+    {"/usr/local/cuda-*", -1},
+    {"/opt/cuda", -1},
+    {"/opt/nvidia/hpc_sdk", -1},
+    {"/usr", 0}, /* Debian's layout is /usr itself; never walk all of /usr */
 };
 
-/* Where toolkits sit below a root that is not one itself.  Entries from
- * index FIRST_HPC on are HPC SDK forms: their last component must be X.Y. */
-static const char *const below[] = {
-    "cuda", "cuda-*", "cuda/*", "*/cuda/*", "Linux_*/*/cuda/*", "hpc_sdk/Linux_*/*/cuda/*",
-};
-#define FIRST_HPC 2
+#if defined(__aarch64__)
+static const char *const target_dirs[] = {"targets/sbsa-linux", "targets/aarch64-linux"};
+#else
+static const char *const target_dirs[] = {"targets/x86_64-linux"};
+#endif
+
+/* ---- names ------------------------------------------------------------------ */
+
+const char *ctk_layout_name(ctk_layout_t layout)
+{
+    switch (layout) {
+    case CTK_LAYOUT_STANDALONE: return "standalone";
+    case CTK_LAYOUT_HPCSDK: return "hpcsdk";
+    case CTK_LAYOUT_CONDA: return "conda";
+    case CTK_LAYOUT_WHEEL: return "wheel";
+    case CTK_LAYOUT_DEBIAN: return "debian";
+    case CTK_LAYOUT_SPACK: return "spack";
+    }
+    return "?";
+}
+
+const char *ctk_scan_event_name(ctk_scan_event_kind_t kind)
+{
+    switch (kind) {
+    case CTK_SCAN_FOUND: return "found";
+    case CTK_SCAN_DUPLICATE: return "duplicate";
+    case CTK_SCAN_RUNTIME_ONLY: return "runtime-only";
+    case CTK_SCAN_BROKEN: return "broken";
+    case CTK_SCAN_UNREADABLE: return "unreadable";
+    case CTK_SCAN_DANGLING: return "dangling";
+    case CTK_SCAN_LOOP: return "loop";
+    case CTK_SCAN_DEPTH: return "depth";
+    }
+    return "?";
+}
+
+bool ctk_scan_event_is_problem(ctk_scan_event_kind_t kind)
+{
+    return kind == CTK_SCAN_BROKEN || kind == CTK_SCAN_UNREADABLE || kind == CTK_SCAN_DANGLING ||
+           kind == CTK_SCAN_LOOP;
+}
+
+/* Order of layouts within one release: which one a tie goes to. */
+static int layout_rank(ctk_layout_t l)
+{
+    switch (l) {
+    case CTK_LAYOUT_STANDALONE: return 0;
+    case CTK_LAYOUT_SPACK: return 1;
+    case CTK_LAYOUT_DEBIAN: return 2;
+    case CTK_LAYOUT_CONDA: return 3;
+    case CTK_LAYOUT_WHEEL: return 4;
+    case CTK_LAYOUT_HPCSDK: return 5;
+    }
+    return 6;
+}
+
+/* ---- state -------------------------------------------------------------------- */
 
 typedef struct {
     char *path;      /* as found */
@@ -32,7 +97,8 @@ typedef struct {
     char *inc_real;  /* realpath(path/include); NULL when absent */
     int pref;        /* which spelling of a duplicate to keep: higher wins */
     bool skip;       /* a duplicate, or not a working toolkit */
-    char *release;   /* HPC SDK release ("24.11"); NULL for a standalone toolkit */
+    ctk_layout_t layout;
+    char *release;   /* HPC SDK release ("24.11"); NULL for other layouts */
     char *math_libs, *nccl, *nvshmem; /* HPC SDK companions; NULL when absent */
     ctk_version_t v;
     char *name;      /* module version when not the plain X.Y; else NULL */
@@ -42,6 +108,39 @@ typedef struct {
     cand_t *v;
     size_t n, cap;
 } cands_t;
+
+/* A directory walked, by (device, inode): open addressing, linear probing. */
+enum { VIS_USED = 1, VIS_ON_STACK = 2, VIS_TOOLKIT = 4 };
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    unsigned flags;
+    size_t cand;     /* VIS_TOOLKIT: the candidate first found there */
+    char *path;      /* the spelling it was first walked under */
+} vis_t;
+
+typedef struct {
+    ctk_scan_t *res;
+    size_t ev_cap;
+    cands_t cs;
+    vis_t *vis;
+    size_t vis_n, vis_cap; /* vis_cap: a power of two, or 0 */
+    ctk_error_t *err;
+} scanner_t;
+
+/* One directory's entries, read once. */
+typedef struct {
+    const char *name;
+    unsigned char type; /* DT_* */
+} ent_t;
+
+typedef struct {
+    ctk_buf_t names; /* NUL-separated */
+    size_t *offs;
+    unsigned char *types;
+    ent_t *v;        /* sorted by name once reading is done */
+    size_t n, cap;
+} ents_t;
 
 static void cands_fini(cands_t *cs)
 {
@@ -64,33 +163,132 @@ static void cands_fini(cands_t *cs)
     memset(cs, 0, sizeof *cs);
 }
 
-static bool note(ctk_strlist_t *notes, ctk_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool note(ctk_strlist_t *notes, ctk_error_t *err, const char *fmt, ...)
+static void scanner_fini(scanner_t *s)
 {
-    va_list ap;
-    char *s;
-    int n;
+    size_t i;
 
-    if (!notes)
-        return true;
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad format string");
-        return false;
-    }
-    s = malloc((size_t)n + 1);
-    if (!s) {
-        ctk_error_nomem(err);
-        return false;
-    }
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return ctk_strlist_take(notes, s, err);
+    cands_fini(&s->cs);
+    for (i = 0; i < s->vis_cap; i++)
+        free(s->vis[i].path);
+    free(s->vis);
 }
+
+/* ---- events ------------------------------------------------------------------- */
+
+static ctk_scan_event_t *event(scanner_t *s, ctk_scan_event_kind_t kind, const char *path,
+                               const char *other, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static ctk_scan_event_t *event(scanner_t *s, ctk_scan_event_kind_t kind, const char *path,
+                               const char *other, const char *fmt, ...)
+{
+    ctk_scan_t *r = s->res;
+    ctk_scan_event_t *ev;
+    ctk_buf_t b;
+    va_list ap;
+
+    if (r->n_events == s->ev_cap) {
+        size_t cap = s->ev_cap ? s->ev_cap * 2 : 16;
+        ctk_scan_event_t *v = realloc(r->events, cap * sizeof *v);
+
+        if (!v) {
+            ctk_error_nomem(s->err);
+            return NULL;
+        }
+        r->events = v;
+        s->ev_cap = cap;
+    }
+    ev = &r->events[r->n_events];
+    memset(ev, 0, sizeof *ev);
+    ev->kind = kind;
+    ev->sdk = (size_t)-1;
+    ev->version.patch = -1;
+    ctk_buf_init(&b);
+    ctk_buf_printf(&b, "%s %s", ctk_scan_event_name(kind), path);
+    va_start(ap, fmt);
+    {
+        char line[2048];
+
+        vsnprintf(line, sizeof line, fmt, ap);
+        ctk_buf_puts(&b, line);
+    }
+    va_end(ap);
+    ev->path = ctk_strdup(path, s->err);
+    ev->other = other ? ctk_strdup(other, s->err) : NULL;
+    ev->text = b.failed ? NULL : ctk_buf_take(&b, NULL);
+    ctk_buf_fini(&b);
+    r->n_events++; /* counted even when half filled, so ctk_scan_free frees it */
+    if (!ev->path || (other && !ev->other) || !ev->text) {
+        ctk_error_nomem(s->err);
+        return NULL;
+    }
+    if (kind == CTK_SCAN_RUNTIME_ONLY)
+        r->n_runtime_only++;
+    if (ctk_scan_event_is_problem(kind))
+        r->n_problems++;
+    return ev;
+}
+
+/* ---- the visited set ------------------------------------------------------------ */
+
+static size_t vis_hash(dev_t dev, ino_t ino)
+{
+    uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4full;
+
+    return (size_t)(h ^ (h >> 29));
+}
+
+static vis_t *vis_find(scanner_t *s, dev_t dev, ino_t ino)
+{
+    size_t i;
+
+    if (!s->vis_cap)
+        return NULL;
+    for (i = vis_hash(dev, ino) & (s->vis_cap - 1); s->vis[i].flags & VIS_USED;
+         i = (i + 1) & (s->vis_cap - 1))
+        if (s->vis[i].dev == dev && s->vis[i].ino == ino)
+            return &s->vis[i];
+    return NULL;
+}
+
+/* Insert (must be absent); takes path (freed even on failure). */
+static vis_t *vis_add(scanner_t *s, dev_t dev, ino_t ino, char *path)
+{
+    size_t i;
+
+    if ((s->vis_n + 1) * 2 > s->vis_cap) {
+        size_t cap = s->vis_cap ? s->vis_cap * 2 : 1024, j;
+        vis_t *nv = calloc(cap, sizeof *nv);
+
+        if (!nv) {
+            free(path);
+            ctk_error_nomem(s->err);
+            return NULL;
+        }
+        for (j = 0; j < s->vis_cap; j++) {
+            if (!(s->vis[j].flags & VIS_USED))
+                continue;
+            for (i = vis_hash(s->vis[j].dev, s->vis[j].ino) & (cap - 1); nv[i].flags & VIS_USED;
+                 i = (i + 1) & (cap - 1))
+                ;
+            nv[i] = s->vis[j];
+        }
+        free(s->vis);
+        s->vis = nv;
+        s->vis_cap = cap;
+    }
+    for (i = vis_hash(dev, ino) & (s->vis_cap - 1); s->vis[i].flags & VIS_USED;
+         i = (i + 1) & (s->vis_cap - 1))
+        ;
+    s->vis[i].dev = dev;
+    s->vis[i].ino = ino;
+    s->vis[i].flags = VIS_USED;
+    s->vis[i].cand = 0;
+    s->vis[i].path = path;
+    s->vis_n++;
+    return &s->vis[i];
+}
+
+/* ---- small helpers -------------------------------------------------------------------- */
 
 static const char *base_name(const char *path)
 {
@@ -107,15 +305,124 @@ static bool is_xy(const char *name)
     return ctk_version_parse(name, NULL, NULL, &patch) && patch < 0;
 }
 
-/* false when it is not, or on allocation failure (then err is set) */
-static bool is_toolkit(const char *dir, ctk_error_t *err)
+/* Is the component before path's last one equal to name? */
+static bool parent_named(const char *path, const char *name)
 {
-    char *nvcc = ctk_path_join(dir, "bin/nvcc", err);
-    bool ok = nvcc && ctk_is_executable(nvcc);
+    const char *b = base_name(path), *p;
+    size_t n = strlen(name);
 
-    free(nvcc);
-    return ok;
+    if (b == path || b - 1 == path)
+        return false;
+    p = b - 1; /* the slash */
+    return (size_t)(p - path) >= n && strncmp(p - n, name, n) == 0 &&
+           (p - n == path || p[-(long)n - 1] == '/');
 }
+
+/* rel names a regular file under dirfd (after links) */
+static bool at_file(int dfd, const char *rel)
+{
+    struct stat st;
+
+    return fstatat(dfd, rel, &st, 0) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool at_dir(int dfd, const char *rel)
+{
+    struct stat st;
+
+    return fstatat(dfd, rel, &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool at_executable(int dfd, const char *rel)
+{
+    return at_file(dfd, rel) && faccessat(dfd, rel, X_OK, 0) == 0;
+}
+
+static const ent_t *ents_find(const ents_t *e, const char *name)
+{
+    size_t lo = 0, hi = e->n;
+
+    while (lo < hi) { /* sorted by strcmp */
+        size_t mid = lo + (hi - lo) / 2;
+        int r = strcmp(e->v[mid].name, name);
+
+        if (r == 0)
+            return &e->v[mid];
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static void ents_fini(ents_t *e)
+{
+    ctk_buf_fini(&e->names);
+    free(e->offs);
+    free(e->types);
+    free(e->v);
+    memset(e, 0, sizeof *e);
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+    return strcmp(((const ent_t *)a)->name, ((const ent_t *)b)->name);
+}
+
+/* Read every entry but . and .. of d.  Returns 0, an errno value when the
+ * directory cannot be read, or -1 on allocation failure (err set). */
+static int ents_read(ents_t *e, DIR *d, ctk_error_t *err)
+{
+    struct dirent *de;
+    size_t i;
+
+    for (;;) {
+        errno = 0;
+        de = readdir(d);
+        if (!de) {
+            if (errno)
+                return errno;
+            break;
+        }
+        if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+                                     (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+            continue;
+        if (e->n == e->cap) {
+            size_t cap = e->cap ? e->cap * 2 : 32;
+            size_t *o = realloc(e->offs, cap * sizeof *o);
+            unsigned char *t;
+
+            if (!o)
+                goto nomem;
+            e->offs = o;
+            t = realloc(e->types, cap);
+            if (!t)
+                goto nomem;
+            e->types = t;
+            e->cap = cap;
+        }
+        e->offs[e->n] = e->names.len;
+        e->types[e->n] = de->d_type;
+        if (!ctk_buf_append(&e->names, de->d_name, strlen(de->d_name) + 1))
+            goto nomem;
+        e->n++;
+    }
+    e->v = malloc((e->n ? e->n : 1) * sizeof *e->v);
+    if (!e->v)
+        goto nomem;
+    for (i = 0; i < e->n; i++) {
+        e->v[i].name = e->names.data + e->offs[i];
+        e->v[i].type = e->types[i];
+    }
+    qsort(e->v, e->n, sizeof *e->v, cmp_ent);
+    return 0;
+nomem:
+    ctk_error_nomem(err);
+    return -1;
+}
+
+/* ---- candidates --------------------------------------------------------------------- */
 
 /* The real directory (not a symlink) beats an alias; a name carrying a
  * release ("cuda-13.0", "12.6") beats one that does not ("cuda"). */
@@ -136,24 +443,26 @@ static int preference(const char *path)
     return pref;
 }
 
-/* Record a toolkit directory (once per spelling). */
-static bool collect(cands_t *cs, const char *path, ctk_error_t *err)
+/* Record a toolkit directory; *index gets its candidate number. */
+static bool collect(scanner_t *s, const char *path, ctk_layout_t layout, size_t *index)
 {
+    cands_t *cs = &s->cs;
     cand_t *c;
     char *nvcc, *inc;
-    size_t i, len = strlen(path);
+    size_t i;
 
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    for (i = 0; i < cs->n; i++)
-        if (strlen(cs->v[i].path) == len && strncmp(cs->v[i].path, path, len) == 0)
+    for (i = 0; i < cs->n; i++) {
+        if (strcmp(cs->v[i].path, path) == 0) {
+            *index = i;
             return true;
+        }
+    }
     if (cs->n == cs->cap) {
         size_t cap = cs->cap ? cs->cap * 2 : 8;
         cand_t *v = realloc(cs->v, cap * sizeof *v);
 
         if (!v) {
-            ctk_error_nomem(err);
+            ctk_error_nomem(s->err);
             return false;
         }
         cs->v = v;
@@ -161,18 +470,20 @@ static bool collect(cands_t *cs, const char *path, ctk_error_t *err)
     }
     c = &cs->v[cs->n];
     memset(c, 0, sizeof *c);
-    if (!(c->path = ctk_strndup(path, len, err)))
+    c->layout = layout;
+    c->v.patch = -1;
+    if (!(c->path = ctk_strdup(path, s->err)))
         return false;
-    cs->n++;
+    *index = cs->n++;
     if (!(c->real = ctk_realpath(c->path))) {
-        c->skip = true; /* vanished since glob saw it */
+        c->skip = true; /* vanished since the walk saw it */
         return true;
     }
-    if (!(nvcc = ctk_path_join(c->path, "bin/nvcc", err)))
+    if (!(nvcc = ctk_path_join(c->path, "bin/nvcc", s->err)))
         return false;
     c->nvcc_real = ctk_realpath(nvcc);
     free(nvcc);
-    if (!(inc = ctk_path_join(c->path, "include", err)))
+    if (!(inc = ctk_path_join(c->path, "include", s->err)))
         return false;
     c->inc_real = ctk_realpath(inc);
     free(inc);
@@ -180,59 +491,275 @@ static bool collect(cands_t *cs, const char *path, ctk_error_t *err)
     return true;
 }
 
-/* Run one glob pattern; calls back with each match. */
-static bool glob_each(const char *pattern, bool (*fn)(cands_t *, const char *, bool, ctk_error_t *),
-                      cands_t *cs, bool hpc_only, ctk_error_t *err)
+/* ---- recognising layouts ------------------------------------------------------------------ */
+
+typedef enum {
+    SEEN_NOTHING = 0, /* walk on below */
+    SEEN_TOOLKIT,     /* a toolkit: stop here (HPC SDK cuda/: its X.Y children too) */
+    SEEN_RUNTIME,     /* runtime-only, reported; walk on below */
+    SEEN_LEAVE        /* nothing to report, and nothing below worth a look */
+} seen_t;
+
+/* What kind of toolkit the directory dfd (spelled path, entries e) is;
+ * called only when it has an executable bin/nvcc. */
+static ctk_layout_t toolkit_layout(int dfd, const char *path, const ents_t *e)
 {
-    glob_t g;
+    const char *b = base_name(path);
+
+    if (ents_find(e, "lib") && at_executable(dfd, "lib/nvidia-cuda-toolkit/bin/nvcc"))
+        return CTK_LAYOUT_DEBIAN;
+    if (ents_find(e, ".spack") && at_file(dfd, ".spack/spec.json"))
+        return CTK_LAYOUT_SPACK;
+    if (ents_find(e, "conda-meta") && at_dir(dfd, "conda-meta"))
+        return CTK_LAYOUT_CONDA;
+    if (parent_named(path, "nvidia") && b[0] == 'c' && b[1] == 'u' && b[2] >= '0' && b[2] <= '9')
+        return CTK_LAYOUT_WHEEL;
+    if (is_xy(b) && parent_named(path, "cuda"))
+        return CTK_LAYOUT_HPCSDK;
+    return CTK_LAYOUT_STANDALONE;
+}
+
+/* The runtime of a tree without nvcc: include dir relative to dfd, or NULL. */
+static const char *runtime_include(int dfd, const char *path, const ents_t *e, const char **what)
+{
+    static char rel[64];
     size_t i;
-    bool ok = true;
-    int rc;
 
-    memset(&g, 0, sizeof g);
-    rc = glob(pattern, 0, NULL, &g);
-    if (rc == GLOB_NOSPACE) {
-        globfree(&g);
-        ctk_error_nomem(err);
-        return false;
+    if (strcmp(base_name(path), "nvidia") == 0 && ents_find(e, "cuda_runtime") &&
+        at_file(dfd, "cuda_runtime/include/cuda_runtime_api.h")) {
+        *what = "NVIDIA's per-component wheels (nvidia/cuda_runtime)";
+        return "cuda_runtime/include";
     }
-    if (rc == 0)
-        for (i = 0; ok && i < g.gl_pathc; i++)
-            ok = fn(cs, g.gl_pathv[i], hpc_only, err);
-    globfree(&g);
-    return ok;
-}
-
-static bool take_below(cands_t *cs, const char *path, bool hpc_only, ctk_error_t *err)
-{
-    if (!is_toolkit(path, err))
-        return !ctk_error_is_set(err);
-    if (hpc_only && !is_xy(base_name(path)))
-        return true;
-    return collect(cs, path, err);
-}
-
-static bool take_root(cands_t *cs, const char *path, bool hpc_only, ctk_error_t *err)
-{
-    size_t k;
-    bool ok = true;
-
-    if (is_toolkit(path, err))
-        return collect(cs, path, err);
-    if (ctk_error_is_set(err))
-        return false;
-    if (!ctk_is_dir(path))
-        return true;
-    for (k = 0; ok && k < sizeof below / sizeof below[0]; k++) {
-        char *pat = ctk_path_join(path, below[k], err);
-
-        if (!pat)
-            return false;
-        ok = glob_each(pat, take_below, cs, k >= FIRST_HPC, err);
-        free(pat);
+    if (ents_find(e, "conda-meta") && ents_find(e, "targets")) {
+        for (i = 0; i < sizeof target_dirs / sizeof target_dirs[0]; i++) {
+            snprintf(rel, sizeof rel, "%s/include/cuda_runtime_api.h", target_dirs[i]);
+            if (at_file(dfd, rel)) {
+                snprintf(rel, sizeof rel, "%s/include", target_dirs[i]);
+                *what = "a conda environment without cuda-nvcc";
+                return rel;
+            }
+        }
     }
-    return ok;
+    return NULL;
 }
+
+static seen_t recognise(scanner_t *s, int dfd, const char *path, const ents_t *e, vis_t *vis)
+{
+    const char *rel, *what = NULL;
+
+    if (ents_find(e, "bin") && at_executable(dfd, "bin/nvcc")) {
+        ctk_layout_t layout = toolkit_layout(dfd, path, e);
+        size_t idx;
+
+        /* the NVIDIA HPC SDK's compiler driver: its CUDA is ../cuda */
+        if (strcmp(base_name(path), "compilers") == 0 && at_dir(dfd, "../cuda"))
+            return SEEN_LEAVE;
+        if (!collect(s, path, layout, &idx))
+            return SEEN_NOTHING;
+        vis->flags |= VIS_TOOLKIT;
+        vis->cand = idx;
+        return SEEN_TOOLKIT;
+    }
+    rel = runtime_include(dfd, path, e, &what);
+    if (rel) {
+        char *inc = ctk_path_join(path, rel, s->err);
+        ctk_version_t v;
+        ctk_error_t verr;
+        ctk_scan_event_t *ev;
+
+        if (!inc)
+            return SEEN_NOTHING;
+        ctk_error_init(&verr);
+        if (ctk_version_detect(NULL, inc, NULL, &v, &verr))
+            ev = event(s, CTK_SCAN_RUNTIME_ONLY, path, NULL,
+                       ": CUDA %d.%d runtime (CUDART_VERSION in %s/cuda_runtime_api.h) and no nvcc: "
+                       "%s, not a toolkit",
+                       v.major, v.minor, inc, what);
+        else
+            ev = event(s, CTK_SCAN_RUNTIME_ONLY, path, NULL,
+                       ": a CUDA runtime of unknown release (no CUDART_VERSION in "
+                       "%s/cuda_runtime_api.h) and no nvcc: %s, not a toolkit",
+                       inc, what);
+        free(inc);
+        if (ev && v.major)
+            ev->version = v;
+        return SEEN_RUNTIME;
+    }
+    return SEEN_NOTHING;
+}
+
+/* ---- the walk ---------------------------------------------------------------------------- */
+
+static char *child_path(const char *dir, const char *name, ctk_error_t *err)
+{
+    if (strcmp(dir, "/") == 0)
+        return ctk_printf(err, "/%s", name);
+    return ctk_printf(err, "%s/%s", dir, name);
+}
+
+/* A link's target for messages (static buffer: used at once). */
+static const char *link_text(int dfd, const char *name)
+{
+    static char buf[4096];
+    ssize_t n = readlinkat(dfd, name, buf, sizeof buf - 1);
+
+    if (n < 0)
+        n = 0;
+    buf[n] = '\0';
+    return buf;
+}
+
+static bool walk(scanner_t *s, int pfd, const char *name, char *path, int depth, int max_depth,
+                 bool hpc_child);
+
+/* A child entry that may be a directory: follow it when it is one. */
+static bool visit_entry(scanner_t *s, int dfd, const char *dpath, const ent_t *en, int depth,
+                        int max_depth, bool hpc_child)
+{
+    unsigned char type = en->type;
+    struct stat st;
+    char *path;
+
+    if (type == DT_UNKNOWN) {
+        if (fstatat(dfd, en->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return true;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    }
+    if (type != DT_DIR && type != DT_LNK)
+        return true;
+    if (!(path = child_path(dpath, en->name, s->err)))
+        return false;
+    if (type == DT_LNK) {
+        if (fstatat(dfd, en->name, &st, 0) != 0) {
+            int e = errno;
+            bool ok = true;
+
+            if (e == ENOENT)
+                ok = event(s, CTK_SCAN_DANGLING, path, link_text(dfd, en->name), " -> %s",
+                           link_text(dfd, en->name)) != NULL;
+            else if (e == ELOOP)
+                ok = event(s, CTK_SCAN_LOOP, path, NULL, " -> %s: the links never end in a file",
+                           link_text(dfd, en->name)) != NULL;
+            else
+                ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(e)) != NULL;
+            free(path);
+            return ok;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            free(path);
+            return true;
+        }
+    }
+    return walk(s, dfd, en->name, path, depth, max_depth, hpc_child);
+}
+
+/* Walk the directory name under pfd, spelled path (taken: freed here), at
+ * depth.  Returns false only on allocation failure. */
+static bool walk(scanner_t *s, int pfd, const char *name, char *path, int depth, int max_depth,
+                 bool hpc_child)
+{
+    ents_t e;
+    DIR *d = NULL;
+    struct stat st;
+    vis_t *vis;
+    seen_t seen;
+    size_t i, vi, subdirs = 0;
+    bool ok = true;
+    int fd, rc;
+
+    memset(&e, 0, sizeof e);
+    ctk_buf_init(&e.names);
+    fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        int er = errno;
+
+        if (er == ELOOP)
+            ok = event(s, CTK_SCAN_LOOP, path, NULL, ": %s", strerror(er)) != NULL;
+        else if (er == ENOENT && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                 S_ISLNK(st.st_mode))
+            ok = event(s, CTK_SCAN_DANGLING, path, link_text(pfd, name), " -> %s",
+                       link_text(pfd, name)) != NULL;
+        else if (er != ENOTDIR || depth == 0)
+            ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(er)) != NULL;
+        goto out;
+    }
+    if (fstat(fd, &st) != 0) {
+        ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(errno)) != NULL;
+        close(fd);
+        goto out;
+    }
+    vis = vis_find(s, st.st_dev, st.st_ino);
+    if (vis) {
+        close(fd);
+        if (vis->flags & VIS_ON_STACK) {
+            ok = event(s, CTK_SCAN_LOOP, path, vis->path, ": leads back to %s", vis->path) != NULL;
+        } else if (vis->flags & VIS_TOOLKIT) {
+            size_t idx; /* another spelling: the duplicate check picks one */
+
+            ok = collect(s, path, s->cs.v[vis->cand].layout, &idx);
+        }
+        goto out;
+    }
+    if (!(d = fdopendir(fd))) {
+        ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(errno)) != NULL;
+        close(fd);
+        goto out;
+    }
+    {
+        char *vp = ctk_strdup(path, s->err);
+
+        if (!vp || !(vis = vis_add(s, st.st_dev, st.st_ino, vp))) {
+            ok = false;
+            goto out;
+        }
+    }
+    vis->flags |= VIS_ON_STACK;
+    vi = (size_t)(vis - s->vis); /* the table may move while we walk below */
+    s->res->dirs_visited++;
+    rc = ents_read(&e, d, s->err);
+    if (rc != 0) {
+        ok = rc > 0 && event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(rc)) != NULL;
+        goto unstack;
+    }
+    seen = recognise(s, dirfd(d), path, &e, vis);
+    if (ctk_error_is_set(s->err)) {
+        ok = false;
+        goto unstack;
+    }
+    if (seen == SEEN_TOOLKIT) {
+        /* an HPC SDK's unversioned cuda/: its X.Y children are toolkits too */
+        if (strcmp(base_name(path), "cuda") == 0 && !hpc_child)
+            for (i = 0; ok && i < e.n; i++)
+                if (is_xy(e.v[i].name))
+                    ok = visit_entry(s, dirfd(d), path, &e.v[i], depth + 1, max_depth, true);
+        goto unstack;
+    }
+    if (seen == SEEN_LEAVE || hpc_child)
+        goto unstack;
+    for (i = 0; ok && i < e.n; i++) {
+        if (e.v[i].name[0] == '.')
+            continue;
+        if (depth >= max_depth) {
+            subdirs += e.v[i].type == DT_DIR || e.v[i].type == DT_LNK || e.v[i].type == DT_UNKNOWN;
+            continue;
+        }
+        ok = visit_entry(s, dirfd(d), path, &e.v[i], depth + 1, max_depth, false);
+    }
+    if (ok && subdirs)
+        ok = event(s, CTK_SCAN_DEPTH, path, NULL,
+                   ": %zu entr%s below not looked at (depth limit %d reached)", subdirs,
+                   subdirs == 1 ? "y" : "ies", max_depth) != NULL;
+unstack:
+    s->vis[vi].flags &= ~(unsigned)VIS_ON_STACK;
+out:
+    ents_fini(&e);
+    if (d)
+        closedir(d);
+    free(path);
+    return ok && !ctk_error_is_set(s->err);
+}
+
+/* ---- after the walk: duplicates, companions, verification, names ---------------------------- */
 
 static bool same_str(const char *a, const char *b)
 {
@@ -250,8 +777,9 @@ static bool same_toolkit(const cand_t *a, const cand_t *b)
 }
 
 /* For each group of spellings of one toolkit keep the preferred one. */
-static bool drop_duplicates(cands_t *cs, ctk_strlist_t *notes, ctk_error_t *err)
+static bool drop_duplicates(scanner_t *s)
 {
+    cands_t *cs = &s->cs;
     size_t i, j;
 
     for (i = 0; i < cs->n; i++) {
@@ -272,7 +800,8 @@ static bool drop_duplicates(cands_t *cs, ctk_strlist_t *notes, ctk_error_t *err)
         }
         if (best != i) {
             a->skip = true;
-            if (!note(notes, err, "skipped %s: same toolkit as %s", a->path, cs->v[best].path))
+            if (!event(s, CTK_SCAN_DUPLICATE, a->path, cs->v[best].path, ": same toolkit as %s",
+                       cs->v[best].path))
                 return false;
         }
     }
@@ -304,7 +833,7 @@ static bool hpc_info(cand_t *c, ctk_error_t *err)
     char *cudadir = NULL, *reldir = NULL, *rel = NULL;
     bool ok = false;
 
-    if (!is_xy(xy) || xy == c->path)
+    if (c->layout != CTK_LAYOUT_HPCSDK || !is_xy(xy) || xy == c->path)
         return true;
     if (!(cudadir = ctk_strndup(c->path, (size_t)(xy - c->path - 1), err)))
         goto out;
@@ -350,8 +879,8 @@ out:
 }
 
 /* Load the toolkit as an SDK with nothing declared: verifies it and reads
- * its version.  A toolkit that does not load is skipped with a note. */
-static bool verify(cand_t *c, ctk_strlist_t *notes, ctk_error_t *err)
+ * its version.  A toolkit that does not load is skipped as broken. */
+static bool verify(scanner_t *s, cand_t *c)
 {
     ctk_sdk_conf_t conf;
     ctk_sdk_t *sdk;
@@ -367,10 +896,10 @@ static bool verify(cand_t *c, ctk_strlist_t *notes, ctk_error_t *err)
     if (!sdk) {
         c->skip = true;
         if (e.code == CTK_E_NOMEM) {
-            ctk_error_nomem(err);
+            ctk_error_nomem(s->err);
             return false;
         }
-        return note(notes, err, "skipped %s: %s", c->path, e.text);
+        return event(s, CTK_SCAN_BROKEN, c->path, NULL, ": %s", e.text) != NULL;
     }
     c->v = sdk->version;
     ctk_sdk_free(sdk);
@@ -404,8 +933,8 @@ static int cmp_version(const cand_t *a, const cand_t *b)
     return 0;
 }
 
-/* release order; within one release a standalone toolkit first, then HPC
- * SDK releases oldest first */
+/* release order; within one release by layout, HPC SDK releases oldest
+ * first, then by path */
 static int cmp_cand(const void *pa, const void *pb)
 {
     const cand_t *a = pa, *b = pb;
@@ -413,9 +942,9 @@ static int cmp_cand(const void *pa, const void *pb)
 
     if (r)
         return r;
-    if (!a->release != !b->release)
-        return a->release ? 1 : -1;
-    if (a->release && (r = cmp_dotted(a->release, b->release)) != 0)
+    if (layout_rank(a->layout) != layout_rank(b->layout))
+        return layout_rank(a->layout) < layout_rank(b->layout) ? -1 : 1;
+    if (a->release && b->release && (r = cmp_dotted(a->release, b->release)) != 0)
         return r;
     return strcmp(a->path, b->path);
 }
@@ -441,6 +970,72 @@ static bool name_taken(const cand_t *v, size_t i)
     return false;
 }
 
+/* "lib/python3.11/site-packages/nvidia/cu13" -> the environment's directory name */
+static char *wheel_env(const char *path, ctk_error_t *err)
+{
+    char *p = ctk_strdup(path, err), *q;
+    int up;
+
+    if (!p)
+        return NULL;
+    /* drop nvidia/cuN, then site-packages, then lib/pythonX.Y when present */
+    for (up = 0; up < 2 && (q = strrchr(p, '/')) && q != p; up++)
+        *q = '\0';
+    if (strcmp(base_name(p), "site-packages") == 0 && (q = strrchr(p, '/')) && q != p) {
+        *q = '\0';
+        if (strncmp(base_name(p), "python", 6) == 0 && (q = strrchr(p, '/')) && q != p) {
+            *q = '\0';
+            if (strcmp(base_name(p), "lib") == 0 && (q = strrchr(p, '/')) && q != p)
+                *q = '\0';
+        }
+    }
+    q = ctk_strdup(base_name(p), err);
+    free(p);
+    return q;
+}
+
+/* what tells SDKs of one release apart: see discover.h */
+static char *label_of(const cand_t *c, ctk_error_t *err)
+{
+    const char *b = base_name(c->path), *dash;
+    char *env, *s;
+
+    switch (c->layout) {
+    case CTK_LAYOUT_HPCSDK:
+        if (c->release)
+            return ctk_printf(err, "nvhpc-%s", c->release);
+        break;
+    case CTK_LAYOUT_CONDA:
+        return ctk_printf(err, "conda-%s", b);
+    case CTK_LAYOUT_WHEEL:
+        if (!(env = wheel_env(c->path, err)))
+            return NULL;
+        s = ctk_printf(err, "wheel-%s", env);
+        free(env);
+        return s;
+    case CTK_LAYOUT_DEBIAN:
+        return ctk_strdup("debian", err);
+    case CTK_LAYOUT_SPACK:
+        /* Spack names prefixes <name>-<version>-<hash>: the hash tells them apart */
+        dash = strrchr(b, '-');
+        if (dash && dash[1])
+            return ctk_printf(err, "spack-%.7s", dash + 1);
+        return ctk_printf(err, "spack-%s", b);
+    case CTK_LAYOUT_STANDALONE:
+        break;
+    }
+    return ctk_strdup(b, err);
+}
+
+/* Module versions must be file names (site-config schema: [A-Za-z0-9._+-]). */
+static void sanitise(char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '.' || *s == '_' || *s == '+' || *s == '-'))
+            *s = '_';
+}
+
 /* Give SDKs that share an X.Y distinct module versions. */
 static bool name_all(cand_t *v, size_t n, ctk_error_t *err)
 {
@@ -448,21 +1043,23 @@ static bool name_all(cand_t *v, size_t n, ctk_error_t *err)
 
     for (i = 0; i < n; i++) {
         size_t same = 0, standalone = 0;
+        char *label;
 
         for (j = 0; j < n; j++) {
             if (v[j].v.major == v[i].v.major && v[j].v.minor == v[i].v.minor) {
                 same++;
-                standalone += v[j].release == NULL;
+                standalone += v[j].layout == CTK_LAYOUT_STANDALONE;
             }
         }
-        if (same == 1 || (!v[i].release && standalone == 1))
+        if (same == 1 || (v[i].layout == CTK_LAYOUT_STANDALONE && standalone == 1))
             continue;
-        if (v[i].release)
-            v[i].name = ctk_printf(err, "%d.%d-nvhpc-%s", v[i].v.major, v[i].v.minor, v[i].release);
-        else
-            v[i].name = ctk_printf(err, "%d.%d-%s", v[i].v.major, v[i].v.minor, base_name(v[i].path));
+        if (!(label = label_of(&v[i], err)))
+            return false;
+        v[i].name = ctk_printf(err, "%d.%d-%s", v[i].v.major, v[i].v.minor, label);
+        free(label);
         if (!v[i].name)
             return false;
+        sanitise(v[i].name);
     }
     /* whatever still collides gets -2, -3, ...; earlier entries are final,
      * so checking each against those before it makes all distinct */
@@ -487,30 +1084,32 @@ static bool name_all(cand_t *v, size_t n, ctk_error_t *err)
     return true;
 }
 
-/* newest release; a standalone toolkit beats an HPC SDK one of the same
- * release, and a newer HPC SDK release beats an older one */
+/* newest release; on a tie the lower layout rank, then the newer HPC SDK release */
 static size_t newest(const cand_t *v, size_t n)
 {
     size_t i, best = 0;
 
     for (i = 1; i < n; i++) {
         int r = cmp_version(&v[i], &v[best]);
+        int ri = layout_rank(v[i].layout), rb = layout_rank(v[best].layout);
 
-        if (r > 0 || (r == 0 && v[best].release &&
-                      (!v[i].release || cmp_dotted(v[i].release, v[best].release) > 0)))
+        if (r > 0 || (r == 0 && (ri < rb || (ri == rb && v[i].release && v[best].release &&
+                                             cmp_dotted(v[i].release, v[best].release) > 0))))
             best = i;
     }
     return best;
 }
 
-static bool build_config(ctk_config_t *cfg, cands_t *cs, ctk_strlist_t *notes, ctk_error_t *err)
+static bool build_config(scanner_t *s)
 {
-    cand_t *v = cs->v;
+    ctk_scan_t *res = s->res;
+    ctk_config_t *cfg = res->cfg;
+    cand_t *v = s->cs.v;
     size_t i, n = 0, best;
 
     /* compact the kept ones to the front, keeping the rest for cands_fini */
-    for (i = 0; i < cs->n; i++) {
-        if (!cs->v[i].skip) {
+    for (i = 0; i < s->cs.n; i++) {
+        if (!v[i].skip) {
             cand_t t = v[n];
 
             v[n] = v[i];
@@ -521,10 +1120,15 @@ static bool build_config(ctk_config_t *cfg, cands_t *cs, ctk_strlist_t *notes, c
     if (n == 0)
         return true;
     qsort(v, n, sizeof *v, cmp_cand);
-    if (!name_all(v, n, err))
+    if (!name_all(v, n, s->err))
         return false;
+    if (!(res->sdks = calloc(n, sizeof *res->sdks))) {
+        ctk_error_nomem(s->err);
+        return false;
+    }
     for (i = 0; i < n; i++) {
         ctk_sdk_conf_t *sc;
+        ctk_scan_event_t *ev;
         char xy[32], full[48];
 
         snprintf(xy, sizeof xy, "%d.%d", v[i].v.major, v[i].v.minor);
@@ -532,25 +1136,32 @@ static bool build_config(ctk_config_t *cfg, cands_t *cs, ctk_strlist_t *notes, c
             snprintf(full, sizeof full, "%s.%d", xy, v[i].v.patch);
         else
             snprintf(full, sizeof full, "%s", xy);
-        if (!note(notes, err, "found %s: CUDA %s (%s)%s%s", v[i].path, full,
-                  ctk_version_source_name(v[i].v.source), v[i].name ? " as " : "",
-                  v[i].name ? v[i].name : ""))
+        if (!(sc = ctk_config_add_sdk(cfg, xy, v[i].path, s->err)))
             return false;
-        if (!(sc = ctk_config_add_sdk(cfg, xy, v[i].path, err)))
+        res->sdks[i].layout = v[i].layout;
+        res->sdks[i].version = v[i].v;
+        if (v[i].release && !(res->sdks[i].release = ctk_strdup(v[i].release, s->err)))
             return false;
-        if (v[i].name && !(sc->module_version = ctk_strdup(v[i].name, err)))
+        if (v[i].name && !(sc->module_version = ctk_strdup(v[i].name, s->err)))
             return false;
-        if (v[i].math_libs && !(sc->math_libs = ctk_strdup(v[i].math_libs, err)))
+        if (v[i].math_libs && !(sc->math_libs = ctk_strdup(v[i].math_libs, s->err)))
             return false;
-        if (v[i].nccl && !(sc->nccl = ctk_strdup(v[i].nccl, err)))
+        if (v[i].nccl && !(sc->nccl = ctk_strdup(v[i].nccl, s->err)))
             return false;
-        if (v[i].nvshmem && !(sc->nvshmem = ctk_strdup(v[i].nvshmem, err)))
+        if (v[i].nvshmem && !(sc->nvshmem = ctk_strdup(v[i].nvshmem, s->err)))
             return false;
+        ev = event(s, CTK_SCAN_FOUND, v[i].path, NULL, ": CUDA %s (%s), %s%s%s", full,
+                   ctk_version_source_name(v[i].v.source), ctk_layout_name(v[i].layout),
+                   v[i].name ? ", as " : "", v[i].name ? v[i].name : "");
+        if (!ev)
+            return false;
+        ev->sdk = i;
+        ev->version = v[i].v;
     }
     best = newest(v, n);
     {
         char xy[32];
-        char *d = ctk_strdup(eff_name(&v[best], xy, sizeof xy), err);
+        char *d = ctk_strdup(eff_name(&v[best], xy, sizeof xy), s->err);
 
         if (!d)
             return false;
@@ -560,44 +1171,200 @@ static bool build_config(ctk_config_t *cfg, cands_t *cs, ctk_strlist_t *notes, c
     return true;
 }
 
-ctk_config_t *ctk_discover_standard(const char *const *roots, size_t n_roots,
-                                    ctk_strlist_t *notes, ctk_error_t *err)
+/* ---- entry points ------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *path;
+    int depth;
+} root_t;
+
+static ctk_scan_t *scan_roots(const root_t *roots, size_t n, const ctk_scan_opts_t *opts,
+                              ctk_error_t *err)
 {
-    ctk_config_t *cfg = NULL;
-    cands_t cs;
+    scanner_t s;
     ctk_error_t e; /* always there, so helpers can tell "absent" from out of memory */
+    int max_depth = opts && opts->max_depth >= 0 ? opts->max_depth : CTK_SCAN_DEFAULT_DEPTH;
     size_t i;
     bool ok = false;
 
-    memset(&cs, 0, sizeof cs);
+    memset(&s, 0, sizeof s);
     ctk_error_init(&e);
-    if (!roots || n_roots == 0) {
-        roots = standard_roots;
-        n_roots = sizeof standard_roots / sizeof standard_roots[0];
-    }
-    for (i = 0; i < n_roots; i++)
-        if (roots[i] && !glob_each(roots[i], take_root, &cs, false, &e))
-            goto out;
-    if (!drop_duplicates(&cs, notes, &e))
+    s.err = &e;
+    if (max_depth > CTK_SCAN_MAX_DEPTH)
+        max_depth = CTK_SCAN_MAX_DEPTH;
+    if (!(s.res = calloc(1, sizeof *s.res))) {
+        ctk_error_nomem(&e);
         goto out;
-    for (i = 0; i < cs.n; i++) {
-        if (cs.v[i].skip)
+    }
+    if (!(s.res->cfg = ctk_config_new("<scan>", &e)))
+        goto out;
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(roots[i].path);
+        char *p;
+
+        while (len > 1 && roots[i].path[len - 1] == '/')
+            len--;
+        if (!(p = ctk_strndup(roots[i].path, len, &e)))
+            goto out;
+        if (!walk(&s, AT_FDCWD, p, p, 0, roots[i].depth >= 0 ? roots[i].depth : max_depth,
+                  false))
+            goto out;
+    }
+    if (!drop_duplicates(&s))
+        goto out;
+    for (i = 0; i < s.cs.n; i++) {
+        if (s.cs.v[i].skip)
             continue;
-        if (!hpc_info(&cs.v[i], &e) || !verify(&cs.v[i], notes, &e))
+        if (!hpc_info(&s.cs.v[i], &e) || !verify(&s, &s.cs.v[i]))
             goto out;
     }
-    if (!(cfg = ctk_config_new("<scan>", &e)))
-        goto out;
-    if (!build_config(cfg, &cs, notes, &e))
+    if (!build_config(&s))
         goto out;
     ok = true;
 out:
-    cands_fini(&cs);
+    scanner_fini(&s);
     if (!ok) {
-        ctk_config_free(cfg);
-        cfg = NULL;
+        ctk_scan_free(s.res);
+        s.res = NULL;
         if (err && !ctk_error_is_set(err))
             *err = e;
     }
+    return s.res;
+}
+
+ctk_scan_t *ctk_scan(const char *const *roots, size_t n_roots, const ctk_scan_opts_t *opts,
+                     ctk_error_t *err)
+{
+    root_t *r = calloc(n_roots ? n_roots : 1, sizeof *r);
+    ctk_scan_t *res;
+    size_t i;
+
+    if (!r) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    for (i = 0; i < n_roots; i++) {
+        r[i].path = roots[i];
+        r[i].depth = -1;
+    }
+    res = scan_roots(r, n_roots, opts, err);
+    free(r);
+    return res;
+}
+
+/* Expand patterns (each with a depth) into roots; matches are kept in
+ * *store, which the caller frees with globfree() for each entry. */
+static ctk_scan_t *scan_patterns(const char *const *pats, const int *depths, size_t n,
+                                 const ctk_scan_opts_t *opts, ctk_error_t *err)
+{
+    glob_t *g = calloc(n ? n : 1, sizeof *g);
+    root_t *r = NULL;
+    ctk_scan_t *res = NULL;
+    size_t i, j, nr = 0, total = 0;
+
+    if (!g) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        int rc = glob(pats[i], 0, NULL, &g[i]);
+
+        if (rc == GLOB_NOSPACE) {
+            ctk_error_nomem(err);
+            goto out;
+        }
+        if (rc == 0)
+            total += g[i].gl_pathc;
+    }
+    if (!(r = calloc(total ? total : 1, sizeof *r))) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < g[i].gl_pathc; j++) {
+            r[nr].path = g[i].gl_pathv[j];
+            r[nr].depth = depths ? depths[i] : -1;
+            nr++;
+        }
+    }
+    res = scan_roots(r, nr, opts, err);
+out:
+    for (i = 0; i < n; i++)
+        globfree(&g[i]);
+    free(g);
+    free(r);
+    return res;
+}
+
+ctk_scan_t *ctk_scan_standard(const ctk_scan_opts_t *opts, ctk_error_t *err)
+{
+    enum { N = sizeof standard_roots / sizeof standard_roots[0] };
+    const char *pats[N];
+    int depths[N];
+    size_t i;
+
+    for (i = 0; i < N; i++) {
+        pats[i] = standard_roots[i].pattern;
+        depths[i] = standard_roots[i].depth;
+    }
+    return scan_patterns(pats, depths, N, opts, err);
+}
+
+ctk_config_t *ctk_scan_take_config(ctk_scan_t *scan)
+{
+    ctk_config_t *cfg;
+    size_t i;
+
+    if (!scan)
+        return NULL;
+    cfg = scan->cfg;
+    if (scan->sdks && cfg)
+        for (i = 0; i < cfg->n_sdks; i++)
+            free(scan->sdks[i].release);
+    free(scan->sdks);
+    scan->sdks = NULL;
+    scan->cfg = NULL;
+    return cfg;
+}
+
+void ctk_scan_free(ctk_scan_t *scan)
+{
+    size_t i;
+
+    if (!scan)
+        return;
+    for (i = 0; i < scan->n_events; i++) {
+        free(scan->events[i].path);
+        free(scan->events[i].other);
+        free(scan->events[i].text);
+    }
+    free(scan->events);
+    if (scan->sdks && scan->cfg)
+        for (i = 0; i < scan->cfg->n_sdks; i++)
+            free(scan->sdks[i].release);
+    free(scan->sdks);
+    ctk_config_free(scan->cfg);
+    free(scan);
+}
+
+ctk_config_t *ctk_discover_standard(const char *const *roots, size_t n_roots,
+                                    ctk_strlist_t *notes, ctk_error_t *err)
+{
+    ctk_scan_t *res;
+    ctk_config_t *cfg = NULL;
+    size_t i;
+
+    if (!roots || n_roots == 0)
+        res = ctk_scan_standard(NULL, err);
+    else
+        res = scan_patterns(roots, NULL, n_roots, NULL, err);
+    if (!res)
+        return NULL;
+    for (i = 0; notes && i < res->n_events; i++)
+        if (res->events[i].kind != CTK_SCAN_DEPTH && !ctk_strlist_push(notes, res->events[i].text, err))
+            goto out;
+    cfg = ctk_scan_take_config(res);
+out:
+    ctk_scan_free(res);
     return cfg;
 }

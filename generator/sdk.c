@@ -38,6 +38,15 @@ static const char *const arches[] = {"x86_64-linux", "sbsa-linux", "aarch64-linu
 #endif
 #define N_ARCHES (sizeof arches / sizeof arches[0])
 
+/* Debian's multiarch library directory name (lib/<multiarch>). */
+#if defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define MULTIARCH "powerpc64le-linux-gnu"
+#else
+#define MULTIARCH "x86_64-linux-gnu"
+#endif
+
 /* ---- versions --------------------------------------------------------------- */
 
 /* Up to 9 decimal digits, so the value fits an int. */
@@ -566,6 +575,7 @@ static void rels_lib(rels_t *r)
     rels_add(r, "lib");
     rels_add_targets(r, "lib");
     rels_add_targets(r, "lib64");
+    rels_add(r, "lib/" MULTIARCH); /* Debian's nvidia-cuda-toolkit, base /usr */
 }
 
 /* "include, targets/x86_64-linux/include, ..." for messages (caller frees) */
@@ -701,6 +711,40 @@ static bool locate(ctx_t *c, ctk_sdk_field_t f, const char *root, const rels_t *
 
 /* ---- decisions ------------------------------------------------------------------ */
 
+/* Directories the compiler, the linker, the loader, man or the shell
+ * search already (sdk.h says why they stay off the lists). */
+static const char *const system_dirs[] = {
+    "/usr/bin", "/bin", "/usr/include", "/usr/lib", "/usr/lib64", "/lib", "/lib64",
+    "/usr/lib/" MULTIARCH, "/lib/" MULTIARCH, "/usr/share/man",
+};
+
+static bool is_system_spelling(const char *dir)
+{
+    size_t i, n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    for (i = 0; i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+        if (strlen(system_dirs[i]) == n && strncmp(system_dirs[i], dir, n) == 0)
+            return true;
+    return false;
+}
+
+bool ctk_sdk_is_system_dir(const char *dir)
+{
+    char *real;
+    bool sys;
+
+    if (!dir)
+        return false;
+    if (is_system_spelling(dir))
+        return true;
+    real = ctk_realpath(dir);
+    sys = real && is_system_spelling(real);
+    free(real);
+    return sys;
+}
+
 static bool is_excluded(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -709,16 +753,18 @@ static bool is_excluded(const char *path)
     return strcmp(base, "stubs") == 0 || strcmp(base, "compat") == 0;
 }
 
-/* Append dir to l unless it is NULL, missing, a stubs or compat dir, or the
- * same directory (by resolved path, tracked in reals) as one already there. */
+/* Append dir to l unless it is NULL, missing, a stubs or compat dir, a
+ * system directory (by its spelling or its resolved path), or the same
+ * directory (by resolved path, tracked in reals) as one already there. */
 static bool add_dir(ctk_strlist_t *l, ctk_strlist_t *reals, const char *dir, ctk_error_t *err)
 {
     char *real;
 
-    if (!dir || is_excluded(dir))
+    if (!dir || is_excluded(dir) || is_system_spelling(dir))
         return true;
     real = ctk_realpath(dir);
-    if (!real || !ctk_is_dir(real) || is_excluded(real) || ctk_strlist_contains(reals, real)) {
+    if (!real || !ctk_is_dir(real) || is_excluded(real) || is_system_spelling(real) ||
+        ctk_strlist_contains(reals, real)) {
         free(real);
         return true;
     }
@@ -783,7 +829,24 @@ static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem
     return l->libdir && l->link;
 }
 
-static bool find_libs(ctk_sdk_t *sdk, ctk_error_t *err)
+/* not a stubs or compat dir, by spelling or resolved path */
+static bool lib_dir_usable(const char *dir)
+{
+    char *real;
+    bool ok;
+
+    if (!dir || is_excluded(dir))
+        return false;
+    real = ctk_realpath(dir);
+    ok = real && !is_excluded(real);
+    free(real);
+    return ok;
+}
+
+/* Look in every lib dir found, system ones included: a library in
+ * /usr/lib/<multiarch> still gets its .pc file, though that dir stays off
+ * LD_LIBRARY_PATH. */
+static bool find_libs(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_error_t *err)
 {
     size_t t, i;
 
@@ -793,10 +856,10 @@ static bool find_libs(ctk_sdk_t *sdk, ctk_error_t *err)
         bool done = false;
 
         for (s = 0; s < 2 && !done && stems[s]; s++) {
-            for (i = 0; i < sdk->ld_library_path.len && !done; i++) {
-                const char *dir = sdk->ld_library_path.items[i];
+            for (i = 0; i < n && !done; i++) {
+                const char *dir = dirs[i];
 
-                if (!dir_has_lib(dir, stems[s]))
+                if (!lib_dir_usable(dir) || !dir_has_lib(dir, stems[s]))
                     continue;
                 if (!push_lib(sdk, t, dir, stems[s], err))
                     return false;
@@ -1009,6 +1072,7 @@ static bool load_cupti(ctx_t *c, ctk_sdk_t *sdk)
     rels_add(&r, "lib");
     rels_add_targets(&r, "lib");
     rels_add_targets(&r, "lib64");
+    rels_add(&r, "lib/" MULTIARCH);
     if (!locate(c, CTK_F_CUPTI, root, &r, WANT_LIB, "cupti", "libcupti.so*", req,
                 &sdk->cupti_libdir) &&
         ctk_error_is_set(c->err))
@@ -1049,7 +1113,7 @@ static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
     return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 6, err) &&
            build_list(&sdk->ld_library_path, libs, 6, err) &&
            build_list(&sdk->library_path, libs, 6, err) && build_list(&sdk->manpath, man, 1, err) &&
-           find_libs(sdk, err);
+           find_libs(sdk, libs, 6, err);
 }
 
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err)

@@ -8,6 +8,22 @@
  * and checks it against the declared one.  Templates never decide anything:
  * every list below is final, deduplicated (by resolved path, first spelling
  * kept) and holds existing directories only.
+ *
+ * System directories never go on the lists (PATH, CPATH, LIBRARY_PATH,
+ * LD_LIBRARY_PATH, MANPATH): /usr/bin, /bin, /usr/include, /usr/lib,
+ * /usr/lib64, /lib, /lib64, /usr/lib/<multiarch>, /lib/<multiarch> and
+ * /usr/share/man, by their spelling or their resolved path.  The shell,
+ * compiler, linker, loader and man search them already, and a module that
+ * put them first would reorder the system's own search (a /usr/bin ahead of
+ * a user's ~/bin, /usr/lib ahead of another module's libraries).  This is
+ * what makes Debian's nvidia-cuda-toolkit (base /usr: bin/nvcc a wrapper of
+ * lib/nvidia-cuda-toolkit/bin/nvcc, headers in /usr/include, libraries in
+ * /usr/lib/<multiarch>) loadable: its module sets CUDA_HOME and friends and
+ * adds no directory.  The per-field dirs (incdir, libdir, ...) and the .pc
+ * files still name them.  In that layout nvvm.h and libnvvm sit in the
+ * base include and lib dirs, libdevice in lib/nvidia-cuda-toolkit/libdevice
+ * (found by nvcc through its own nvcc.profile), and CUPTI (libcupti-dev) in
+ * /usr/include and /usr/lib/<multiarch>: there is no nvvm/ or extras/CUPTI.
  */
 #ifndef CTK_SDK_H
 #define CTK_SDK_H
@@ -63,7 +79,8 @@ typedef struct {
     char *root;                 /* base as configured */
     char *bindir, *nvcc;
     char *incdir;               /* holds cuda_runtime.h */
-    char *libdir;               /* holds libcudart.so* */
+    char *libdir;               /* holds libcudart.so*: lib64, lib, targets/<arch>/lib{,64},
+                                   lib/<multiarch> (Debian), first found */
     char *stubsdir;             /* lib stubs (libcuda.so stub); NULL if none. Never on LD_LIBRARY_PATH */
     char *mandir;               /* NULL if the toolkit has no man pages */
     char *math_incdir, *math_libdir;   /* holds cublas_v2.h / libcublas.so*; may equal incdir/libdir */
@@ -82,6 +99,9 @@ typedef struct {
     ctk_sdk_lib_t *libs;           /* libraries found, in a fixed order */
     size_t n_libs;
 } ctk_sdk_t;
+
+/* Is dir one of the system directories above (by spelling or resolved path)? */
+bool ctk_sdk_is_system_dir(const char *dir);
 
 /* Build and verify the record for one configured SDK.  config_source is the
  * config file path used in errors (which also name the SDK and the field).

@@ -23,12 +23,12 @@
 #if defined(__aarch64__)
 #define HPC_ARCH "Linux_aarch64"
 #define LOOKED_INC "include, targets/sbsa-linux/include, targets/aarch64-linux/include, targets/x86_64-linux/include"
-#define LOOKED_LIB "lib64, lib, targets/sbsa-linux/lib, targets/aarch64-linux/lib, targets/x86_64-linux/lib, targets/sbsa-linux/lib64, targets/aarch64-linux/lib64, targets/x86_64-linux/lib64"
+#define LOOKED_LIB "lib64, lib, targets/sbsa-linux/lib, targets/aarch64-linux/lib, targets/x86_64-linux/lib, targets/sbsa-linux/lib64, targets/aarch64-linux/lib64, targets/x86_64-linux/lib64, lib/aarch64-linux-gnu"
 #define TARGET "sbsa-linux"
 #else
 #define HPC_ARCH "Linux_x86_64"
 #define LOOKED_INC "include, targets/x86_64-linux/include, targets/sbsa-linux/include, targets/aarch64-linux/include"
-#define LOOKED_LIB "lib64, lib, targets/x86_64-linux/lib, targets/sbsa-linux/lib, targets/aarch64-linux/lib, targets/x86_64-linux/lib64, targets/sbsa-linux/lib64, targets/aarch64-linux/lib64"
+#define LOOKED_LIB "lib64, lib, targets/x86_64-linux/lib, targets/sbsa-linux/lib, targets/aarch64-linux/lib, targets/x86_64-linux/lib64, targets/sbsa-linux/lib64, targets/aarch64-linux/lib64, lib/x86_64-linux-gnu"
 #define TARGET "x86_64-linux"
 #endif
 
@@ -1225,11 +1225,11 @@ static void check_scan_result(ctk_config_t *cfg, const ctk_strlist_t *notes)
     ck_assert_ptr_null(cfg->sdks[3].module_version);
     ck_assert_str_eq(cfg->default_version, "13.0");
 
-    ck_assert_msg(notes_have(notes, S("skipped %s/local/cuda: same toolkit as %s/local/cuda-12.4",
+    ck_assert_msg(notes_have(notes, S("duplicate %s/local/cuda: same toolkit as %s/local/cuda-12.4",
                                       g_tmp, g_tmp)),
                   "notes: %s", notes->len ? notes->items[0] : "");
-    ck_assert(notes_have(notes, S("found %s/local/cuda-13.0: CUDA 13.0 (CUDART_VERSION)", g_tmp)));
-    ck_assert(notes_have(notes, S("found %s/cuda/12.6: CUDA 12.6.2 (version.json) as 12.6-nvhpc-24.11", h1)));
+    ck_assert(notes_have(notes, S("found %s/local/cuda-13.0: CUDA 13.0 (CUDART_VERSION), standalone", g_tmp)));
+    ck_assert(notes_have(notes, S("found %s/cuda/12.6: CUDA 12.6.2 (version.json), hpcsdk, as 12.6-nvhpc-24.11", h1)));
 
     /* what a scan writes loads as it is */
     for (i = 0; i < cfg->n_sdks; i++) {
@@ -1312,7 +1312,7 @@ START_TEST(test_discover_standalone_beats_hpc_for_plain_name)
     ck_assert_str_eq(cfg->sdks[2].module_version, "12.6-nvhpc-24.11");
     /* equal releases: a standalone toolkit is the default */
     ck_assert_str_eq(cfg->default_version, "12.6-cuda-12.6");
-    ck_assert(notes_have(&notes, S("skipped %s/local/cuda-12.8: no cuda_runtime.h under %s/local/cuda-12.8 "
+    ck_assert(notes_have(&notes, S("broken %s/local/cuda-12.8: no cuda_runtime.h under %s/local/cuda-12.8 "
                                    "(looked in " LOOKED_INC ")",
                                    g_tmp, g_tmp)));
     ctk_config_free(cfg);
@@ -1356,7 +1356,7 @@ START_TEST(test_discover_hpc_unversioned_cuda_is_an_alias)
     ck_assert_ptr_null(cfg->sdks[0].module_version);
     ck_assert_str_eq(cfg->sdks[0].math_libs, S("%s/math_libs/12.6", rel));
     ck_assert_str_eq(cfg->default_version, "12.6");
-    ck_assert(notes_have(&notes, S("skipped %s/cuda: same toolkit as %s/cuda/12.6", rel, rel)));
+    ck_assert(notes_have(&notes, S("duplicate %s/cuda: same toolkit as %s/cuda/12.6", rel, rel)));
     ctk_config_free(cfg);
     ctk_strlist_fini(&notes);
 }
