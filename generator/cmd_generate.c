@@ -16,10 +16,12 @@
 #include "util.h"
 #include "write.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_OUTDIR "ctkgen-out"
@@ -36,10 +38,14 @@ enum {
     OPT_JOBS,
     OPT_REQUIRE_LAUNCH,
     OPT_NO_CACHE,
+    OPT_SCAN,
+    OPT_MAX_DEPTH,
 };
 
 static const ctk_opt_t generate_opts[] = {
     { "config", 'c', "FILE", OPT_CONFIG, "site config (JSON); default: scan the standard install places" },
+    { "scan", 0, NULL, OPT_SCAN, "scan the DIRs given as arguments (none: the standard places) as 'ctkgen scan' does" },
+    { "max-depth", 0, "N", OPT_MAX_DEPTH, "with --scan: look at most N levels below each DIR (default: 8)" },
     { "output", 'o', "DIR", OPT_OUTPUT, "output directory (default: ./" DEFAULT_OUTDIR ")" },
     { "template-dir", 't', "DIR", OPT_TEMPLATES, "use templates from DIR where present (default: built-in)" },
     { "dry-run", 'n', NULL, OPT_DRY_RUN, "print a unified diff of what would change; write nothing" },
@@ -56,7 +62,7 @@ static const ctk_opt_t generate_opts[] = {
 
 const ctk_cmd_doc_t ctk_cmd_generate_doc = {
     "generate",
-    "[-c FILE] [-o DIR] [options]",
+    "[-c FILE | --scan [DIR...]] [-o DIR] [options]",
     "Write Lmod and Tcl modulefiles and pkg-config files for every CUDA toolkit\n"
     "in a site config.",
     "Writes, under DIR:\n"
@@ -66,12 +72,18 @@ const ctk_cmd_doc_t ctk_cmd_generate_doc = {
     "Every toolkit is checked first (nvcc, cuda_runtime.h, libcudart, its own\n"
     "version against the declared one); any error writes nothing.  Unchanged\n"
     "files are not rewritten; files from SDKs no longer configured are removed;\n"
-    "a file edited by hand is never overwritten without --force.\n",
+    "a file edited by hand is never overwritten without --force.\n"
+    "With --scan the config is what 'ctkgen scan DIR...' would write, and its\n"
+    "decisions are printed on stderr as scan prints them.\n",
     generate_opts,
 };
 
 typedef struct {
     const char *config;
+    bool scan;             /* --scan: the DIRs below, or the standard places */
+    char **scan_dirs;
+    size_t n_scan_dirs;
+    int max_depth;
     const char *outdir;
     const char *template_dir;
     bool dry_run, check, force, no_wait;
@@ -96,11 +108,79 @@ static char *absolute_dir(const char *dir, ctk_error_t *err)
     return ctk_path_join(cwd, dir, err);
 }
 
+/* Print a scan's events (DEPTH only when verbose; the rest at the level
+ * given) and its summary. */
+static bool report_scan(const ctk_scan_t *res, double seconds, bool loud, ctk_error_t *err)
+{
+    char *summary;
+    size_t i;
+
+    for (i = 0; i < res->n_events; i++) {
+        if (loud && res->events[i].kind != CTK_SCAN_DEPTH)
+            ctk_cli_info("%s", res->events[i].text);
+        else
+            ctk_cli_debug("%s", res->events[i].text);
+    }
+    if (!(summary = ctk_scan_summary(res, seconds, err)))
+        return false;
+    if (loud)
+        ctk_cli_info("%s", summary);
+    else
+        ctk_cli_debug("%s", summary);
+    free(summary);
+    return true;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Scan dirs (none: the standard places) into a config; finding no toolkit
+ * is CTK_E_ENV.  loud: every decision at the normal level, as `scan`
+ * prints them; else only with -v. */
+static ctk_config_t *scan_config(char *const *dirs, size_t n, int max_depth, bool loud,
+                                 ctk_error_t *err)
+{
+    ctk_scan_opts_t so;
+    ctk_scan_t *res;
+    ctk_config_t *cfg = NULL;
+    ctk_buf_t where;
+    double t0 = now_s();
+    size_t i;
+
+    so.max_depth = max_depth;
+    res = n ? ctk_scan((const char *const *)dirs, n, &so, err) : ctk_scan_standard(&so, err);
+    if (!res || !report_scan(res, now_s() - t0, loud, err))
+        goto out;
+    if (res->cfg->n_sdks == 0) {
+        ctk_buf_init(&where);
+        if (n == 0)
+            ctk_buf_puts(&where, ctk_scan_standard_text);
+        for (i = 0; i < n; i++)
+            ctk_buf_printf(&where, "%s%s", i ? ", " : "", dirs[i]);
+        if (where.failed)
+            ctk_error_nomem(err);
+        else
+            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0,
+                          "no CUDA toolkit found in %s; describe yours in a site config and pass "
+                          "it with -c (see docs/site-config.md)",
+                          where.data ? where.data : "");
+        ctk_buf_fini(&where);
+        goto out;
+    }
+    cfg = ctk_scan_take_config(res);
+out:
+    ctk_scan_free(res);
+    return cfg;
+}
+
 ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
 {
-    ctk_strlist_t notes;
     ctk_config_t *cfg;
-    size_t i;
 
     if (path) {
         cfg = ctk_config_load(path, err);
@@ -109,20 +189,8 @@ ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
             err->code = CTK_E_CONFIG;
         return cfg;
     }
-    ctk_strlist_init(&notes);
     ctk_cli_info("no config given: scanning the standard install places");
-    cfg = ctk_discover_standard(NULL, 0, &notes, err);
-    for (i = 0; i < notes.len; i++)
-        ctk_cli_debug("%s", notes.items[i]);
-    ctk_strlist_fini(&notes);
-    if (cfg && cfg->n_sdks == 0) {
-        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0,
-                      "no CUDA toolkit found in /usr/local/cuda*, /opt/nvidia/hpc_sdk; "
-                      "describe yours in a site config and pass it with -c (see docs/site-config.md)");
-        ctk_config_free(cfg);
-        return NULL;
-    }
-    return cfg;
+    return scan_config(NULL, 0, -1, false, err);
 }
 
 static const char *change_word(ctk_change_kind_t k)
@@ -183,7 +251,8 @@ static int run(const gen_opts_t *o)
 
     ctk_error_init(&err);
     ctk_outset_init(&out);
-    cfg = ctk_cmd_load_config(o->config, &err);
+    cfg = o->scan ? scan_config(o->scan_dirs, o->n_scan_dirs, o->max_depth, true, &err)
+                  : ctk_cmd_load_config(o->config, &err);
     if (!cfg)
         goto fail;
     sdks = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *sdks);
@@ -267,10 +336,12 @@ int ctk_cmd_generate(int argc, char **argv)
 {
     gen_opts_t o;
     const char *arg;
+    size_t i;
     int id;
 
     memset(&o, 0, sizeof o);
     o.outdir = DEFAULT_OUTDIR;
+    o.max_depth = -1;
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_generate_doc, &arg)) != -1) {
         switch (id) {
@@ -288,6 +359,19 @@ int ctk_cmd_generate(int argc, char **argv)
             break;
         case OPT_REQUIRE_LAUNCH: o.vopts.v.require_launch = true; break;
         case OPT_NO_CACHE: o.vopts.v.no_cache = true; break;
+        case OPT_SCAN: o.scan = true; break;
+        case OPT_MAX_DEPTH: {
+            char *end;
+            long n;
+
+            errno = 0;
+            n = strtol(arg, &end, 10);
+            if (errno || end == arg || *end || n < 0 || n > CTK_SCAN_MAX_DEPTH)
+                return ctk_cli_usage("generate", "--max-depth needs a whole number from 0 to %d, not '%s'",
+                                     CTK_SCAN_MAX_DEPTH, arg);
+            o.max_depth = (int)n;
+            break;
+        }
         case CTK_OPT_HELP_ID:
             ctk_cli_print_help(&ctk_cmd_generate_doc);
             return CTK_EXIT_OK;
@@ -295,8 +379,18 @@ int ctk_cmd_generate(int argc, char **argv)
             return CTK_EXIT_USAGE;
         }
     }
-    if (optind < argc)
-        return ctk_cli_usage("generate", "unexpected argument '%s'", argv[optind]);
+    if (o.scan && o.config)
+        return ctk_cli_usage("generate", "-c and --scan cannot be combined: one config or one scan");
+    if (o.max_depth >= 0 && !o.scan)
+        return ctk_cli_usage("generate", "--max-depth goes with --scan");
+    if (optind < argc && !o.scan)
+        return ctk_cli_usage("generate", "unexpected argument '%s' (directories to scan go with --scan)",
+                             argv[optind]);
+    o.scan_dirs = argv + optind;
+    o.n_scan_dirs = (size_t)(argc - optind);
+    for (i = 0; i < o.n_scan_dirs; i++)
+        if (!*o.scan_dirs[i])
+            return ctk_cli_usage("generate", "an empty directory name");
     if (o.dry_run && o.check)
         return ctk_cli_usage("generate", "--dry-run and --check cannot be combined");
     if (o.validate && (o.dry_run || o.check))

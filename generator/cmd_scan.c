@@ -1,19 +1,178 @@
-/* cmd_scan.c - `ctkgen scan` (being written). SPDX-License-Identifier: MIT */
+/* cmd_scan.c - `ctkgen scan`: directory trees -> a site config for review.
+ * SPDX-License-Identifier: MIT
+ *
+ * Walks the given directories (none: the standard install places), prints
+ * one stderr line per decision and a summary, and writes the config JSON
+ * to stdout or, atomically, to -o FILE.  Finding no toolkit is exit 4 and
+ * writes nothing.
+ */
 #include <ctkconf.h>
 
 #include "cli.h"
 #include "cmds.h"
+#include "config.h"
+#include "discover.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+    OPT_OUTPUT = 'o',
+    OPT_MAX_DEPTH = 0x100,
+};
 
 static const ctk_opt_t scan_opts[] = {
+    { "output", 'o', "FILE", OPT_OUTPUT, "write the config to FILE (atomically) instead of stdout" },
+    { "max-depth", 0, "N", OPT_MAX_DEPTH, "look at most N levels below each DIR (default: 8; 0: DIR itself)" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
 
-const ctk_cmd_doc_t ctk_cmd_scan_doc = { "scan", "[options]", "(not yet available)", NULL, scan_opts };
+const ctk_cmd_doc_t ctk_cmd_scan_doc = {
+    "scan",
+    "[-o FILE] [--max-depth N] [DIR...]",
+    "Find the CUDA toolkits installed under each DIR and write a site config\n"
+    "describing them, ready for review and for 'ctkgen generate -c'.",
+    "With no DIR: /usr/local/cuda, /usr/local/cuda-*, /opt/cuda,\n"
+    "/opt/nvidia/hpc_sdk, and /usr itself for Debian's nvidia-cuda-toolkit.\n"
+    "Recognises standalone installs (runfile, deb, rpm, --installpath), NVIDIA\n"
+    "HPC SDK releases (cuda/X.Y with math_libs/X.Y and comm_libs), conda\n"
+    "environments, NVIDIA's cu13 wheel tree (site-packages/nvidia/cu13), Debian's\n"
+    "nvidia-cuda-toolkit and Spack prefixes; the version is the toolkit's own\n"
+    "(version.json, version.txt, CUDART_VERSION, nvcc --version).  A CUDA\n"
+    "runtime without nvcc (CUDA 12 per-component wheels) is reported as\n"
+    "runtime-only and left out.  stderr gets one line per decision: found,\n"
+    "duplicate, runtime-only, broken, unreadable, dangling, loop (with -v also\n"
+    "depth), then a summary.  Problems are reported and skipped, never fatal.\n"
+    "See docs/scan.md.  Exit 4 when no toolkit is found.\n",
+    scan_opts,
+};
+
+/* Parse --max-depth: 0 .. CTK_SCAN_MAX_DEPTH. */
+static int parse_depth(const char *cmd, const char *arg, int *out)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || n < 0 || n > CTK_SCAN_MAX_DEPTH)
+        return ctk_cli_usage(cmd, "--max-depth needs a whole number from 0 to %d, not '%s'",
+                             CTK_SCAN_MAX_DEPTH, arg);
+    *out = (int)n;
+    return CTK_EXIT_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Where a scan looked, for the "nothing found" message; caller frees. */
+static char *where_text(char *const *dirs, size_t n, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    size_t i;
+    char *s;
+
+    if (n == 0)
+        return ctk_strdup(ctk_scan_standard_text, err);
+    ctk_buf_init(&b);
+    for (i = 0; i < n; i++)
+        ctk_buf_printf(&b, "%s%s", i ? ", " : "", dirs[i]);
+    s = b.failed ? NULL : ctk_buf_take(&b, NULL);
+    ctk_buf_fini(&b);
+    if (!s)
+        ctk_error_nomem(err);
+    return s;
+}
 
 int ctk_cmd_scan(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return ctk_cli_usage("scan", "not yet available");
+    ctk_scan_opts_t so;
+    const char *output = NULL, *arg;
+    ctk_scan_t *res = NULL;
+    ctk_error_t err;
+    char *json = NULL, *summary = NULL, *where = NULL;
+    double t0;
+    size_t i, n_dirs;
+    int id, rc = CTK_EXIT_OK;
+
+    so.max_depth = -1;
+    optind = 1;
+    while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_scan_doc, &arg)) != -1) {
+        switch (id) {
+        case OPT_OUTPUT: output = arg; break;
+        case OPT_MAX_DEPTH:
+            if (parse_depth("scan", arg, &so.max_depth) != CTK_EXIT_OK)
+                return CTK_EXIT_USAGE;
+            break;
+        case CTK_OPT_HELP_ID:
+            ctk_cli_print_help(&ctk_cmd_scan_doc);
+            return CTK_EXIT_OK;
+        default:
+            return CTK_EXIT_USAGE;
+        }
+    }
+    if (output && !*output)
+        return ctk_cli_usage("scan", "--output needs a file name");
+    for (i = (size_t)optind; i < (size_t)argc; i++)
+        if (!*argv[i])
+            return ctk_cli_usage("scan", "an empty directory name");
+    n_dirs = (size_t)(argc - optind);
+
+    ctk_error_init(&err);
+    t0 = now_s();
+    res = n_dirs ? ctk_scan((const char *const *)argv + optind, n_dirs, &so, &err)
+                 : ctk_scan_standard(&so, &err);
+    if (!res)
+        goto fail;
+    for (i = 0; i < res->n_events; i++) {
+        if (res->events[i].kind == CTK_SCAN_DEPTH)
+            ctk_cli_debug("%s", res->events[i].text);
+        else
+            ctk_cli_info("%s", res->events[i].text);
+    }
+    if (!(summary = ctk_scan_summary(res, now_s() - t0, &err)))
+        goto fail;
+    ctk_cli_info("%s", summary);
+    if (res->cfg->n_sdks == 0) {
+        if (!(where = where_text(argv + optind, n_dirs, &err)))
+            goto fail;
+        ctk_error_set(&err, CTK_E_ENV, NULL, 0, 0,
+                      "no CUDA toolkit found in %s; name the directories that hold one "
+                      "(ctkgen scan DIR...), or describe it in a site config (see docs/site-config.md)",
+                      where);
+        goto fail;
+    }
+    if (!(json = ctk_config_dump(res->cfg, &err)))
+        goto fail;
+    if (output) {
+        if (!ctk_file_write_atomic(output, json, strlen(json), &err))
+            goto fail;
+        ctk_cli_info("wrote %s", output);
+    } else {
+        fputs(json, stdout);
+        if (fflush(stdout) != 0) {
+            ctk_error_set(&err, CTK_E_IO, NULL, 0, 0, "cannot write to stdout: %s", strerror(errno));
+            goto fail;
+        }
+    }
+    goto done;
+fail:
+    rc = ctk_cli_error(&err);
+done:
+    free(where);
+    free(summary);
+    free(json);
+    ctk_scan_free(res);
+    return rc;
 }

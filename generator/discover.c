@@ -1347,6 +1347,21 @@ void ctk_scan_free(ctk_scan_t *scan)
     free(scan);
 }
 
+char *ctk_scan_summary(const ctk_scan_t *scan, double seconds, ctk_error_t *err)
+{
+    size_t n = scan->cfg ? scan->cfg->n_sdks : 0, i;
+
+    if (!scan->cfg)
+        for (i = 0, n = 0; i < scan->n_events; i++)
+            n += scan->events[i].kind == CTK_SCAN_FOUND;
+    return ctk_printf(err, "%zu toolkit%s, %zu runtime-only tree%s, %zu problem%s; "
+                      "%zu director%s in %.2f s",
+                      n, n == 1 ? "" : "s", scan->n_runtime_only,
+                      scan->n_runtime_only == 1 ? "" : "s", scan->n_problems,
+                      scan->n_problems == 1 ? "" : "s", scan->dirs_visited,
+                      scan->dirs_visited == 1 ? "y" : "ies", seconds);
+}
+
 ctk_config_t *ctk_discover_standard(const char *const *roots, size_t n_roots,
                                     ctk_strlist_t *notes, ctk_error_t *err)
 {

@@ -142,6 +142,10 @@ ctk_config_t *ctk_scan_take_config(ctk_scan_t *scan);
 
 void ctk_scan_free(ctk_scan_t *scan);
 
+/* "3 toolkits, 1 runtime-only tree, 2 problems; 5012 directories in 0.03 s"
+ * (seconds: the caller's measure of the scan).  Caller frees. */
+char *ctk_scan_summary(const ctk_scan_t *scan, double seconds, ctk_error_t *err);
+
 /* The scanner behind `generate` with no config, kept for its callers.
  *
  * roots are glob(3) patterns, each match scanned as by ctk_scan(); NULL (or
