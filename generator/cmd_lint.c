@@ -1,19 +1,193 @@
-/* cmd_lint.c - `ctkgen lint` (being written). SPDX-License-Identifier: MIT */
+/* cmd_lint.c - `ctkgen lint`: audit modulefiles and .pc files, whoever wrote them.
+ * SPDX-License-Identifier: MIT
+ *
+ * Parses options, hands the paths to lint.c, prints one block per file
+ * (or --json) on stdout.  Exit 1 when any error-level finding, so lint can
+ * gate a deployment; 3 when a path does not exist or cannot be read.
+ */
 #include <ctkconf.h>
 
 #include "cli.h"
 #include "cmds.h"
+#include "diag.h"
+#include "lint.h"
+#include "report.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    OPT_JSON = 0x100,
+    OPT_FIX_SUGGEST,
+    OPT_MODULECMD,
+    OPT_TIMEOUT,
+};
 
 static const ctk_opt_t lint_opts[] = {
+    { "json", 0, NULL, OPT_JSON, "print the report as JSON on stdout" },
+    { "fix-suggest", 0, NULL, OPT_FIX_SUGGEST,
+      "print, per file, the site config that makes 'ctkgen generate' write a correct module for the toolkit it points at" },
+    { "modulecmd", 0, "FILE", OPT_MODULECMD,
+      "Environment Modules' modulecmd.tcl for Tcl modulefiles (default: $MODULES_CMD, then the standard places)" },
+    { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each Tcl module load and nvcc run (default: 30)" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
 
-const ctk_cmd_doc_t ctk_cmd_lint_doc = { "lint", "[options]", "(not yet available)", NULL, lint_opts };
+const ctk_cmd_doc_t ctk_cmd_lint_doc = {
+    "lint",
+    "[options] FILE|DIR...",
+    "Audit existing modulefiles and .pc files, whoever wrote them.",
+    "Directories are walked recursively.  *.lua files are Lua modulefiles,\n"
+    "evaluated in the same sandbox validate uses (no commands, no files, no\n"
+    "code loading; memory, instruction and stack limits).  Files starting with\n"
+    "#%Module are Tcl modulefiles, loaded by the real Environment Modules in a\n"
+    "private HOME with a clean environment and a timeout: Tcl can run commands,\n"
+    "so do not lint untrusted Tcl files as root.  *.pc files are resolved by\n"
+    "libpkgconf.  Each file's toolkit is found from what it sets (CUDA_HOME,\n"
+    "PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and the file is\n"
+    "checked against it.  Findings carry a stable code (docs/diagnostics.md);\n"
+    "exit 1 when any is an error, so lint can gate a deployment.\n",
+    lint_opts,
+};
+
+static bool parse_seconds(const char *s, double *out)
+{
+    char *end;
+    double d;
+
+    errno = 0;
+    d = strtod(s, &end);
+    if (errno || end == s || *end || !(d >= 0.01) || d > 86400)
+        return false;
+    *out = d;
+    return true;
+}
+
+/* Control bytes in file text shown as \xNN, so a hostile file cannot drive the terminal. */
+static void put_safe(FILE *fp, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+
+        if (ch < 0x20 || ch == 0x7f)
+            fprintf(fp, "\\x%02x", ch);
+        else
+            fputc(ch, fp);
+    }
+}
+
+static void print_file(const ctk_lint_file_t *f, bool suggest)
+{
+    put_safe(stdout, f->file);
+    printf(": %s %s", ctk_lint_kind_name(f->kind), f->name);
+    if (f->root) {
+        printf(": CUDA %s at ", f->version);
+        put_safe(stdout, f->root);
+        printf(" (found by %s)", f->found_by);
+    }
+    printf("%s\n", f->findings.len ? "" : ": no findings");
+    for (size_t i = 0; i < f->findings.len; i++) {
+        const ctk_finding_t *x = &f->findings.items[i];
+        const ctk_diag_t *d = ctk_diag_find(x->code);
+
+        put_safe(stdout, x->file ? x->file : f->file);
+        if (x->line > 0)
+            printf(":%d", x->line);
+        printf(": %s %s: ", ctk_severity_name(x->severity), x->code);
+        put_safe(stdout, x->text);
+        printf("\n  fix: %s\n", d ? d->fix : "");
+    }
+    if (suggest) {
+        if (f->suggestion) {
+            printf("  suggested site config (ctkgen generate -c FILE -o DIR):\n");
+            for (const char *p = f->suggestion; *p;) {
+                const char *eol = strchr(p, '\n');
+                size_t n = eol ? (size_t)(eol - p) : strlen(p);
+
+                printf("    %.*s\n", (int)n, p);
+                p = eol ? eol + 1 : p + n;
+            }
+        } else {
+            printf("  no suggestion: no toolkit found\n");
+        }
+    }
+}
 
 int ctk_cmd_lint(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return ctk_cli_usage("lint", "not yet available");
+    ctk_lint_opts_t o;
+    ctk_lint_report_t rep;
+    ctk_error_t err;
+    const char *arg;
+    bool json = false;
+    char *text = NULL;
+    int id, rc;
+
+    memset(&o, 0, sizeof o);
+    optind = 1;
+    while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_lint_doc, &arg)) != -1) {
+        switch (id) {
+        case OPT_JSON: json = true; break;
+        case OPT_FIX_SUGGEST: o.fix_suggest = true; break;
+        case OPT_MODULECMD: o.modulecmd = arg; break;
+        case OPT_TIMEOUT:
+            if (!parse_seconds(arg, &o.timeout_s))
+                return ctk_cli_usage("lint", "--timeout needs seconds from 0.01 to 86400, not '%s'", arg);
+            break;
+        case CTK_OPT_HELP_ID:
+            ctk_cli_print_help(&ctk_cmd_lint_doc);
+            return CTK_EXIT_OK;
+        default:
+            return CTK_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc)
+        return ctk_cli_usage("lint", "name at least one file or directory");
+    if (o.modulecmd && !*o.modulecmd)
+        return ctk_cli_usage("lint", "--modulecmd needs a file");
+
+    ctk_error_init(&err);
+    ctk_lint_report_init(&rep);
+    if (!ctk_lint((const char *const *)argv + optind, (size_t)(argc - optind), &o, &rep, &err)) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
+    if (rep.tcl_skip && ctk_cli_verbosity >= CTK_NORMAL)
+        ctk_cli_warn("Tcl modulefiles not loaded (CTK-SKIP-003): %s", rep.tcl_skip);
+    if (json) {
+        if (!(text = ctk_report_lint_json(&rep, &err))) {
+            rc = ctk_cli_error(&err);
+            goto out;
+        }
+        fputs(text, stdout);
+    } else {
+        for (size_t i = 0; i < rep.n_files; i++) {
+            const ctk_lint_file_t *f = &rep.files[i];
+
+            if (ctk_cli_verbosity < CTK_NORMAL && !f->findings.len && !o.fix_suggest)
+                continue;
+            print_file(f, o.fix_suggest);
+        }
+        if (ctk_cli_verbosity >= CTK_VERBOSE)
+            for (size_t i = 0; i < rep.n_skipped; i++) {
+                printf("skipped ");
+                put_safe(stdout, rep.skipped[i].file);
+                printf(": %s\n", rep.skipped[i].why);
+            }
+        if (ctk_cli_verbosity >= CTK_NORMAL)
+            printf("%zu file%s linted: %zu error%s, %zu warning%s, %zu note%s; %zu skipped%s\n", rep.n_files,
+                   rep.n_files == 1 ? "" : "s", rep.n_error, rep.n_error == 1 ? "" : "s", rep.n_warning,
+                   rep.n_warning == 1 ? "" : "s", rep.n_note, rep.n_note == 1 ? "" : "s", rep.n_skipped,
+                   rep.n_skipped && ctk_cli_verbosity < CTK_VERBOSE ? " (-v lists them)" : "");
+    }
+    rc = rep.n_error ? CTK_EXIT_CHECK : CTK_EXIT_OK;
+out:
+    free(text);
+    ctk_lint_report_fini(&rep);
+    return rc;
 }

@@ -1,6 +1,1714 @@
-/* lint.c - (being written). SPDX-License-Identifier: MIT */
+/* lint.c - audit modulefiles and .pc files against the toolkit they point at.
+ * SPDX-License-Identifier: MIT
+ *
+ * Per file: evaluate it with its client (modeval sandbox, Environment
+ * Modules, libpkgconf), work out the toolkit from what it sets, load that
+ * toolkit's record (sdk.c), and run the shared checks (checks.c) plus the
+ * ones only lint needs.  Everything a file sees comes from a small clean
+ * base environment (PATH=/usr/bin:/bin, HOME and TMPDIR in a private temp
+ * dir, LC_ALL=C); ctkgen's own environment never leaks into an evaluation.
+ */
 #include <ctkconf.h>
 
+#include "checks.h"
+#include "config.h"
+#include "env.h"
 #include "lint.h"
+#include "modenv.h"
+#include "modeval.h"
+#include "pc.h"
+#include "proc.h"
+#include "sdk.h"
+#include "util.h"
 
-typedef int ctk_lint_placeholder_t;
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define FILE_MAX_BYTES (4u << 20)
+#define DEFAULT_TIMEOUT_S 30.0
+#define MAX_UNUSED 64
+#define MAX_DEPTH 64
+
+const char *ctk_lint_kind_name(ctk_lint_kind_t k)
+{
+    switch (k) {
+    case CTK_LINT_LUA: return "lua";
+    case CTK_LINT_TCL: return "tcl";
+    case CTK_LINT_PC: return "pc";
+    case CTK_LINT_OTHER: break;
+    }
+    return "other";
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+void ctk_lint_report_init(ctk_lint_report_t *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+static void file_fini(ctk_lint_file_t *f)
+{
+    free(f->file);
+    free(f->name);
+    free(f->root);
+    free(f->version);
+    free(f->found_by);
+    free(f->suggestion);
+    ctk_findings_fini(&f->findings);
+}
+
+void ctk_lint_report_fini(ctk_lint_report_t *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_files; i++)
+        file_fini(&r->files[i]);
+    free(r->files);
+    for (size_t i = 0; i < r->n_skipped; i++) {
+        free(r->skipped[i].file);
+        free(r->skipped[i].why);
+    }
+    free(r->skipped);
+    free(r->tcl_modsys);
+    free(r->tcl_skip);
+    memset(r, 0, sizeof *r);
+}
+
+static bool add_skip(ctk_lint_report_t *r, const char *file, const char *why, ctk_error_t *err)
+{
+    ctk_lint_skip_t *p = realloc(r->skipped, (r->n_skipped + 1) * sizeof *p);
+
+    if (!p) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    r->skipped = p;
+    p = &r->skipped[r->n_skipped];
+    p->file = ctk_strdup(file, err);
+    p->why = ctk_strdup(why, err);
+    if (!p->file || !p->why) {
+        free(p->file);
+        free(p->why);
+        return false;
+    }
+    r->n_skipped++;
+    return true;
+}
+
+/* ---- classification and names ---------------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+
+    return s ? s + 1 : path;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+ctk_lint_kind_t ctk_lint_classify(const char *path, const char *text)
+{
+    const char *b = base_name(path);
+
+    if (strcmp(b, ".modulerc.lua") == 0 || strcmp(b, ".modulerc") == 0 || strcmp(b, ".version") == 0)
+        return CTK_LINT_OTHER;
+    if (has_suffix(b, ".lua"))
+        return CTK_LINT_LUA;
+    if (has_suffix(b, ".pc"))
+        return CTK_LINT_PC;
+    if (text && strncmp(text, "#%Module", 8) == 0)
+        return CTK_LINT_TCL;
+    return CTK_LINT_OTHER;
+}
+
+char *ctk_lint_module_name(const char *path, ctk_error_t *err)
+{
+    char *copy = ctk_strdup(path, err), *ver, *slash, *name, *out;
+    size_t n;
+
+    if (!copy)
+        return NULL;
+    n = strlen(copy);
+    while (n > 1 && copy[n - 1] == '/')
+        copy[--n] = '\0';
+    if (has_suffix(copy, ".lua"))
+        copy[n - 4] = '\0';
+    slash = strrchr(copy, '/');
+    ver = slash ? slash + 1 : copy;
+    if (!slash) {
+        out = ctk_strdup(ver, err);
+        free(copy);
+        return out;
+    }
+    *slash = '\0';
+    name = (char *)base_name(copy);
+    out = name[0] ? ctk_printf(err, "%s/%s", name, ver) : ctk_strdup(ver, err);
+    free(copy);
+    return out;
+}
+
+/* ---- Lua: what the sandbox refuses ---------------------------------------------- */
+
+/* Globals the sandbox does not have because they run commands, touch
+ * files or load code; and fields of os/string that it leaves out. */
+static const char *const forbidden_globals[] = {
+    "io", "require", "dofile", "loadfile", "loadstring", "package", "debug", "collectgarbage",
+    "execute", "capture", "subprocess", "setfenv", "getfenv", "module", NULL};
+static const char *const forbidden_os[] = {
+    "execute", "remove", "rename", "exit", "tmpname", "setlocale", "popen", NULL};
+
+static bool in_list(const char *const *list, const char *s, size_t n)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && strncmp(list[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+/* Length of a long bracket opener "[==[" at p (0 if none); *level = the '='s. */
+static size_t long_open(const char *p, const char *end, int *level)
+{
+    const char *q = p + 1;
+
+    if (p >= end || *p != '[')
+        return 0;
+    while (q < end && *q == '=')
+        q++;
+    if (q < end && *q == '[') {
+        *level = (int)(q - p - 1);
+        return (size_t)(q - p + 1);
+    }
+    return 0;
+}
+
+/* Skip to after the matching "]==]"; counts newlines into *line. */
+static const char *long_close(const char *p, const char *end, int level, int *line)
+{
+    for (; p < end; p++) {
+        if (*p == '\n')
+            (*line)++;
+        else if (*p == ']') {
+            const char *q = p + 1;
+            int n = 0;
+
+            while (q < end && *q == '=') {
+                q++;
+                n++;
+            }
+            if (n == level && q < end && *q == ']')
+                return q + 1;
+        }
+    }
+    return end;
+}
+
+bool ctk_lint_lua_forbidden(const char *src, size_t len, const char **name, int *line_out)
+{
+    static char found[64];
+    const char *p = src, *end = src + len;
+    int line = 1, level;
+    char prev = 0; /* the last significant character before an identifier */
+
+    while (p < end) {
+        size_t n;
+
+        if (*p == '\n') {
+            line++;
+            p++;
+            continue;
+        }
+        if (isspace((unsigned char)*p)) {
+            p++;
+            continue;
+        }
+        if (p + 1 < end && p[0] == '-' && p[1] == '-') {
+            p += 2;
+            if ((n = long_open(p, end, &level)) > 0) {
+                p = long_close(p + n, end, level, &line);
+            } else {
+                while (p < end && *p != '\n')
+                    p++;
+            }
+            continue;
+        }
+        if ((n = long_open(p, end, &level)) > 0) {
+            p = long_close(p + n, end, level, &line);
+            prev = 's';
+            continue;
+        }
+        if (*p == '"' || *p == '\'') {
+            char q = *p++;
+
+            while (p < end && *p != q && *p != '\n') {
+                if (*p == '\\' && p + 1 < end) {
+                    if (p[1] == '\n')
+                        line++;
+                    p++;
+                }
+                p++;
+            }
+            if (p < end && *p == q)
+                p++;
+            prev = 's';
+            continue;
+        }
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *id = p;
+            size_t idn;
+
+            while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+                p++;
+            idn = (size_t)(p - id);
+            if (prev != '.' && prev != ':') {
+                if (in_list(forbidden_globals, id, idn)) {
+                    snprintf(found, sizeof found, "%.*s", (int)idn, id);
+                    goto hit;
+                }
+                if ((idn == 2 && strncmp(id, "os", 2) == 0) || (idn == 6 && strncmp(id, "string", 6) == 0)) {
+                    const char *q = p, *f;
+                    size_t fn;
+
+                    while (q < end && (*q == ' ' || *q == '\t'))
+                        q++;
+                    if (q < end && (*q == '.' || *q == ':')) {
+                        q++;
+                        while (q < end && (*q == ' ' || *q == '\t'))
+                            q++;
+                        f = q;
+                        while (q < end && (isalnum((unsigned char)*q) || *q == '_'))
+                            q++;
+                        fn = (size_t)(q - f);
+                        if ((idn == 2 && in_list(forbidden_os, f, fn)) ||
+                            (idn == 6 && fn == 4 && strncmp(f, "dump", 4) == 0)) {
+                            snprintf(found, sizeof found, "%.*s.%.*s", (int)idn, id, (int)fn, f);
+                            goto hit;
+                        }
+                    }
+                }
+            }
+            prev = 'a';
+            continue;
+        }
+        prev = *p++;
+    }
+    return false;
+hit:
+    if (name)
+        *name = found;
+    if (line_out)
+        *line_out = line;
+    return true;
+}
+
+/* Does an evaluation error name something the sandbox forbids? */
+static bool error_is_forbidden(const char *text)
+{
+    char pat[64];
+
+    for (size_t i = 0; forbidden_globals[i]; i++) {
+        snprintf(pat, sizeof pat, "global '%s'", forbidden_globals[i]);
+        if (strstr(text, pat))
+            return true;
+    }
+    for (size_t i = 0; forbidden_os[i]; i++) {
+        snprintf(pat, sizeof pat, "field '%s'", forbidden_os[i]);
+        if (strstr(text, pat))
+            return true;
+    }
+    return strstr(text, "field 'dump'") != NULL;
+}
+
+/* ---- .pc text ------------------------------------------------------------------------ */
+
+typedef struct {
+    char *name;
+    char *value;   /* raw, unexpanded */
+    int line;
+    bool is_var;   /* name=value; else a field (Name: value) */
+} pcline_t;
+
+typedef struct {
+    pcline_t *items;
+    size_t len;
+} pcfile_t;
+
+static void pcfile_fini(pcfile_t *p)
+{
+    for (size_t i = 0; i < p->len; i++) {
+        free(p->items[i].name);
+        free(p->items[i].value);
+    }
+    free(p->items);
+    memset(p, 0, sizeof *p);
+}
+
+/* Variables (name=value) and fields (Key: value), as pkgconf splits them:
+ * the first of '=' and ':' after the name decides.  Comments dropped. */
+static bool pcfile_parse(const char *text, pcfile_t *out, ctk_error_t *err)
+{
+    const char *p = text;
+    int line = 0;
+
+    memset(out, 0, sizeof *out);
+    while (p && *p) {
+        const char *eol = strchr(p, '\n'), *e = eol ? eol : p + strlen(p), *q = p, *name;
+        size_t nn;
+        pcline_t *items;
+        char *v, *hash;
+
+        line++;
+        while (q < e && isspace((unsigned char)*q))
+            q++;
+        name = q;
+        while (q < e && (isalnum((unsigned char)*q) || *q == '_' || *q == '.' || *q == '-'))
+            q++;
+        nn = (size_t)(q - name);
+        while (q < e && (*q == ' ' || *q == '\t'))
+            q++;
+        if (nn > 0 && q < e && (*q == '=' || *q == ':') && *name != '#') {
+            bool is_var = *q == '=';
+
+            q++;
+            while (q < e && (*q == ' ' || *q == '\t'))
+                q++;
+            if (!(items = realloc(out->items, (out->len + 1) * sizeof *items))) {
+                ctk_error_nomem(err);
+                return false;
+            }
+            out->items = items;
+            if (!(v = ctk_strndup(q, (size_t)(e - q), err)))
+                return false;
+            if ((hash = strchr(v, '#')))
+                *hash = '\0';
+            items[out->len].value = v;
+            items[out->len].line = line;
+            items[out->len].is_var = is_var;
+            if (!(items[out->len].name = ctk_strndup(name, nn, err))) {
+                free(v);
+                return false;
+            }
+            out->len++;
+        }
+        p = eol ? eol + 1 : NULL;
+    }
+    return true;
+}
+
+/* Does value reference ${name}? */
+static bool references(const char *value, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = value; (p = strstr(p, "${")); p += 2)
+        if (strncmp(p + 2, name, n) == 0 && p[2 + n] == '}')
+            return true;
+    return false;
+}
+
+bool ctk_lint_pc_unused(const char *text, ctk_strlist_t *names, int *lines, ctk_error_t *err)
+{
+    pcfile_t pc;
+    bool *used = NULL, changed = true, ok = false;
+    size_t i, j, n_out = 0;
+
+    if (!pcfile_parse(text, &pc, err))
+        goto out;
+    if (pc.len && !(used = calloc(pc.len, sizeof *used))) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    /* used: referenced by a field, or by a used variable (to a fixed point) */
+    for (i = 0; i < pc.len; i++)
+        if (pc.items[i].is_var)
+            for (j = 0; j < pc.len && !used[i]; j++)
+                used[i] = !pc.items[j].is_var && references(pc.items[j].value, pc.items[i].name);
+    while (changed) {
+        changed = false;
+        for (i = 0; i < pc.len; i++)
+            if (pc.items[i].is_var && !used[i])
+                for (j = 0; j < pc.len && !used[i]; j++)
+                    if (used[j] && pc.items[j].is_var && references(pc.items[j].value, pc.items[i].name))
+                        used[i] = changed = true;
+    }
+    for (i = 0; i < pc.len; i++) {
+        const char *nm = pc.items[i].name;
+
+        if (!pc.items[i].is_var || used[i] || strcmp(nm, "prefix") == 0 || strcmp(nm, "exec_prefix") == 0 ||
+            strcmp(nm, "pcfiledir") == 0 || n_out >= MAX_UNUSED || ctk_strlist_contains(names, nm))
+            continue;
+        if (!ctk_strlist_push(names, nm, err))
+            goto out;
+        lines[n_out++] = pc.items[i].line;
+    }
+    ok = true;
+out:
+    free(used);
+    pcfile_fini(&pc);
+    return ok;
+}
+
+/* ${var} expanded against the file's variables (and pcfiledir); caller frees. */
+static char *pc_expand(const pcfile_t *pc, const char *value, const char *pcfiledir, int depth,
+                       ctk_error_t *err)
+{
+    ctk_buf_t b;
+    const char *p = value;
+
+    ctk_buf_init(&b);
+    while (*p) {
+        const char *close;
+
+        if (p[0] == '$' && p[1] == '{' && (close = strchr(p + 2, '}')) && depth < 16) {
+            size_t n = (size_t)(close - p - 2);
+            const char *v = NULL;
+
+            if (n == 9 && strncmp(p + 2, "pcfiledir", 9) == 0)
+                v = pcfiledir;
+            for (size_t i = 0; !v && i < pc->len; i++)
+                if (pc->items[i].is_var && strlen(pc->items[i].name) == n && strncmp(pc->items[i].name, p + 2, n) == 0)
+                    v = pc->items[i].value;
+            if (v) {
+                char *x = v == pcfiledir ? ctk_strdup(v, err) : pc_expand(pc, v, pcfiledir, depth + 1, err);
+
+                if (!x) {
+                    ctk_buf_fini(&b);
+                    return NULL;
+                }
+                ctk_buf_puts(&b, x);
+                free(x);
+            }
+            p = close + 1;
+            continue;
+        }
+        ctk_buf_append(&b, p, 1);
+        p++;
+    }
+    if (b.failed) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    if (!b.data)
+        return ctk_strdup("", err);
+    return ctk_buf_take(&b, NULL);
+}
+
+/* ---- nvcc and Libs -------------------------------------------------------------------- */
+
+bool ctk_lint_nvcc_libs_static(const ctk_strlist_t *libs, const char **bad)
+{
+    for (size_t i = 0; i < libs->len; i++) {
+        const char *w = libs->items[i];
+
+        if (w[0] != '-' || strncmp(w, "-L", 2) == 0 || strncmp(w, "-l", 2) == 0 ||
+            strncmp(w, "-Xlinker=", 9) == 0 || strcmp(w, "-shared") == 0)
+            continue;
+        if (strcmp(w, "-Xlinker") == 0 && i + 1 < libs->len) {
+            i++;
+            continue;
+        }
+        if (bad)
+            *bad = w;
+        return false;
+    }
+    return true;
+}
+
+/* ---- versions in names ---------------------------------------------------------------- */
+
+int ctk_lint_name_version_agrees(const char *full_name, int major, int minor)
+{
+    const char *slash = strrchr(full_name, '/'), *p;
+    char lower[256];
+    size_t i;
+    bool any = false;
+
+    if (!slash)
+        return -1;
+    for (i = 0; i < sizeof lower - 1 && full_name + i < slash; i++)
+        lower[i] = (char)tolower((unsigned char)full_name[i]);
+    lower[i] = '\0';
+    if (!strstr(lower, "cuda"))
+        return -1;
+    for (p = slash + 1; *p;) {
+        if (isdigit((unsigned char)*p) && (p == slash + 1 || !isdigit((unsigned char)p[-1])) && p[-1] != '.') {
+            char *end;
+            long ma = strtol(p, &end, 10), mi;
+
+            if (*end == '.' && isdigit((unsigned char)end[1])) {
+                mi = strtol(end + 1, &end, 10);
+                any = true;
+                if (ma == major && mi == minor)
+                    return 1;
+            }
+            p = end;
+            continue;
+        }
+        p++;
+    }
+    return any ? 0 : -1;
+}
+
+/* ---- the lint context ----------------------------------------------------------------- */
+
+typedef struct {
+    const ctk_lint_opts_t *o;
+    ctk_lint_report_t *rep;
+    double timeout;
+    char *tmproot;
+    ctk_env_t base;
+    bool have_tcl;
+    ctk_modsys_info_t tcl;
+    ctk_strlist_t seen;   /* real paths linted */
+    ctk_error_t *err;
+} lctx_t;
+
+/* What a file sets that may lead to a toolkit. */
+typedef struct {
+    ctk_strlist_t roots, labels;   /* candidate roots in order, and how each was found */
+    ctk_strlist_t incdirs, libdirs;
+    bool cuda_like;
+} hints_t;
+
+static void hints_init(hints_t *h)
+{
+    ctk_strlist_init(&h->roots);
+    ctk_strlist_init(&h->labels);
+    ctk_strlist_init(&h->incdirs);
+    ctk_strlist_init(&h->libdirs);
+    h->cuda_like = false;
+}
+
+static void hints_fini(hints_t *h)
+{
+    ctk_strlist_fini(&h->roots);
+    ctk_strlist_fini(&h->labels);
+    ctk_strlist_fini(&h->incdirs);
+    ctk_strlist_fini(&h->libdirs);
+}
+
+static bool add_root(hints_t *h, const char *root, const char *label, ctk_error_t *err)
+{
+    if (!root || !root[0] || ctk_strlist_contains(&h->roots, root))
+        return true;
+    return ctk_strlist_push(&h->roots, root, err) && ctk_strlist_push(&h->labels, label, err);
+}
+
+static bool dir_has_file(const char *dir, const char *name)
+{
+    char *p = ctk_path_join(dir, name, NULL);
+    bool yes = p && ctk_is_file(p);
+
+    free(p);
+    return yes;
+}
+
+/* A file "lib<stem>.so*" in dir. */
+static bool dir_has_lib(const char *dir, const char *stem)
+{
+    char want[128];
+    size_t n;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool yes = false;
+
+    if (!d)
+        return false;
+    snprintf(want, sizeof want, "lib%s.so", stem);
+    n = strlen(want);
+    while (!yes && (e = readdir(d)))
+        yes = strncmp(e->d_name, want, n) == 0 && (e->d_name[n] == '\0' || e->d_name[n] == '.');
+    closedir(d);
+    return yes;
+}
+
+/* dir minus a trailing "/<tail>" or "/targets/<arch>/<tail>"; caller frees;
+ * NULL when dir ends in neither. */
+static char *strip_tail(const char *dir, const char *const *tails, ctk_error_t *err)
+{
+    char *d = ctk_strdup(dir, err), *slash;
+    size_t n;
+
+    if (!d)
+        return NULL;
+    n = strlen(d);
+    while (n > 1 && d[n - 1] == '/')
+        d[--n] = '\0';
+    for (size_t i = 0; tails[i]; i++) {
+        size_t m = strlen(tails[i]);
+
+        if (n > m + 1 && d[n - m - 1] == '/' && strcmp(d + n - m, tails[i]) == 0) {
+            d[n - m - 1] = '\0';
+            /* targets/<arch>/ */
+            if ((slash = strrchr(d, '/')) && slash > d) {
+                char *arch = slash;
+
+                *slash = '\0';
+                if ((slash = strrchr(d, '/')) && strcmp(slash + 1, "targets") == 0 && strstr(arch + 1, "-linux"))
+                    *slash = '\0';
+                else
+                    *arch = '/';
+            }
+            return d;
+        }
+    }
+    free(d);
+    return NULL;
+}
+
+static const char *const inc_tails[] = {"include", NULL};
+static const char *const lib_tails[] = {"lib64", "lib", NULL};
+static const char *const bin_tails[] = {"bin", NULL};
+
+static bool contains_ci(const char *s, const char *needle)
+{
+    size_t n = strlen(needle);
+
+    for (; s && *s; s++)
+        if (strncasecmp(s, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static bool looks_cuda(const char *s)
+{
+    return contains_ci(s, "cuda") || contains_ci(s, "nvhpc") || contains_ci(s, "hpc_sdk");
+}
+
+/* Split a ':'-list into dirs, pushing the ones not in `except` (the base
+ * environment's value of the same variable). */
+static bool push_list(ctk_strlist_t *to, const char *list, const char *except, hints_t *h, ctk_error_t *err)
+{
+    char *copy, *tok, *save = NULL;
+    bool ok = true;
+
+    if (!list)
+        return true;
+    if (!(copy = ctk_strdup(list, err)))
+        return false;
+    for (tok = strtok_r(copy, ":", &save); tok && ok; tok = strtok_r(NULL, ":", &save)) {
+        if (except && ctk_check_list_find_dir(except, tok) >= 0)
+            continue;
+        if (looks_cuda(tok))
+            h->cuda_like = true;
+        if (!ctk_strlist_contains(to, tok))
+            ok = ctk_strlist_push(to, tok, err);
+    }
+    free(copy);
+    return ok;
+}
+
+/* -I / -L words of a flags string ("-I/a -I/b -L/c"). */
+static bool push_flag_dirs(hints_t *h, const char *flags, ctk_error_t *err)
+{
+    char *copy, *tok, *save = NULL;
+    bool ok = true;
+
+    if (!flags)
+        return true;
+    if (!(copy = ctk_strdup(flags, err)))
+        return false;
+    for (tok = strtok_r(copy, " \t", &save); tok && ok; tok = strtok_r(NULL, " \t", &save)) {
+        if (looks_cuda(tok))
+            h->cuda_like = true;
+        if (strncmp(tok, "-I", 2) == 0 && tok[2] && !ctk_strlist_contains(&h->incdirs, tok + 2))
+            ok = ctk_strlist_push(&h->incdirs, tok + 2, err);
+        else if (strncmp(tok, "-L", 2) == 0 && tok[2] && !ctk_strlist_contains(&h->libdirs, tok + 2))
+            ok = ctk_strlist_push(&h->libdirs, tok + 2, err);
+    }
+    free(copy);
+    return ok;
+}
+
+/* Roots from dirs holding nvcc, libcudart, cuda_runtime.h (in that order). */
+static bool roots_from_dirs(hints_t *h, const ctk_strlist_t *bindirs, ctk_error_t *err)
+{
+    size_t i;
+    char *r;
+
+    for (i = 0; bindirs && i < bindirs->len; i++)
+        if (dir_has_file(bindirs->items[i], "nvcc") && (r = strip_tail(bindirs->items[i], bin_tails, NULL))) {
+            bool ok = add_root(h, r, "PATH (bin/nvcc)", err);
+
+            free(r);
+            if (!ok)
+                return false;
+        }
+    for (i = 0; i < h->libdirs.len; i++)
+        if (dir_has_lib(h->libdirs.items[i], "cudart") && (r = strip_tail(h->libdirs.items[i], lib_tails, NULL))) {
+            bool ok = add_root(h, r, "a lib dir holding libcudart", err);
+
+            free(r);
+            if (!ok)
+                return false;
+        }
+    for (i = 0; i < h->incdirs.len; i++)
+        if (dir_has_file(h->incdirs.items[i], "cuda_runtime.h") &&
+            (r = strip_tail(h->incdirs.items[i], inc_tails, NULL))) {
+            bool ok = add_root(h, r, "an include dir holding cuda_runtime.h", err);
+
+            free(r);
+            if (!ok)
+                return false;
+        }
+    return true;
+}
+
+static const char *const root_vars[] = {
+    "CUDA_HOME", "CUDA_PATH", "CUDAToolkit_ROOT", "CUDA_ROOT", "CUDA_DIR", "CUDA_TOOLKIT_ROOT_DIR",
+    "NVHPC_CUDA_HOME", "CRAY_CUDATOOLKIT_DIR", "CUDATOOLKIT_HOME", "CUDA_INSTALL_PATH", NULL};
+
+/* Hints from a module: `set` holds what it sets, `base` what it started from. */
+static bool hints_from_env(hints_t *h, const ctk_env_t *set, const ctk_env_t *base, ctk_error_t *err)
+{
+    static const char *const incvars[] = {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "INCLUDE", NULL};
+    static const char *const libvars[] = {"LD_LIBRARY_PATH", "LIBRARY_PATH", NULL};
+    ctk_strlist_t bindirs;
+    bool ok = false;
+    size_t i;
+
+    ctk_strlist_init(&bindirs);
+    for (i = 0; root_vars[i]; i++) {
+        const char *v = ctk_env_get(set, root_vars[i]);
+
+        if (v && v[0]) {
+            h->cuda_like = true;
+            if (!add_root(h, v, root_vars[i], err))
+                goto out;
+        }
+    }
+    for (i = 0; incvars[i]; i++)
+        if (!push_list(&h->incdirs, ctk_env_get(set, incvars[i]), ctk_env_get(base, incvars[i]), h, err))
+            goto out;
+    for (i = 0; libvars[i]; i++)
+        if (!push_list(&h->libdirs, ctk_env_get(set, libvars[i]), ctk_env_get(base, libvars[i]), h, err))
+            goto out;
+    if (!push_list(&bindirs, ctk_env_get(set, "PATH"), ctk_env_get(base, "PATH"), h, err) ||
+        !push_flag_dirs(h, ctk_env_get(set, "CRAY_CUDATOOLKIT_INCLUDE_OPTS"), err) ||
+        !push_flag_dirs(h, ctk_env_get(set, "CRAY_CUDATOOLKIT_POST_LINK_OPTS"), err))
+        goto out;
+    for (i = 0; i < set->kv.len; i++)
+        if (strncmp(set->kv.items[i], "CUDA", 4) == 0 || strncmp(set->kv.items[i], "CRAY_CUDATOOLKIT", 16) == 0)
+            h->cuda_like = true;
+    ok = roots_from_dirs(h, &bindirs, err);
+out:
+    ctk_strlist_fini(&bindirs);
+    return ok;
+}
+
+/* Is dir (resolved) inside root (resolved)? */
+static bool under(const char *dir, const char *root)
+{
+    char *rd = ctk_realpath(dir), *rr = ctk_realpath(root);
+    bool in = false;
+
+    if (rd && rr) {
+        size_t n = strlen(rr);
+
+        in = strncmp(rd, rr, n) == 0 && (rd[n] == '/' || rd[n] == '\0');
+    }
+    free(rd);
+    free(rr);
+    return in;
+}
+
+/* Companion roots outside base: set *slot from the first dir holding what. */
+static bool companion(char **slot, const ctk_strlist_t *dirs, const char *base, bool header, const char *what,
+                      const char *const *tails, ctk_error_t *err)
+{
+    if (*slot)
+        return true;
+    for (size_t i = 0; i < dirs->len; i++) {
+        const char *d = dirs->items[i];
+
+        if (under(d, base) || !(header ? dir_has_file(d, what) : dir_has_lib(d, what)))
+            continue;
+        *slot = strip_tail(d, tails, err);
+        if (!*slot && err && err->code != CTK_E_OK)
+            return false;
+        if (*slot)
+            return true;
+    }
+    return true;
+}
+
+typedef struct {
+    ctk_config_t *cfg;
+    ctk_sdk_t *sdk;
+    char *why_not;   /* when sdk is NULL: why */
+    const char *label;
+} tk_t;
+
+static void tk_fini(tk_t *t)
+{
+    ctk_sdk_free(t->sdk);
+    ctk_config_free(t->cfg);
+    free(t->why_not);
+    memset(t, 0, sizeof *t);
+}
+
+/* Build and load the toolkit record for the first candidate root with
+ * bin/nvcc.  false only for ctkgen's own failures. */
+static bool find_toolkit(const hints_t *h, tk_t *t, ctk_error_t *err)
+{
+    const char *base = NULL;
+    ctk_sdk_conf_t *sc;
+    ctk_error_t e;
+    size_t i;
+
+    memset(t, 0, sizeof *t);
+    for (i = 0; i < h->roots.len; i++) {
+        char *nvcc = ctk_path_join(h->roots.items[i], "bin/nvcc", err);
+        bool yes = nvcc && ctk_is_executable(nvcc);
+
+        free(nvcc);
+        if (yes) {
+            base = h->roots.items[i];
+            t->label = h->labels.items[i];
+            break;
+        }
+    }
+    if (!base) {
+        if (h->roots.len)
+            t->why_not = ctk_printf(err, "%s=%s%s holds no bin/nvcc", h->labels.items[0], h->roots.items[0],
+                                    h->roots.len > 1 ? " (and the other candidates)" : "");
+        else if (h->cuda_like)
+            t->why_not = ctk_strdup("no path it sets holds bin/nvcc, libcudart or cuda_runtime.h", err);
+        else
+            t->why_not = ctk_strdup("it sets nothing that leads to a CUDA toolkit", err);
+        return t->why_not != NULL;
+    }
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!(t->cfg = ctk_config_new("<lint>", err)) || !(sc = ctk_config_add_sdk(t->cfg, "0.0", base, err)))
+            return false;
+        free(sc->version);
+        sc->version = NULL; /* the toolkit's own word stands */
+        if (attempt == 0) {
+            if (!companion(&sc->math_libs, &h->incdirs, base, true, "cublas_v2.h", inc_tails, err) ||
+                !companion(&sc->math_libs, &h->libdirs, base, false, "cublas", lib_tails, err) ||
+                !companion(&sc->cupti, &h->incdirs, base, true, "cupti.h", inc_tails, err) ||
+                !companion(&sc->cupti, &h->libdirs, base, false, "cupti", lib_tails, err) ||
+                !companion(&sc->nvvm, &h->libdirs, base, false, "nvvm", lib_tails, err) ||
+                !companion(&sc->nccl, &h->incdirs, base, true, "nccl.h", inc_tails, err) ||
+                !companion(&sc->nccl, &h->libdirs, base, false, "nccl", lib_tails, err) ||
+                !companion(&sc->nvshmem, &h->incdirs, base, true, "nvshmem.h", inc_tails, err))
+                return false;
+        }
+        ctk_error_init(&e);
+        if ((t->sdk = ctk_sdk_load(sc, "<lint>", &e)))
+            break;
+        if (e.code == CTK_E_NOMEM) {
+            ctk_error_nomem(err);
+            return false;
+        }
+        free(t->why_not);
+        if (!(t->why_not = ctk_printf(err, "%s=%s: %s", t->label, base, e.text)))
+            return false;
+        ctk_config_free(t->cfg);
+        t->cfg = NULL;
+    }
+    if (t->sdk) {
+        free(t->why_not);
+        t->why_not = NULL;
+        sc = &t->cfg->sdks[0];
+        if (!(sc->version = ctk_strdup(t->sdk->version_full ? t->sdk->version_full : t->sdk->version_mm, err)))
+            return false;
+    }
+    return true;
+}
+
+/* Words of a ':'- or blank-separated list (NULL: none). */
+static bool split_words(ctk_strlist_t *out, const char *list, ctk_error_t *err)
+{
+    char *copy, *tok, *save = NULL;
+    bool ok = true;
+
+    if (!list)
+        return true;
+    if (!(copy = ctk_strdup(list, err)))
+        return false;
+    for (tok = strtok_r(copy, ": \t", &save); tok && ok; tok = strtok_r(NULL, ": \t", &save))
+        ok = ctk_strlist_push(out, tok, err);
+    free(copy);
+    return ok;
+}
+
+/* ---- per-file bookkeeping --------------------------------------------------------------- */
+
+static bool addf(ctk_lint_file_t *f, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static bool addf(ctk_lint_file_t *f, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return ctk_findings_add(&f->findings, code, f->file, line, err, "%s", text);
+}
+
+/* The first line of a multi-line message (modulecmd and Lua tracebacks). */
+static void first_line(const char *text, char *buf, size_t n)
+{
+    const char *eol = strchr(text, '\n');
+    size_t len = eol ? (size_t)(eol - text) : strlen(text);
+
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+}
+
+/* Record the toolkit in f and fill the suggestion. */
+static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *full_name)
+{
+    const ctk_sdk_t *s = t->sdk;
+    ctk_sdk_conf_t *sc = &t->cfg->sdks[0];
+
+    if (!(f->root = ctk_strdup(s->root, c->err)) ||
+        !(f->version = ctk_strdup(s->version_full ? s->version_full : s->version_mm, c->err)) ||
+        !(f->found_by = ctk_strdup(t->label, c->err)))
+        return false;
+    if (!c->o->fix_suggest)
+        return true;
+    if (full_name && f->kind != CTK_LINT_PC) {
+        const char *slash = strrchr(full_name, '/');
+
+        if (slash && slash > full_name) {
+            free(t->cfg->module_name);
+            if (!(t->cfg->module_name = ctk_strndup(full_name, (size_t)(slash - full_name), c->err)))
+                return false;
+        }
+        if (ctk_lint_name_version_agrees(full_name, s->version.major, s->version.minor) != 0 && slash &&
+            strcmp(slash + 1, sc->version) != 0 && !(sc->module_version = ctk_strdup(slash + 1, c->err)))
+            return false;
+    } else if (full_name) {
+        /* ctk-13.0 -> pc_prefix "ctk", name "13.0" */
+        const char *dash = strrchr(full_name, '-');
+
+        if (dash && dash > full_name && isdigit((unsigned char)dash[1])) {
+            char *mod;
+
+            free(t->cfg->pc_prefix);
+            if (!(t->cfg->pc_prefix = ctk_strndup(full_name, (size_t)(dash - full_name), c->err)) ||
+                !(mod = ctk_printf(c->err, "cuda/%s", dash + 1)))
+                return false;
+            if (ctk_lint_name_version_agrees(mod, s->version.major, s->version.minor) != 0 &&
+                strcmp(dash + 1, sc->version) != 0 && !(sc->module_version = ctk_strdup(dash + 1, c->err))) {
+                free(mod);
+                return false;
+            }
+            free(mod);
+        }
+    }
+    return (f->suggestion = ctk_config_dump(t->cfg, c->err)) != NULL;
+}
+
+/* PE_PKGCONFIG_LIBS (and PE_<PRODUCT>_PKGCONFIG_LIBS for each product in
+ * PE_PKGCONFIG_PRODUCTS) name .pc files the Cray compiler wrappers ask
+ * pkg-config for: each must be in a PKG_CONFIG_PATH dir. */
+static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t *menv, const ctk_env_t *set,
+                                  const ctk_check_src_t *src)
+{
+    ctk_strlist_t vars, names;
+    const char *prods = ctk_env_get(set, "PE_PKGCONFIG_PRODUCTS");
+    const char *pcp = ctk_env_get(menv, "PKG_CONFIG_PATH");
+    bool ok = false;
+
+    ctk_strlist_init(&vars);
+    ctk_strlist_init(&names);
+    if (!ctk_strlist_push(&vars, "PE_PKGCONFIG_LIBS", c->err) || !split_words(&names, prods, c->err))
+        goto out;
+    for (size_t i = 0; i < names.len; i++) {
+        char *v = ctk_printf(c->err, "%s_PKGCONFIG_LIBS", names.items[i]);
+
+        if (!v || !ctk_strlist_take(&vars, v, c->err))
+            goto out;
+    }
+    for (size_t i = 0; i < vars.len; i++) {
+        ctk_strlist_t pcs, dirs;
+        bool good = true;
+
+        ctk_strlist_init(&pcs);
+        ctk_strlist_init(&dirs);
+        good = split_words(&pcs, ctk_env_get(set, vars.items[i]), c->err) && split_words(&dirs, pcp, c->err);
+        for (size_t k = 0; good && k < pcs.len; k++) {
+            char *pcname = ctk_printf(c->err, "%s.pc", pcs.items[k]);
+            bool there = false;
+
+            if (!pcname) {
+                good = false;
+                break;
+            }
+            for (size_t d = 0; d < dirs.len && !there; d++)
+                there = dir_has_file(dirs.items[d], pcname);
+            if (!there)
+                good = addf(f, "CTK-PC-004", ctk_check_line_of(src->text, vars.items[i]), c->err,
+                            "%s names %s, but %s", vars.items[i], pcname,
+                            pcp ? "no PKG_CONFIG_PATH dir holds it" : "the module sets no PKG_CONFIG_PATH");
+            free(pcname);
+        }
+        ctk_strlist_fini(&pcs);
+        ctk_strlist_fini(&dirs);
+        if (!good)
+            goto out;
+    }
+    ok = true;
+out:
+    ctk_strlist_fini(&vars);
+    ctk_strlist_fini(&names);
+    return ok;
+}
+
+/* Checks every module gets once its environment is known. */
+static bool check_module(lctx_t *c, ctk_lint_file_t *f, const char *full_name, const ctk_env_t *menv,
+                         const ctk_env_t *set, const ctk_check_src_t *src)
+{
+    hints_t h;
+    tk_t t;
+    bool ok = false;
+
+    hints_init(&h);
+    memset(&t, 0, sizeof t);
+    /* PE_PKGCONFIG_LIBS (and PE_<PRODUCT>_PKGCONFIG_LIBS for each product in
+     * PE_PKGCONFIG_PRODUCTS) name .pc files the Cray compiler wrappers ask
+     * pkg-config for: each must be in a PKG_CONFIG_PATH dir. */
+    if (!check_pkgconfig_names(c, f, menv, set, src))
+        goto out;
+    if (!hints_from_env(&h, set, &c->base, c->err) || !find_toolkit(&h, &t, c->err))
+        goto out;
+    if (!t.sdk) {
+        ok = addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t.why_not);
+        goto out;
+    }
+    if (!note_toolkit(c, f, &t, full_name) ||
+        !ctk_check_module_env(t.sdk, menv, set, src, NULL, &f->findings, c->err))
+        goto out;
+    if (ctk_lint_name_version_agrees(full_name, t.sdk->version.major, t.sdk->version.minor) == 0 &&
+        !addf(f, "CTK-VER-001", 0, c->err, "the module is named %s but the toolkit at %s (found by %s) is %s",
+              full_name, t.sdk->root, t.label, f->version))
+        goto out;
+    ok = true;
+out:
+    tk_fini(&t);
+    hints_fini(&h);
+    return ok;
+}
+
+/* ---- Lua modulefiles -------------------------------------------------------------------- */
+
+static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len)
+{
+    ctk_modeval_t *ev = NULL;
+    ctk_env_t menv, set;
+    ctk_error_t e;
+    const char *bad = NULL;
+    int bad_line = 0;
+    bool ok = false, forbidden;
+    char line[512];
+
+    ctk_env_init(&menv);
+    ctk_env_init(&set);
+    forbidden = ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
+    ctk_error_init(&e);
+    ev = ctk_modeval_lua(f->file, text, len, f->name, &c->base.kv, &e);
+    if (!ev) {
+        if (e.code == CTK_E_NOMEM) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        first_line(e.text, line, sizeof line);
+        if (e.code == CTK_E_LIMIT || strstr(e.text, "stack overflow"))
+            ok = addf(f, "CTK-MOD-005", e.line, c->err, "stopped: %s", line);
+        else if (forbidden)
+            ok = addf(f, "CTK-MOD-004", bad_line, c->err, "calls %s; the sandbox refused it: %s", bad, line);
+        else if (error_is_forbidden(e.text))
+            ok = addf(f, "CTK-MOD-004", e.line, c->err, "the sandbox refused a call: %s", line);
+        else
+            ok = addf(f, "CTK-MOD-001", e.line, c->err, "%s", line);
+        goto out;
+    }
+    if (forbidden &&
+        !addf(f, "CTK-MOD-004", bad_line, c->err,
+              "refers to %s, which the sandbox does not provide; the call failed (caught by the module) "
+              "and nothing ran", bad))
+        goto out;
+    if (!ctk_env_copy(&menv, &c->base, c->err))
+        goto out;
+    for (size_t i = 0; i < ev->n_vars; i++) {
+        if (!ctk_env_set(&menv, ev->vars[i].name, ev->vars[i].value, c->err))
+            goto out;
+        if (ev->vars[i].value && !ctk_env_set(&set, ev->vars[i].name, ev->vars[i].value, c->err))
+            goto out;
+    }
+    if (!ev->family && ev->conflicts.len == 0 &&
+        !addf(f, "CTK-MOD-003", 0, c->err, "no family() or conflict(): another toolkit can be loaded alongside"))
+        goto out;
+    {
+        ctk_check_src_t src = {f->file, text, ev};
+
+        ok = check_module(c, f, f->name, &menv, &set, &src);
+    }
+out:
+    ctk_modeval_free(ev);
+    ctk_env_fini(&menv);
+    ctk_env_fini(&set);
+    return ok;
+}
+
+/* ---- Tcl modulefiles -------------------------------------------------------------------- */
+
+/* A non-comment line whose first word is conflict or family, or a
+ * `family` call inside a guard (ctkgen's own "if {[info commands family]"). */
+static bool tcl_has_family(const char *text)
+{
+    const char *p = text;
+
+    while (p && *p) {
+        const char *q = p;
+
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q != '#' && (strncmp(q, "conflict", 8) == 0 || strncmp(q, "family", 6) == 0) &&
+            (q[strncmp(q, "family", 6) == 0 ? 6 : 8] == ' ' || q[strncmp(q, "family", 6) == 0 ? 6 : 8] == '\t'))
+            return true;
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return false;
+}
+
+static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
+{
+    ctk_env_t menv, set;
+    ctk_error_t e;
+    char *dir = NULL, *mp = NULL, *slash, line[512];
+    bool ok = false;
+
+    ctk_env_init(&menv);
+    ctk_env_init(&set);
+    if (!c->have_tcl) {
+        ok = addf(f, "CTK-SKIP-003", 0, c->err, "not loaded: %s", c->rep->tcl_skip);
+        goto out;
+    }
+    /* MODULEPATH is the dir above <name>/, so the module loads by its full name */
+    if (!(dir = ctk_realpath(f->file))) {
+        ok = addf(f, "CTK-MOD-001", 0, c->err, "cannot resolve the path: %s", strerror(errno));
+        goto out;
+    }
+    if ((slash = strrchr(dir, '/')))
+        *slash = '\0';
+    if (strchr(f->name, '/') && (slash = strrchr(dir, '/')) && slash > dir)
+        *slash = '\0';
+    mp = dir;
+    dir = NULL;
+    ctk_error_init(&e);
+    if (!ctk_modenv_load(&c->tcl, mp, f->name, &c->base, c->timeout, &menv, &e)) {
+        if (e.code == CTK_E_NOMEM) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        first_line(e.text, line, sizeof line);
+        ok = addf(f, "CTK-MOD-001", e.line, c->err, "Environment Modules could not load it: %s", line);
+        goto out;
+    }
+    for (size_t i = 0; i < menv.kv.len; i++) {
+        const char *kv = menv.kv.items[i], *eq = strchr(kv, '='), *was;
+        char name[256];
+
+        if (!eq || (size_t)(eq - kv) >= sizeof name)
+            continue;
+        memcpy(name, kv, (size_t)(eq - kv));
+        name[eq - kv] = '\0';
+        was = ctk_env_get(&c->base, name);
+        if ((!was || strcmp(was, eq + 1) != 0) && !ctk_env_set(&set, name, eq + 1, c->err))
+            goto out;
+    }
+    if (!tcl_has_family(text) &&
+        !addf(f, "CTK-MOD-003", 0, c->err, "no family or conflict: another toolkit can be loaded alongside"))
+        goto out;
+    {
+        ctk_check_src_t src = {f->file, text, NULL};
+
+        ok = check_module(c, f, f->name, &menv, &set, &src);
+    }
+out:
+    free(dir);
+    free(mp);
+    ctk_env_fini(&menv);
+    ctk_env_fini(&set);
+    return ok;
+}
+
+/* ---- .pc files ---------------------------------------------------------------------------- */
+
+static bool has_word(const ctk_strlist_t *l, const char *w)
+{
+    return ctk_strlist_contains(l, w);
+}
+
+/* nvcc -dryrun with the Libs: "" when accepted, the refusal, or NULL when
+ * nvcc could not answer (*why says why). */
+static bool nvcc_libs(lctx_t *c, const char *nvcc, const ctk_strlist_t *libs, char **refusal, char *why,
+                      size_t whysz)
+{
+    const char **argv = calloc(libs->len + 6, sizeof *argv);
+    ctk_proc_spec_t spec = {0};
+    ctk_proc_result_t r;
+    size_t k = 0;
+    bool ok = false;
+
+    *refusal = NULL;
+    why[0] = '\0';
+    if (!argv) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    argv[k++] = nvcc;
+    argv[k++] = "-dryrun";
+    argv[k++] = "probe.o";
+    for (size_t i = 0; i < libs->len; i++)
+        argv[k++] = libs->items[i];
+    argv[k++] = "-o";
+    argv[k++] = "probe";
+    ctk_proc_result_init(&r);
+    spec.argv = argv;
+    if (!(spec.envp = ctk_env_envp(&c->base, c->err)))
+        goto out;
+    spec.cwd = c->tmproot;
+    spec.timeout_s = c->timeout;
+    if (!ctk_proc_run(&spec, &r, c->err))
+        goto out;
+    ok = true;
+    if (ctk_proc_ok(&r)) {
+        *refusal = ctk_strdup("", c->err);
+        ok = *refusal != NULL;
+    } else {
+        const char *text = r.err && r.err[0] ? r.err : r.out;
+        const char *fatal = text ? strstr(text, "nvcc fatal") : NULL;
+        char line[512];
+
+        if (fatal) {
+            first_line(fatal, line, sizeof line);
+            *refusal = ctk_strdup(line, c->err);
+            ok = *refusal != NULL;
+        } else {
+            ctk_proc_describe(&r, c->timeout, why, whysz);
+        }
+    }
+out:
+    ctk_proc_result_fini(&r);
+    free(argv);
+    return ok;
+}
+
+static bool check_pc_libs(lctx_t *c, ctk_lint_file_t *f, const ctk_sdk_t *sdk, const ctk_strlist_t *libs,
+                          const char *text)
+{
+    char *nvcc = NULL, *refusal = NULL, why[256] = "";
+    const char *bad = NULL, *path = getenv("PATH");
+    int line = ctk_check_line_of(text, "Libs:");
+    bool ok = false;
+
+    if (sdk)
+        nvcc = ctk_strdup(sdk->nvcc, c->err);
+    else if (!(nvcc = ctk_env_path_search(path, "nvcc", NULL, NULL, c->err)) && c->err &&
+             c->err->code != CTK_E_OK)
+        return false;
+    if (nvcc) {
+        if (!nvcc_libs(c, nvcc, libs, &refusal, why, sizeof why))
+            goto out;
+        if (refusal) {
+            ok = !refusal[0] || addf(f, "CTK-PC-001", line, c->err, "%s -dryrun probe.o $(pkg-config --libs): %s",
+                                     nvcc, refusal);
+            goto out;
+        }
+    } else {
+        snprintf(why, sizeof why, "no nvcc found (no toolkit, none on PATH)");
+    }
+    ok = ctk_lint_nvcc_libs_static(libs, &bad) ||
+         addf(f, "CTK-PC-001", line, c->err, "nvcc would reject '%s' in the Libs (static rule: %s)", bad, why);
+out:
+    free(nvcc);
+    free(refusal);
+    return ok;
+}
+
+static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
+{
+    ctk_pc_result_t pc;
+    ctk_strlist_t unused;
+    int lines[MAX_UNUSED];
+    pcfile_t raw;
+    hints_t h;
+    tk_t t;
+    ctk_error_t e;
+    char *dir = NULL, *slash, line[512];
+    const char *dirs[1];
+    bool ok = false;
+
+    ctk_pc_result_init(&pc);
+    ctk_strlist_init(&unused);
+    hints_init(&h);
+    memset(&t, 0, sizeof t);
+    memset(&raw, 0, sizeof raw);
+    if (!(dir = ctk_strdup(f->file, c->err)))
+        goto out;
+    if ((slash = strrchr(dir, '/')))
+        *slash = '\0';
+    else {
+        free(dir);
+        if (!(dir = ctk_strdup(".", c->err)))
+            goto out;
+    }
+    dirs[0] = dir;
+    ctk_error_init(&e);
+    if (!ctk_pc_resolve(dirs, 1, f->file, &pc, &e)) {
+        if (e.code == CTK_E_NOMEM) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        first_line(e.text, line, sizeof line);
+        ok = addf(f, "CTK-MOD-001", e.line, c->err, "libpkgconf: %s", line);
+        goto out;
+    }
+    if (!ctk_lint_pc_unused(text, &unused, lines, c->err))
+        goto out;
+    for (size_t i = 0; i < unused.len; i++)
+        if (!addf(f, "CTK-PC-003", lines[i], c->err, "%s is defined but no field uses it (directly or through "
+                  "another variable)", unused.items[i]))
+            goto out;
+    /* the toolkit: root-like variables, then the -I/-L dirs */
+    if (!pcfile_parse(text, &raw, c->err))
+        goto out;
+    for (size_t i = 0; i < raw.len; i++) {
+        static const char *const rootvars[] = {"cudaroot", "cuda_root", "cuda_home", "cudatoolkit_root", "prefix",
+                                               "root", NULL};
+
+        if (!raw.items[i].is_var)
+            continue;
+        for (size_t k = 0; rootvars[k]; k++)
+            if (strcasecmp(raw.items[i].name, rootvars[k]) == 0) {
+                char *v = pc_expand(&raw, raw.items[i].value, dir, 0, c->err);
+                bool good = v && add_root(&h, v, raw.items[i].name, c->err);
+
+                free(v);
+                if (!good)
+                    goto out;
+            }
+    }
+    for (size_t i = 0; i < pc.cflags.len; i++)
+        if (strncmp(pc.cflags.items[i], "-I", 2) == 0 && pc.cflags.items[i][2] &&
+            !ctk_strlist_contains(&h.incdirs, pc.cflags.items[i] + 2) &&
+            !ctk_strlist_push(&h.incdirs, pc.cflags.items[i] + 2, c->err))
+            goto out;
+    for (size_t i = 0; i < pc.libs.len; i++)
+        if (strncmp(pc.libs.items[i], "-L", 2) == 0 && pc.libs.items[i][2] &&
+            !ctk_strlist_contains(&h.libdirs, pc.libs.items[i] + 2) &&
+            !ctk_strlist_push(&h.libdirs, pc.libs.items[i] + 2, c->err))
+            goto out;
+    if (!roots_from_dirs(&h, NULL, c->err) || !find_toolkit(&h, &t, c->err))
+        goto out;
+    if (!t.sdk) {
+        if (!addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t.why_not))
+            goto out;
+    } else {
+        ctk_check_src_t src = {f->file, text, NULL};
+
+        if (!note_toolkit(c, f, &t, f->name))
+            goto out;
+        /* the toolkit-wide checks are for .pc files that give the runtime
+         * (ctk-X.Y, cudart-X.Y, cuda-X.Y); a per-library .pc (cufft-X.Y) has
+         * its own Version and needs only its own dirs */
+        if (has_word(&pc.libs, "-lcudart") || has_word(&pc.libs, "-lcudart_static")) {
+            if (!ctk_check_pc(t.sdk, &pc.cflags, &pc.libs, pc.version, &src, &f->findings, c->err))
+                goto out;
+        }
+    }
+    ok = check_pc_libs(c, f, t.sdk, &pc.libs, text);
+out:
+    tk_fini(&t);
+    hints_fini(&h);
+    pcfile_fini(&raw);
+    ctk_strlist_fini(&unused);
+    ctk_pc_result_fini(&pc);
+    free(dir);
+    return ok;
+}
+
+/* ---- files and the walk ------------------------------------------------------------------ */
+
+static bool lint_file(lctx_t *c, const char *path, bool named)
+{
+    ctk_lint_report_t *r = c->rep;
+    ctk_lint_file_t *f, *files;
+    char *text = NULL, *real = NULL;
+    size_t len = 0;
+    ctk_lint_kind_t kind;
+    bool ok = false;
+
+    if (!(real = ctk_realpath(path))) {
+        ctk_error_set(c->err, CTK_E_IO, path, 0, 0, "cannot resolve: %s", strerror(errno));
+        return false;
+    }
+    if (ctk_strlist_contains(&c->seen, real)) {
+        char *why = ctk_printf(c->err, "the same file as one linted already (%s)", real);
+
+        ok = why && add_skip(r, path, why, c->err);
+        free(why);
+        free(real);
+        return ok;
+    }
+    if (!(text = ctk_file_read(path, FILE_MAX_BYTES, &len, c->err)))
+        goto out;
+    kind = ctk_lint_classify(path, text);
+    if (kind == CTK_LINT_OTHER) {
+        const char *b = base_name(path);
+        const char *why = strcmp(b, ".modulerc.lua") == 0 || strcmp(b, ".modulerc") == 0 || strcmp(b, ".version") == 0
+                              ? "a module default/alias file: not linted"
+                              : "not a modulefile (.lua, #%Module) or a .pc file";
+
+        (void)named;
+        ok = add_skip(r, path, why, c->err);
+        goto out;
+    }
+    if (!ctk_strlist_push(&c->seen, real, c->err))
+        goto out;
+    if (!(files = realloc(r->files, (r->n_files + 1) * sizeof *files))) {
+        ctk_error_nomem(c->err);
+        goto out;
+    }
+    r->files = files;
+    f = &r->files[r->n_files];
+    memset(f, 0, sizeof *f);
+    ctk_findings_init(&f->findings);
+    f->kind = kind;
+    r->n_files++;
+    if (!(f->file = ctk_strdup(path, c->err)))
+        goto out;
+    if (kind == CTK_LINT_PC) {
+        const char *b = base_name(path);
+
+        f->name = ctk_strndup(b, strlen(b) - 3, c->err);
+    } else {
+        f->name = ctk_lint_module_name(path, c->err);
+    }
+    if (!f->name)
+        goto out;
+    switch (kind) {
+    case CTK_LINT_LUA: ok = lint_lua(c, f, text, len); break;
+    case CTK_LINT_TCL: ok = lint_tcl(c, f, text); break;
+    case CTK_LINT_PC: ok = lint_pc(c, f, text); break;
+    case CTK_LINT_OTHER: break;
+    }
+    r->n_error += ctk_findings_count(&f->findings, CTK_SEV_ERROR);
+    r->n_warning += ctk_findings_count(&f->findings, CTK_SEV_WARNING);
+    r->n_note += ctk_findings_count(&f->findings, CTK_SEV_NOTE);
+out:
+    free(text);
+    free(real);
+    return ok;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool walk(lctx_t *c, const char *dir, int depth)
+{
+    DIR *d;
+    struct dirent *e;
+    ctk_strlist_t names;
+    bool ok = false;
+
+    if (depth > MAX_DEPTH)
+        return add_skip(c->rep, dir, "directory nested too deep: not walked", c->err);
+    ctk_strlist_init(&names);
+    if (!(d = opendir(dir))) {
+        ctk_error_set(c->err, CTK_E_IO, dir, 0, 0, "cannot read the directory: %s", strerror(errno));
+        return false;
+    }
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !ctk_strlist_push(&names, e->d_name, c->err)) {
+            closedir(d);
+            goto out;
+        }
+    closedir(d);
+    if (names.len)
+        qsort(names.items, names.len, sizeof *names.items, cmp_str);
+    for (size_t i = 0; i < names.len; i++) {
+        char *p = ctk_path_join(dir, names.items[i], c->err);
+        struct stat st;
+        bool good;
+
+        if (!p)
+            goto out;
+        if (lstat(p, &st) != 0) {
+            ctk_error_set(c->err, CTK_E_IO, p, 0, 0, "cannot stat: %s", strerror(errno));
+            free(p);
+            goto out;
+        }
+        if (S_ISDIR(st.st_mode))
+            good = names.items[i][0] == '.' ? add_skip(c->rep, p, "hidden directory: not walked", c->err)
+                                            : walk(c, p, depth + 1);
+        else if (S_ISLNK(st.st_mode) && ctk_is_dir(p))
+            good = add_skip(c->rep, p, "symbolic link to a directory: not followed", c->err);
+        else if (S_ISLNK(st.st_mode) && !ctk_is_file(p))
+            good = add_skip(c->rep, p, "dangling symbolic link", c->err);
+        else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+            good = lint_file(c, p, false);
+        else
+            good = add_skip(c->rep, p, "not a regular file", c->err);
+        free(p);
+        if (!good)
+            goto out;
+    }
+    ok = true;
+out:
+    ctk_strlist_fini(&names);
+    return ok;
+}
+
+/* rm -r without following symlinks. */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
+        while ((e = readdir(d))) {
+            char *sub;
+
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            if ((sub = ctk_path_join(path, e->d_name, NULL))) {
+                remove_tree(sub);
+                free(sub);
+            }
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static bool setup(lctx_t *c, ctk_error_t *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *home = NULL, *why = NULL;
+    bool ok = false;
+
+    if (!(c->tmproot = ctk_printf(err, "%s/ctkgen-lint-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
+        return false;
+    if (!mkdtemp(c->tmproot)) {
+        ctk_error_set(err, CTK_E_IO, c->tmproot, 0, 0, "cannot create a private temp dir: %s", strerror(errno));
+        free(c->tmproot);
+        c->tmproot = NULL;
+        return false;
+    }
+    if (!(home = ctk_path_join(c->tmproot, "home", err)))
+        goto out;
+    if (mkdir(home, 0700) != 0) {
+        ctk_error_set(err, CTK_E_IO, home, 0, 0, "cannot create: %s", strerror(errno));
+        goto out;
+    }
+    if (!ctk_env_set(&c->base, "PATH", "/usr/bin:/bin", err) || !ctk_env_set(&c->base, "HOME", home, err) ||
+        !ctk_env_set(&c->base, "TMPDIR", c->tmproot, err) || !ctk_env_set(&c->base, "LC_ALL", "C", err) ||
+        !ctk_env_set(&c->base, "LANG", "C", err))
+        goto out;
+    if (ctk_modsys_find_tcl(c->o->modulecmd, (const char *const *)environ, &c->tcl, &why, err)) {
+        c->have_tcl = true;
+        if (!(c->rep->tcl_modsys = ctk_printf(err, "Environment Modules %s (%s)", c->tcl.version ? c->tcl.version : "?",
+                                              c->tcl.cmd)))
+            goto out;
+    } else {
+        if (!why)
+            goto out;
+        if (c->o->modulecmd) {
+            ctk_error_set(err, CTK_E_ENV, c->o->modulecmd, 0, 0, "%s", why);
+            goto out;
+        }
+        c->rep->tcl_skip = why;
+        why = NULL;
+    }
+    ok = true;
+out:
+    free(why);
+    free(home);
+    return ok;
+}
+
+bool ctk_lint(const char *const *paths, size_t n_paths, const ctk_lint_opts_t *o, ctk_lint_report_t *out,
+              ctk_error_t *err)
+{
+    lctx_t c;
+    ctk_error_t e;
+    bool ok = false;
+    size_t i;
+
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.rep = out;
+    c.timeout = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
+    ctk_env_init(&c.base);
+    ctk_strlist_init(&c.seen);
+    ctk_error_init(&e);
+    c.err = &e;
+    /* every path first: a typo must not cost a half-done run */
+    for (i = 0; i < n_paths; i++) {
+        struct stat st;
+
+        if (stat(paths[i], &st) != 0) {
+            ctk_error_set(&e, CTK_E_IO, paths[i], 0, 0, "%s", strerror(errno));
+            goto out;
+        }
+        if (access(paths[i], R_OK) != 0) {
+            ctk_error_set(&e, CTK_E_IO, paths[i], 0, 0, "cannot read: %s", strerror(errno));
+            goto out;
+        }
+    }
+    if (!setup(&c, &e))
+        goto out;
+    for (i = 0; i < n_paths; i++) {
+        bool good = ctk_is_dir(paths[i]) ? walk(&c, paths[i], 0) : lint_file(&c, paths[i], true);
+
+        if (!good)
+            goto out;
+    }
+    ok = true;
+out:
+    if (!ok && err && !ctk_error_is_set(err))
+        *err = e;
+    if (c.tmproot)
+        remove_tree(c.tmproot);
+    free(c.tmproot);
+    if (c.have_tcl)
+        ctk_modsys_info_fini(&c.tcl);
+    ctk_env_fini(&c.base);
+    ctk_strlist_fini(&c.seen);
+    return ok;
+}

@@ -729,6 +729,65 @@ char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err)
     return text;
 }
 
+static json_t *lint_file_json(const ctk_lint_file_t *f)
+{
+    json_t *o = json_object(), *tk = json_null(), *sug = json_null();
+
+    if (!o)
+        return NULL;
+    if (f->root && !(tk = json_object()))
+        goto fail;
+    if (f->root && (!jset(tk, "root", jstr(f->root)) || !jset(tk, "version", jstr(f->version)) ||
+                    !jset(tk, "found_by", jstr(f->found_by))))
+        goto fail;
+    if (f->suggestion && !(sug = json_loads(f->suggestion, 0, NULL)))
+        goto fail;
+    if (!jset(o, "file", jstr(f->file)) || !jset(o, "kind", jstr(ctk_lint_kind_name(f->kind))) ||
+        !jset(o, "name", jstr(f->name)) || json_object_set(o, "toolkit", tk) != 0 ||
+        !jset(o, "findings", findings_json(&f->findings)) || json_object_set(o, "suggestion", sug) != 0)
+        goto fail;
+    json_decref(tk);
+    json_decref(sug);
+    return o;
+fail:
+    json_decref(tk);
+    json_decref(sug);
+    json_decref(o);
+    return NULL;
+}
+
+char *ctk_report_lint_json(const ctk_lint_report_t *r, ctk_error_t *err)
+{
+    json_t *root = NULL, *sum = NULL, *files = NULL, *skipped = NULL;
+    char *text = NULL;
+    size_t i;
+    bool ok;
+
+    ok = (root = json_object()) && (sum = json_object()) && (files = json_array()) && (skipped = json_array());
+    ok = ok && jset(sum, "files", jint((long long)r->n_files)) && jset(sum, "error", jint((long long)r->n_error)) &&
+         jset(sum, "warning", jint((long long)r->n_warning)) && jset(sum, "note", jint((long long)r->n_note)) &&
+         jset(sum, "skipped", jint((long long)r->n_skipped));
+    for (i = 0; ok && i < r->n_files; i++)
+        ok = jappend(files, lint_file_json(&r->files[i]));
+    for (i = 0; ok && i < r->n_skipped; i++) {
+        json_t *s = json_object();
+
+        ok = jappend(skipped, s) && jset(s, "file", jstr(r->skipped[i].file)) && jset(s, "why", jstr(r->skipped[i].why));
+    }
+    ok = ok && jset(root, "ctkgen", jstr(PACKAGE_VERSION)) && jset(root, "tcl", jstr(r->tcl_modsys)) &&
+         jset(root, "tcl_skip", jstr(r->tcl_skip)) && json_object_set(root, "summary", sum) == 0 &&
+         json_object_set(root, "files", files) == 0 && json_object_set(root, "skipped", skipped) == 0;
+    if (ok)
+        text = dump(root, err);
+    else
+        ctk_error_nomem(err);
+    json_decref(skipped);
+    json_decref(files);
+    json_decref(sum);
+    json_decref(root);
+    return text;
+}
+
 char *ctk_report_art_to_json(const ctk_vart_t *a, ctk_error_t *err)
 {
     json_t *o = art_json(a);

@@ -33,6 +33,7 @@
 #define CTK_REPORT_H
 
 #include "error.h"
+#include "lint.h"
 #include "validate.h"
 
 #include <stdbool.h>
@@ -49,6 +50,17 @@ void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool co
 void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color);
 /* The whole report as JSON text (pretty, sorted as documented); caller frees. */
 char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err);
+
+/* lint's report as JSON text (pretty); caller frees.  Schema (docs/lint.md):
+ *   { "ctkgen": "<version>", "tcl": "Environment Modules X (path)"|null,
+ *     "tcl_skip": why Tcl files were not loaded|null,
+ *     "summary": { "files": n, "error": n, "warning": n, "note": n, "skipped": n },
+ *     "files": [ { "file": ..., "kind": "lua|tcl|pc", "name": ...,
+ *                  "toolkit": { "root", "version", "found_by" }|null,
+ *                  "findings": [ {"code","severity","file","line","message","fix"} ],
+ *                  "suggestion": {site config}|null } ],
+ *     "skipped": [ { "file": ..., "why": ... } ] } */
+char *ctk_report_lint_json(const ctk_lint_report_t *r, ctk_error_t *err);
 
 /* Cache form of one artifact result: the same object as in the JSON
  * report's "artifacts" array.  from_json fills an artifact record
