@@ -933,17 +933,21 @@ static int cmp_version(const cand_t *a, const cand_t *b)
     return 0;
 }
 
-/* release order; within one release by layout, HPC SDK releases oldest
- * first, then by path */
+/* X.Y order; within one X.Y by layout, then patch release, HPC SDK
+ * releases oldest first, then by path */
 static int cmp_cand(const void *pa, const void *pb)
 {
     const cand_t *a = pa, *b = pb;
-    int r = cmp_version(a, b);
+    int r;
 
-    if (r)
-        return r;
+    if (a->v.major != b->v.major)
+        return a->v.major < b->v.major ? -1 : 1;
+    if (a->v.minor != b->v.minor)
+        return a->v.minor < b->v.minor ? -1 : 1;
     if (layout_rank(a->layout) != layout_rank(b->layout))
         return layout_rank(a->layout) < layout_rank(b->layout) ? -1 : 1;
+    if ((r = cmp_version(a, b)) != 0)
+        return r;
     if (a->release && b->release && (r = cmp_dotted(a->release, b->release)) != 0)
         return r;
     return strcmp(a->path, b->path);
@@ -1022,6 +1026,14 @@ static char *label_of(const cand_t *c, ctk_error_t *err)
             return ctk_printf(err, "spack-%.7s", dash + 1);
         return ctk_printf(err, "spack-%s", b);
     case CTK_LAYOUT_STANDALONE:
+        /* a prefix named by its release (/apps/cuda/13.0.0): with its parent */
+        if (b[0] >= '0' && b[0] <= '9' && b != c->path && b - 1 != c->path) {
+            const char *e = b - 1, *pb = e;
+
+            while (pb > c->path && pb[-1] != '/')
+                pb--;
+            return ctk_printf(err, "%.*s-%s", (int)(e - pb), pb, b);
+        }
         break;
     }
     return ctk_strdup(b, err);
@@ -1178,6 +1190,34 @@ typedef struct {
     int depth;
 } root_t;
 
+/* path made absolute against the working directory, without resolving
+ * links (a root given as a link keeps its spelling); no trailing slash,
+ * no leading "./".  Caller frees. */
+static char *absolute(const char *path, ctk_error_t *err)
+{
+    char cwd[4096];
+    size_t len;
+    char *p;
+
+    while (path[0] == '.' && path[1] == '/')
+        for (path += 2; *path == '/'; path++)
+            ;
+    len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    if (path[0] == '/')
+        return ctk_strndup(path, len, err);
+    if (!getcwd(cwd, sizeof cwd)) {
+        ctk_error_set(err, CTK_E_IO, NULL, 0, 0, "cannot read the current directory: %s",
+                      strerror(errno));
+        return NULL;
+    }
+    if (len == 0 || (len == 1 && path[0] == '.'))
+        return ctk_strdup(cwd, err);
+    p = ctk_printf(err, "%s%s%.*s", cwd, strcmp(cwd, "/") ? "/" : "", (int)len, path);
+    return p;
+}
+
 static ctk_scan_t *scan_roots(const root_t *roots, size_t n, const ctk_scan_opts_t *opts,
                               ctk_error_t *err)
 {
@@ -1199,12 +1239,9 @@ static ctk_scan_t *scan_roots(const root_t *roots, size_t n, const ctk_scan_opts
     if (!(s.res->cfg = ctk_config_new("<scan>", &e)))
         goto out;
     for (i = 0; i < n; i++) {
-        size_t len = strlen(roots[i].path);
-        char *p;
+        char *p = absolute(roots[i].path, &e);
 
-        while (len > 1 && roots[i].path[len - 1] == '/')
-            len--;
-        if (!(p = ctk_strndup(roots[i].path, len, &e)))
+        if (!p)
             goto out;
         if (!walk(&s, AT_FDCWD, p, p, 0, roots[i].depth >= 0 ? roots[i].depth : max_depth,
                   false))

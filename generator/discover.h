@@ -109,15 +109,19 @@ typedef struct {
 /* Scan the given directories (plain paths, no patterns).  A root that does
  * not exist or cannot be read is an event, not an error.  opts may be NULL
  * (defaults).  Config contents:
- * - SDKs in release order (within a release: standalone, Spack, Debian,
- *   conda, wheel, then HPC SDK releases oldest first, then by path);
+ * - bases absolute (a relative root is taken from the working directory,
+ *   links in it kept as spelled);
+ * - SDKs in X.Y order, within one X.Y by layout (standalone, Spack,
+ *   Debian, conda, wheel, HPC SDK), then patch release, then HPC SDK
+ *   release oldest first, then path;
  * - version "X.Y" as the toolkit reports it; an HPC SDK toolkit gets
  *   math_libs REL/math_libs/X.Y when it holds cublas_v2.h, and nccl /
  *   nvshmem from REL/comm_libs/X.Y/<lib> (else REL/comm_libs/<lib>) when
  *   they hold their headers;
  * - SDKs sharing an X.Y get distinct names: a lone standalone toolkit keeps
  *   the plain "X.Y", the others "X.Y-<label>" where the label is
- *   "nvhpc-<release>", the standalone directory's name, "conda-<env>",
+ *   "nvhpc-<release>", the standalone directory's name (with its parent's
+ *   when it starts with a digit: "cuda-13.0.0"), "conda-<env>",
  *   "wheel-<venv>", "debian" or "spack-<hash>"; what still collides gets
  *   "-2", "-3", ...;
  * - default_version is the newest SDK's name (a standalone toolkit wins a
