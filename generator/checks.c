@@ -41,6 +41,17 @@ static int var_line(const ctk_check_src_t *src, const char *name)
     return ctk_check_line_of(src->text, name);
 }
 
+/* Line of the first operation whose value mentions needle (Lua), else of
+ * the first mention of needle in the text. */
+static int value_line(const ctk_check_src_t *src, const char *needle)
+{
+    if (src->ev)
+        for (size_t i = 0; i < src->ev->n_ops; i++)
+            if (src->ev->ops[i].value && strstr(src->ev->ops[i].value, needle) && src->ev->ops[i].line > 0)
+                return src->ev->ops[i].line;
+    return ctk_check_line_of(src->text, needle);
+}
+
 /* Line for a finding about a whole list: only where the evaluation says
  * (validate's findings of this kind carry no line). */
 static int list_line(const ctk_check_src_t *src, const char *name)
@@ -140,7 +151,7 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
                   banned[i], ctk_env_get(set, banned[i])))
             return false;
     if (s->stubsdir && ctk_check_list_find_dir(ldp, s->stubsdir) >= 0 &&
-        !addf(out, src, "CTK-LDLIB-001", ctk_check_line_of(src->text, "stubs"), err,
+        !addf(out, src, "CTK-LDLIB-001", value_line(src, "stubs"), err,
               "LD_LIBRARY_PATH holds the driver stubs dir %s", s->stubsdir))
         return false;
     if (ldp) {
@@ -158,7 +169,7 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
                         !(s->stubsdir && ctk_check_list_find_dir(tok, s->stubsdir) >= 0);
 
             free(lc);
-            if (stub && !addf(out, src, "CTK-LDLIB-001", ctk_check_line_of(src->text, "stubs"), err,
+            if (stub && !addf(out, src, "CTK-LDLIB-001", value_line(src, "stubs"), err,
                               "LD_LIBRARY_PATH holds a driver stubs dir: %s", tok)) {
                 free(copy);
                 return false;
@@ -168,7 +179,7 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
     }
     first = first_dir_with_cudart(ldp);
     if (first && ctk_check_list_find_dir(first, s->libdir) < 0) {
-        bool ok = addf(out, src, "CTK-LDLIB-002", ctk_check_line_of(src->text, first), err,
+        bool ok = addf(out, src, "CTK-LDLIB-002", value_line(src, first), err,
                        "LD_LIBRARY_PATH puts %s (another libcudart) before this toolkit's %s", first,
                        s->libdir);
 

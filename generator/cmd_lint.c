@@ -124,7 +124,7 @@ int ctk_cmd_lint(int argc, char **argv)
     ctk_lint_report_t rep;
     ctk_error_t err;
     const char *arg;
-    bool json = false;
+    bool json = false, tcl_skipped = false;
     char *text = NULL;
     int id, rc;
 
@@ -157,7 +157,9 @@ int ctk_cmd_lint(int argc, char **argv)
         rc = ctk_cli_error(&err);
         goto out;
     }
-    if (rep.tcl_skip && ctk_cli_verbosity >= CTK_NORMAL)
+    for (size_t i = 0; i < rep.n_files; i++)
+        tcl_skipped |= ctk_findings_has(&rep.files[i].findings, "CTK-SKIP-003");
+    if (tcl_skipped && ctk_cli_verbosity >= CTK_NORMAL)
         ctk_cli_warn("Tcl modulefiles not loaded (CTK-SKIP-003): %s", rep.tcl_skip);
     if (json) {
         if (!(text = ctk_report_lint_json(&rep, &err))) {

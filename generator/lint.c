@@ -218,6 +218,29 @@ static const char *long_close(const char *p, const char *end, int level, int *li
     return end;
 }
 
+/* After "load": a call whose first argument is a string holding Lua code
+ * rather than a module name (Lmod's load() takes module names, which never
+ * hold parentheses, '=' or ';'). */
+static bool load_of_code(const char *p, const char *end)
+{
+    char q;
+
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    if (p >= end || *p != '(')
+        return false;
+    p++;
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    if (p >= end || (*p != '"' && *p != '\'' && *p != '['))
+        return false;
+    q = *p == '[' ? ']' : *p;
+    for (p++; p < end && *p != q && *p != '\n'; p++)
+        if (*p == '(' || *p == '=' || *p == ';')
+            return true;
+    return false;
+}
+
 bool ctk_lint_lua_forbidden(const char *src, size_t len, const char **name, int *line_out)
 {
     static char found[64];
@@ -278,6 +301,10 @@ bool ctk_lint_lua_forbidden(const char *src, size_t len, const char **name, int 
             if (prev != '.' && prev != ':') {
                 if (in_list(forbidden_globals, id, idn)) {
                     snprintf(found, sizeof found, "%.*s", (int)idn, id);
+                    goto hit;
+                }
+                if (idn == 4 && strncmp(id, "load", 4) == 0 && load_of_code(p, end)) {
+                    snprintf(found, sizeof found, "load (of Lua code)");
                     goto hit;
                 }
                 if ((idn == 2 && strncmp(id, "os", 2) == 0) || (idn == 6 && strncmp(id, "string", 6) == 0)) {
@@ -837,7 +864,9 @@ static bool companion(char **slot, const ctk_strlist_t *dirs, const char *base, 
     for (size_t i = 0; i < dirs->len; i++) {
         const char *d = dirs->items[i];
 
-        if (under(d, base) || !(header ? dir_has_file(d, what) : dir_has_lib(d, what)))
+        /* a dir of another toolkit (it has its own runtime) is no companion */
+        if (under(d, base) || !(header ? dir_has_file(d, what) : dir_has_lib(d, what)) ||
+            (header ? dir_has_file(d, "cuda_runtime.h") : dir_has_lib(d, "cudart")))
             continue;
         *slot = strip_tail(d, tails, err);
         if (!*slot && err && err->code != CTK_E_OK)
@@ -1261,9 +1290,13 @@ out:
 
 /* ---- .pc files ---------------------------------------------------------------------------- */
 
-static bool has_word(const ctk_strlist_t *l, const char *w)
+/* Does any word link libcudart ("-lcudart", or inside "-Wl,...,-lcudart,...")? */
+static bool links_cudart(const ctk_strlist_t *l)
 {
-    return ctk_strlist_contains(l, w);
+    for (size_t i = 0; i < l->len; i++)
+        if (strstr(l->items[i], "-lcudart"))
+            return true;
+    return false;
 }
 
 /* nvcc -dryrun with the Libs: "" when accepted, the refusal, or NULL when
@@ -1416,6 +1449,32 @@ static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
                     goto out;
             }
     }
+    /* every variable naming a dir may name a companion root: a .pc that
+     * defines math_libs but never uses it still says where cuBLAS is */
+    for (size_t i = 0; i < raw.len; i++) {
+        char *v, *sub;
+
+        if (!raw.items[i].is_var)
+            continue;
+        if (!(v = pc_expand(&raw, raw.items[i].value, dir, 0, c->err)))
+            goto out;
+        for (int k = 0; k < 3 && ctk_is_dir(v); k++) {
+            static const char *const subs[] = {"include", "lib64", "lib"};
+            ctk_strlist_t *to = k == 0 ? &h.incdirs : &h.libdirs;
+
+            if (!(sub = ctk_path_join(v, subs[k], c->err))) {
+                free(v);
+                goto out;
+            }
+            if (!ctk_is_dir(sub) || ctk_strlist_contains(to, sub)) {
+                free(sub);
+            } else if (!ctk_strlist_take(to, sub, c->err)) {
+                free(v);
+                goto out;
+            }
+        }
+        free(v);
+    }
     for (size_t i = 0; i < pc.cflags.len; i++)
         if (strncmp(pc.cflags.items[i], "-I", 2) == 0 && pc.cflags.items[i][2] &&
             !ctk_strlist_contains(&h.incdirs, pc.cflags.items[i] + 2) &&
@@ -1439,7 +1498,7 @@ static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
         /* the toolkit-wide checks are for .pc files that give the runtime
          * (ctk-X.Y, cudart-X.Y, cuda-X.Y); a per-library .pc (cufft-X.Y) has
          * its own Version and needs only its own dirs */
-        if (has_word(&pc.libs, "-lcudart") || has_word(&pc.libs, "-lcudart_static")) {
+        if (links_cudart(&pc.libs)) {
             if (!ctk_check_pc(t.sdk, &pc.cflags, &pc.libs, pc.version, &src, &f->findings, c->err))
                 goto out;
         }
@@ -1467,7 +1526,7 @@ static bool lint_file(lctx_t *c, const char *path, bool named)
     bool ok = false;
 
     if (!(real = ctk_realpath(path))) {
-        ctk_error_set(c->err, CTK_E_IO, path, 0, 0, "cannot resolve: %s", strerror(errno));
+        ctk_error_set(c->err, CTK_E_CONFIG, path, 0, 0, "cannot resolve: %s", strerror(errno));
         return false;
     }
     if (ctk_strlist_contains(&c->seen, real)) {
@@ -1478,8 +1537,17 @@ static bool lint_file(lctx_t *c, const char *path, bool named)
         free(real);
         return ok;
     }
-    if (!(text = ctk_file_read(path, FILE_MAX_BYTES, &len, c->err)))
-        goto out;
+    {
+        ctk_error_t re;
+
+        ctk_error_init(&re);
+        if (!(text = ctk_file_read(path, FILE_MAX_BYTES, &len, &re))) {
+            /* an unreadable input is bad input (exit 3), not the environment */
+            ctk_error_set(c->err, re.code == CTK_E_NOMEM ? CTK_E_NOMEM : CTK_E_CONFIG, re.source, re.line, re.column,
+                          "%s", re.text);
+            goto out;
+        }
+    }
     kind = ctk_lint_classify(path, text);
     if (kind == CTK_LINT_OTHER) {
         const char *b = base_name(path);
@@ -1545,7 +1613,7 @@ static bool walk(lctx_t *c, const char *dir, int depth)
         return add_skip(c->rep, dir, "directory nested too deep: not walked", c->err);
     ctk_strlist_init(&names);
     if (!(d = opendir(dir))) {
-        ctk_error_set(c->err, CTK_E_IO, dir, 0, 0, "cannot read the directory: %s", strerror(errno));
+        ctk_error_set(c->err, CTK_E_CONFIG, dir, 0, 0, "cannot read the directory: %s", strerror(errno));
         return false;
     }
     while ((e = readdir(d)))
@@ -1683,11 +1751,11 @@ bool ctk_lint(const char *const *paths, size_t n_paths, const ctk_lint_opts_t *o
         struct stat st;
 
         if (stat(paths[i], &st) != 0) {
-            ctk_error_set(&e, CTK_E_IO, paths[i], 0, 0, "%s", strerror(errno));
+            ctk_error_set(&e, CTK_E_CONFIG, paths[i], 0, 0, "%s", strerror(errno));
             goto out;
         }
         if (access(paths[i], R_OK) != 0) {
-            ctk_error_set(&e, CTK_E_IO, paths[i], 0, 0, "cannot read: %s", strerror(errno));
+            ctk_error_set(&e, CTK_E_CONFIG, paths[i], 0, 0, "cannot read: %s", strerror(errno));
             goto out;
         }
     }

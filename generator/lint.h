@@ -82,8 +82,9 @@ void ctk_lint_report_init(ctk_lint_report_t *r);
 void ctk_lint_report_fini(ctk_lint_report_t *r);
 
 /* Lint every file under paths[0..n).  Returns false for ctkgen's own
- * failures only: a path that does not exist or cannot be read (CTK_E_IO,
- * checked for every path before anything is linted), an explicit
+ * failures only: a path that does not exist or a file or directory that
+ * cannot be read (CTK_E_CONFIG, bad input: exit 3; every named path is
+ * checked before anything is linted), an explicit
  * --modulecmd that names nothing (CTK_E_ENV), no temp dir, no memory.
  * Findings never make it fail.  *out is filled as far as it got; free
  * it with ctk_lint_report_fini(). */

@@ -1,3 +1,212 @@
 #!/bin/sh
-# lint.sh - (being written)
-exit 77
+# lint.sh - `ctkgen lint` over a corpus of hand-written modulefiles and .pc files.
+# SPDX-License-Identifier: MIT
+#
+# The corpus (tests/data/lint) holds modulefiles and .pc files in the
+# styles real sites ship (NVIDIA HPC SDK, HPE Cray PE, Spack, EasyBuild,
+# OpenHPC, site-written), clean ones, and hostile Lua files.  Their paths
+# are placeholders filled in here with real toolkit trees (tests/fixtures.sh
+# builds them from the toolkit on this machine); expected.txt lists the
+# exact finding codes of every file.  Everything is real: Environment
+# Modules loads the Tcl files, libpkgconf reads the .pc files, nvcc judges
+# the Libs, ctkgen generate writes what --fix-suggest proposes.
+. "$(dirname "$0")/lib.sh"
+need_cuda
+need_em
+command -v jq >/dev/null 2>&1 || skip "jq not installed (build-aux/deps.sh installs it)"
+
+FIX=${TMPDIR:-/tmp}/ctkgen-fixtures-$(id -u)
+sh "$top_srcdir/tests/fixtures.sh" "$CTK_TEST_CUDA" "$FIX" >/dev/null || { echo "fixtures.sh failed"; exit 1; }
+CUDA=$FIX/standalone/cuda-13.0
+HPCSDK=$FIX/hpcsdk/Linux_x86_64/25.9
+C=$T/corpus
+MARKER=$T/MARKER                     # hostile files try to create it
+LT=$T/lt                             # lint's TMPDIR: must be empty after every run
+mkdir -p "$LT"
+unset MODULES_CMD LMOD_CMD
+
+# ---- the corpus, placeholders filled in ------------------------------------
+cp -R "$top_srcdir/tests/data/lint" "$C"
+chmod -R u+w "$C"
+find "$C" -type f | while read -r f; do
+    sed -e "s|@CUDA@|$CUDA|g" -e "s|@HPCSDK@|$HPCSDK|g" -e "s|@SYS@|$CTK_TEST_CUDA|g" \
+        -e "s|@CORPUS@|$C|g" -e "s|@MARKER@|$MARKER|g" "$f" > "$f.tmp" && mv "$f.tmp" "$f"
+done
+rm -f "$C/expected.txt"
+EXP=$top_srcdir/tests/data/lint/expected.txt
+
+L() { TMPDIR=$LT "$CTKGEN" -q lint "$@"; }
+lt_empty() { [ -z "$(ls -A "$LT")" ]; }
+# codes JSON FILE: the sorted unique codes of one file
+codes() { jq -r --arg f "$2" '.files[] | select(.file == $f) | [.findings[].code] | unique | join(" ")' "$1"; }
+
+rc=0; L --json --modulecmd "$EM_CMD" "$C" > "$T/all.json" 2> "$T/all.err" || rc=$?
+check "lint of the corpus exits 1 (it holds errors)" [ "$rc" -eq 1 ]
+check "the JSON report parses" jq -e . "$T/all.json" >/dev/null
+check "Tcl files were loaded by Environment Modules" sh -c "jq -r .tcl '$T/all.json' | grep -qF '$EM_CMD'"
+
+# ---- every file: exactly the listed codes ---------------------------------------
+n=0
+grep -v '^#' "$EXP" | grep -v '^ *$' > "$T/exp"
+while read -r rel want; do
+    n=$((n + 1))
+    [ "$want" = clean ] && want=
+    want=$(printf '%s\n' $want | sort -u | tr '\n' ' ' | sed 's/ *$//')
+    got=$(codes "$T/all.json" "$C/$rel")
+    if [ "$(jq --arg f "$C/$rel" '[.files[] | select(.file == $f)] | length' "$T/all.json")" -ne 1 ]; then
+        fail "$rel: linted once"
+    elif [ "$got" = "$want" ]; then
+        pass "$rel: ${want:-clean}"
+    else
+        fail "$rel: want '${want:-clean}', got '$got'"
+    fi
+done < "$T/exp"
+check "the walk linted exactly the $n files expected.txt lists" \
+    [ "$(jq '.files | length' "$T/all.json")" -eq "$n" ]
+check "default and alias files are skipped, not linted" \
+    sh -c "jq -r '.skipped[].file' '$T/all.json' | grep -q 'cudatoolkit/.modulerc.lua\$' &&
+           jq -r '.skipped[].file' '$T/all.json' | grep -q 'cudatoolkit/.version\$'"
+check "a README is skipped with a reason" \
+    sh -c "jq -r '.skipped[] | select(.file | endswith(\"lmod/README\")) | .why' '$T/all.json' | grep -q 'not a modulefile'"
+check "no hostile file ran a command (no marker)" [ ! -e "$MARKER" ]
+check "every finding has its fix" [ "$(jq '[.files[].findings[] | select(.fix == null)] | length' "$T/all.json")" -eq 0 ]
+check "lint's private temp dir is gone" lt_empty
+
+# ---- what the findings say --------------------------------------------------------
+f=$C/pc/site/ctk-12.4.pc
+check "CTK-PC-002 points at the Version line" \
+    [ "$(jq -r --arg f "$f" '.files[] | select(.file == $f) | .findings[] | select(.code == "CTK-PC-002") | .line' "$T/all.json")" = \
+      "$(grep -n '^Version:' "$f" | cut -d: -f1)" ]
+f=$C/lmod/cuda/13.0-stubs.lua
+check "CTK-LDLIB-001 points at the line that adds the stubs dir" \
+    [ "$(jq -r --arg f "$f" '.files[] | select(.file == $f) | .findings[0].line' "$T/all.json")" = \
+      "$(grep -n 'lib64/stubs' "$f" | cut -d: -f1)" ]
+f=$C/pc/cray/ctk-13.0.pc
+check "CTK-PC-003 names the unused cu_math" \
+    sh -c "jq -r --arg f '$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-PC-003\") | .message' '$T/all.json' | grep -q cu_math"
+check "CTK-PC-001 quotes nvcc's own refusal" \
+    sh -c "jq -r --arg f '$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-PC-001\") | .message' '$T/all.json' | grep -q 'nvcc fatal'"
+check "the Cray cudatoolkit module's PE_PKGCONFIG_LIBS finding names ctk-13.0.pc" \
+    sh -c "jq -r '.files[] | select(.file | endswith(\"tcl/cudatoolkit/13.0\")) | .findings[] | select(.code == \"CTK-PC-004\") | .message' '$T/all.json' | grep -q 'ctk-13.0.pc'"
+check "the HPC SDK split was found: nvhpc's toolkit is cuda/13.0 by PATH" \
+    [ "$(jq -r '.files[] | select(.file | endswith("lmod/nvhpc/25.9.lua")) | .toolkit.root' "$T/all.json")" = "$HPCSDK/cuda/13.0" ]
+check "the hostile recursion is stopped by a limit" \
+    sh -c "jq -r '.files[] | select(.file | endswith(\"recursion.lua\")) | .findings[0].message' '$T/all.json' | grep -qE 'limit|budget|overflow'"
+check "the pcall-wrapped os.execute is reported though the module loads" \
+    sh -c "jq -r '.files[] | select(.file | endswith(\"pcall-execute.lua\")) | .findings[0].message' '$T/all.json' | grep -q os.execute"
+
+# ---- hostile Lua alone: contained, fast, nothing executed ---------------------------
+start=$(date +%s)
+rc=0; L "$C/hostile" > "$T/hostile.out" 2>&1 || rc=$?
+check "hostile files: exit 1" [ "$rc" -eq 1 ]
+check "hostile files: contained within 20 s" [ $(( $(date +%s) - start )) -lt 20 ]
+check "hostile files: still no marker" [ ! -e "$MARKER" ]
+check "hostile files: every one has a finding" \
+    [ "$(grep -cE 'error CTK-MOD-00[45]:' "$T/hostile.out")" -ge "$(ls "$C/hostile/cuda" | wc -l)" ]
+
+# ---- exit codes and the human report --------------------------------------------------
+rc=0; L "$C/lmod/cudatoolkit/13.0.lua" > /dev/null 2>&1 || rc=$?
+check "a clean file: exit 0" [ "$rc" -eq 0 ]
+rc=0; L "$C/lmod/cuda/13.0-nofamily.lua" > /dev/null 2>&1 || rc=$?
+check "warnings only: exit 0" [ "$rc" -eq 0 ]
+rc=0; L "$C/lmod/cuda/13.0-flags.lua" > /dev/null 2>&1 || rc=$?
+check "an error finding: exit 1" [ "$rc" -eq 1 ]
+rc=0; L "$T/nonexistent.lua" > /dev/null 2>&1 || rc=$?
+check "a path that does not exist: exit 3" [ "$rc" -eq 3 ]
+rc=0; "$CTKGEN" lint > /dev/null 2> "$T/usage.err" || rc=$?
+check "no path: exit 2" [ "$rc" -eq 2 ]
+check "usage error says how to get help" grep -q "Try 'ctkgen lint --help'" "$T/usage.err"
+rc=0; "$CTKGEN" lint --bogus "$C" > /dev/null 2>&1 || rc=$?
+check "an unknown option: exit 2" [ "$rc" -eq 2 ]
+rc=0; "$CTKGEN" lint --timeout soon "$C" > /dev/null 2>&1 || rc=$?
+check "a bad --timeout: exit 2" [ "$rc" -eq 2 ]
+rc=0; L --modulecmd /nonexistent/modulecmd.tcl "$C/tcl" > /dev/null 2>&1 || rc=$?
+check "--modulecmd naming nothing: exit 4" [ "$rc" -eq 4 ]
+rc=0; "$CTKGEN" lint --help > "$T/help.out" || rc=$?
+check "--help: exit 0, on stdout" [ "$rc" -eq 0 ]
+for o in --json --fix-suggest --modulecmd --timeout; do
+    check "--help lists $o" grep -q -- "$o" "$T/help.out"
+done
+rc=0; TMPDIR=$LT "$CTKGEN" lint --modulecmd "$EM_CMD" "$C/lmod/cuda/13.0-flags.lua" > "$T/human.out" 2>&1 || rc=$?
+check "human report: file:line: severity CODE: message" \
+    grep -qE "^$C/lmod/cuda/13.0-flags.lua:[0-9]+: error CTK-ENV-003: the module sets LDFLAGS=" "$T/human.out"
+check "human report: the fix on the next line" grep -q '^  fix: remove that setting' "$T/human.out"
+check "human report: a summary" grep -qE '^1 file linted: 2 errors, 0 warnings, 0 notes' "$T/human.out"
+
+# Tcl without Environment Modules: a visible note, never a silent pass
+if [ -e /usr/share/modules/libexec/modulecmd.tcl ] || [ -e /usr/lib/x86_64-linux-gnu/modulecmd.tcl ] ||
+   [ -e /usr/share/Modules/libexec/modulecmd.tcl ] || [ -e /usr/local/Modules/libexec/modulecmd.tcl ] ||
+   [ -e /opt/modules/libexec/modulecmd.tcl ]; then
+    echo "SKIP: Environment Modules installed in a standard place: the no-modulecmd case cannot be made here (not counted)"
+else
+    rc=0; L --json "$C/tcl/cudatoolkit/13.0-site" > "$T/notcl.json" 2>/dev/null || rc=$?
+    check "no Environment Modules: the Tcl file gets CTK-SKIP-003" \
+        [ "$(codes "$T/notcl.json" "$C/tcl/cudatoolkit/13.0-site")" = CTK-SKIP-003 ]
+    check "no Environment Modules: the report says why" [ "$(jq -r .tcl_skip "$T/notcl.json")" != null ]
+    rc=0; TMPDIR=$LT "$CTKGEN" lint "$C/tcl/cudatoolkit/13.0-site" > /dev/null 2> "$T/notcl.err" || rc=$?
+    check "no Environment Modules: a warning on stderr" grep -q 'CTK-SKIP-003' "$T/notcl.err"
+fi
+# MODULES_CMD is honoured as validate does
+rc=0; MODULES_CMD=$EM_CMD L --json "$C/tcl/cudatoolkit/13.0-site" > "$T/mc.json" || rc=$?
+check "\$MODULES_CMD: the Tcl file is loaded and clean" [ "$rc" -eq 0 ] && [ "$(jq '.summary.note' "$T/mc.json")" -eq 0 ]
+
+# ---- .pc Libs without nvcc: the static rule, and it says so --------------------------
+mkdir -p "$T/nonvcc"
+cat > "$T/nonvcc/mpiwrap.pc" <<'EOF'
+Name: mpiwrap
+Description: a wrapper library, not CUDA
+Version: 1.0
+Libs: -L/opt/mpiwrap/lib -Wl,--as-needed,-lmpiwrap,--no-as-needed -lm
+EOF
+rc=0; PATH=/usr/bin:/bin L --json "$T/nonvcc/mpiwrap.pc" > "$T/nonvcc.json" 2>/dev/null || rc=$?
+if PATH=/usr/bin:/bin command -v nvcc >/dev/null 2>&1; then
+    echo "SKIP: nvcc in /usr/bin: the no-nvcc fallback cannot be made here (not counted)"
+else
+    check "no nvcc: CTK-PC-001 by the static rule" \
+        sh -c "jq -r '.files[0].findings[] | select(.code == \"CTK-PC-001\") | .message' '$T/nonvcc.json' | grep -q 'static rule'"
+fi
+rc=0; PATH=$CTK_TEST_CUDA/bin:/usr/bin:/bin L --json "$T/nonvcc/mpiwrap.pc" > "$T/withnvcc.json" 2>/dev/null || rc=$?
+check "nvcc on PATH: CTK-PC-001 from nvcc itself" \
+    sh -c "jq -r '.files[0].findings[] | select(.code == \"CTK-PC-001\") | .message' '$T/withnvcc.json' | grep -q 'nvcc fatal'"
+
+# ---- --fix-suggest: generate what it proposes, and lint that ------------------------------
+for rel in lmod/cuda/13.0.lua lmod/nvhpc/25.9.lua tcl/cudatoolkit/13.0 pc/cray/ctk-13.0.pc lmod/cudatoolkit/12.4.lua; do
+    tag=$(echo "$rel" | tr '/.' '__')
+    rc=0; L --json --fix-suggest --modulecmd "$EM_CMD" "$C/$rel" > "$T/$tag.json" || rc=$?
+    jq '.files[0].suggestion' "$T/$tag.json" > "$T/$tag.site.json"
+    if [ "$(jq -r 'type' "$T/$tag.site.json")" != object ]; then
+        fail "$rel: --fix-suggest gives a site config"; continue
+    fi
+    rm -rf "$T/$tag.out"
+    if "$CTKGEN" -q generate -c "$T/$tag.site.json" -o "$T/$tag.out" > "$T/$tag.gen" 2>&1; then
+        rc=0; L --json --modulecmd "$EM_CMD" "$T/$tag.out" > "$T/$tag.lint.json" || rc=$?
+        nf=$(jq '[.files[].findings[]] | length' "$T/$tag.lint.json")
+        check "$rel: the suggested entry generates modules that lint clean (exit $rc, $nf findings)" \
+            [ "$rc" -eq 0 ] && [ "$nf" -eq 0 ]
+    else
+        fail "$rel: ctkgen generate accepts the suggested entry: $(cat "$T/$tag.gen")"
+    fi
+done
+check "nvhpc: the suggestion names math_libs and NCCL of the split layout" \
+    sh -c "jq -e '.sdks[0].math_libs == \"$HPCSDK/math_libs/13.0\" and .sdks[0].comm_libs.nccl == \"$HPCSDK/comm_libs/13.0/nccl\"' '$T/lmod_nvhpc_25_9_lua.site.json' >/dev/null"
+check "cudatoolkit/12.4 pointing at 13.0: the suggestion does not keep the wrong name" \
+    [ "$(jq -r '.sdks[0].name // "none"' "$T/lmod_cudatoolkit_12_4_lua.site.json")" = none ]
+check "human --fix-suggest prints the entry" \
+    sh -c "TMPDIR='$LT' '$CTKGEN' lint --fix-suggest '$C/lmod/cuda/13.0.lua' | grep -q 'suggested site config'"
+
+# ---- ctkgen's own output lints clean ------------------------------------------------------
+cat > "$T/own.json" <<JSON
+{ "sdks": [ { "version": "13.0", "base": "$CTK_TEST_CUDA" },
+            { "version": "13.0", "name": "13.0-hpcsdk", "base": "$HPCSDK/cuda/13.0",
+              "math_libs": "$HPCSDK/math_libs/13.0", "comm_libs": { "nccl": "$HPCSDK/comm_libs/13.0/nccl" } },
+            { "version": "13.0", "name": "13.0-runfile", "base": "$CUDA" } ] }
+JSON
+check "generate three toolkits" "$CTKGEN" -q generate -c "$T/own.json" -o "$T/own"
+rc=0; L --json --modulecmd "$EM_CMD" "$T/own" > "$T/own-lint.json" || rc=$?
+check "lint of ctkgen's own tree: exit 0" [ "$rc" -eq 0 ]
+check "lint of ctkgen's own tree: no findings at all" [ "$(jq '[.files[].findings[]] | length' "$T/own-lint.json")" -eq 0 ]
+check "lint of ctkgen's own tree: Lua, Tcl and .pc files all linted" \
+    [ "$(jq '[.files[].kind] | unique | length' "$T/own-lint.json")" -eq 3 ]
+check "lint's private temp dir is gone at the end" lt_empty
+
+finish

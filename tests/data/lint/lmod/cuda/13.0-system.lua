@@ -1,0 +1,15 @@
+-- -*- lua -*-
+-- CUDA 13.0 from the runfile, with the distro CUDA's libraries "as a fallback".
+family("cuda")
+local root = "@CUDA@"
+prepend_path("PATH", root .. "/bin")
+prepend_path("CPATH", root .. "/nvvm/include")
+prepend_path("CPATH", root .. "/extras/CUPTI/include")
+prepend_path("CPATH", root .. "/include")
+for _, var in ipairs({"LIBRARY_PATH", "LD_LIBRARY_PATH"}) do
+    prepend_path(var, root .. "/nvvm/lib64")
+    prepend_path(var, root .. "/extras/CUPTI/lib64")
+    prepend_path(var, root .. "/lib64")
+end
+prepend_path("LD_LIBRARY_PATH", "@SYS@/lib64")
+setenv("CUDA_HOME", root)
