@@ -25,11 +25,13 @@
 #define LOOKED_INC "include, targets/sbsa-linux/include, targets/aarch64-linux/include, targets/x86_64-linux/include"
 #define LOOKED_LIB "lib64, lib, targets/sbsa-linux/lib, targets/aarch64-linux/lib, targets/x86_64-linux/lib, targets/sbsa-linux/lib64, targets/aarch64-linux/lib64, targets/x86_64-linux/lib64, lib/aarch64-linux-gnu"
 #define TARGET "sbsa-linux"
+#define MULTIARCH_DIR "aarch64-linux-gnu"
 #else
 #define HPC_ARCH "Linux_x86_64"
 #define LOOKED_INC "include, targets/x86_64-linux/include, targets/sbsa-linux/include, targets/aarch64-linux/include"
 #define LOOKED_LIB "lib64, lib, targets/x86_64-linux/lib, targets/sbsa-linux/lib, targets/aarch64-linux/lib, targets/x86_64-linux/lib64, targets/sbsa-linux/lib64, targets/aarch64-linux/lib64, lib/x86_64-linux-gnu"
 #define TARGET "x86_64-linux"
+#define MULTIARCH_DIR "x86_64-linux-gnu"
 #endif
 
 /* ---- per-test scratch: a temp dir and strings freed at teardown ------------- */
@@ -759,6 +761,78 @@ START_TEST(test_sdk_dedups_symlinked_dirs)
     assert_list(&sdk->path, S("%s/bin", root), NULL);
     assert_lib(sdk, "cublas", S("%s/lib64", root), "-lcublas");
     assert_sane(sdk);
+    ctk_sdk_free(sdk);
+}
+END_TEST
+
+START_TEST(test_sdk_system_dirs_recognised)
+{
+    mkd("mine/include");
+    lnk("/usr/include", "sysinc");
+    ck_assert(ctk_sdk_is_system_dir("/usr/include"));
+    ck_assert(ctk_sdk_is_system_dir("/usr/include/"));
+    ck_assert(ctk_sdk_is_system_dir("/usr/bin"));
+    ck_assert(ctk_sdk_is_system_dir("/lib64"));
+    ck_assert(ctk_sdk_is_system_dir("/usr/lib/" MULTIARCH_DIR));
+    ck_assert(ctk_sdk_is_system_dir(S("%s/sysinc", g_tmp))); /* by its resolved path */
+    ck_assert(!ctk_sdk_is_system_dir("/usr/local/include"));
+    ck_assert(!ctk_sdk_is_system_dir("/usr/lib/" MULTIARCH_DIR "/stubs"));
+    ck_assert(!ctk_sdk_is_system_dir(S("%s/mine/include", g_tmp)));
+    ck_assert(!ctk_sdk_is_system_dir(NULL));
+}
+END_TEST
+
+/* a toolkit whose man pages are the system's: they stay off MANPATH */
+START_TEST(test_sdk_system_dir_kept_off_lists)
+{
+    char *root = fake_toolkit("cuda", NULL, 12040);
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    if (!ctk_is_dir("/usr/share/man")) {
+        printf("SKIP: test_sdk_system_dir_kept_off_lists: no /usr/share/man here\n");
+        return;
+    }
+    mkd("cuda/share");
+    lnk("/usr/share/man", "cuda/share/man");
+    conf_init(&c, "12.4", root);
+    sdk = load_ok(&c);
+    ck_assert_str_eq(sdk->mandir, S("%s/share/man", root)); /* the field still names it */
+    ck_assert_uint_eq(sdk->manpath.len, 0);
+    assert_list(&sdk->ld_library_path, S("%s/lib64", root), NULL);
+    ctk_sdk_free(sdk);
+}
+END_TEST
+
+/* Debian's nvidia-cuda-toolkit under a prefix: libraries in lib/<multiarch> */
+START_TEST(test_sdk_debian_multiarch_layout)
+{
+    char *usr = S("%s/deb/usr", g_tmp);
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    wrx("deb/usr/bin/nvcc", "#!/bin/sh\nexec \"$(dirname \"$0\")/../lib/nvidia-cuda-toolkit/bin/nvcc\" \"$@\"\n");
+    wrx("deb/usr/lib/nvidia-cuda-toolkit/bin/nvcc", "#!/bin/sh\nexit 1\n");
+    wr("deb/usr/include/cuda_runtime.h", "");
+    wr("deb/usr/include/cuda_runtime_api.h", "#define CUDART_VERSION 12040\n");
+    wr("deb/usr/include/cupti.h", "");
+    wr("deb/usr/include/nvvm.h", "");
+    wr("deb/usr/lib/" MULTIARCH_DIR "/libcudart.so.12", "");
+    wr("deb/usr/lib/" MULTIARCH_DIR "/libcupti.so.12", "");
+    wr("deb/usr/lib/" MULTIARCH_DIR "/libnvvm.so.4", "");
+    wr("deb/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc", "");
+    conf_init(&c, "12.4", usr);
+    sdk = load_ok(&c);
+    ck_assert_str_eq(sdk->incdir, S("%s/include", usr));
+    ck_assert_str_eq(sdk->libdir, S("%s/lib/" MULTIARCH_DIR, usr));
+    ck_assert_str_eq(sdk->cupti_incdir, S("%s/include", usr));
+    ck_assert_str_eq(sdk->cupti_libdir, S("%s/lib/" MULTIARCH_DIR, usr));
+    ck_assert_ptr_null(sdk->nvvm_root); /* no nvvm/: nvvm.h and libnvvm are in include/ and lib/<multiarch> */
+    assert_list(&sdk->path, S("%s/bin", usr), NULL);
+    assert_list(&sdk->cpath, S("%s/include", usr), NULL);
+    assert_list(&sdk->ld_library_path, S("%s/lib/" MULTIARCH_DIR, usr), NULL);
+    assert_lib(sdk, "cudart", S("%s/lib/" MULTIARCH_DIR, usr), "-lcudart");
+    assert_lib(sdk, "cupti", S("%s/lib/" MULTIARCH_DIR, usr), "-lcupti");
     ctk_sdk_free(sdk);
 }
 END_TEST
@@ -1494,6 +1568,9 @@ static Suite *sdk_suite(bool have_cuda)
     tc = tcase("decisions");
     tcase_add_test(tc, test_sdk_dedups_symlinked_dirs);
     tcase_add_test(tc, test_sdk_stubs_and_compat_never_listed);
+    tcase_add_test(tc, test_sdk_system_dirs_recognised);
+    tcase_add_test(tc, test_sdk_system_dir_kept_off_lists);
+    tcase_add_test(tc, test_sdk_debian_multiarch_layout);
     tcase_add_test(tc, test_sdk_targets_only_layout);
     tcase_add_test(tc, test_sdk_comm_libs_and_module_version);
     suite_add_tcase(s, tc);
