@@ -31,6 +31,12 @@ const ctk_diag_t ctk_diags[] = {
     { "CTK-MOD-003", W,
       "the module declares no family or conflict, so two toolkits can be loaded at once",
       "add family(\"cuda\") (Lua) or 'conflict cudatoolkit' (Tcl); ctkgen's templates do" },
+    { "CTK-MOD-004", E,
+      "the Lua modulefile calls what the sandbox forbids (commands, files, code loading); not run",
+      "set variables with Lmod functions only; work out values when the module is written, not loaded" },
+    { "CTK-MOD-005", E,
+      "the Lua modulefile hit the sandbox's memory, instruction or stack limit and was stopped",
+      "remove the loop, recursion or string growth; a modulefile only sets variables" },
 
     /* ---- the environment it produces ------------------------------------ */
     { "CTK-ENV-001", E, "the Lua and Tcl modulefiles produce different environments",
@@ -60,9 +66,14 @@ const ctk_diag_t ctk_diags[] = {
 
     /* ---- pkg-config ------------------------------------------------------ */
     { "CTK-PC-001", E, "nvcc rejects the .pc's Libs",
-      "write Libs as plain -L, -l and -Wl,-rpath,<dir> words that nvcc and cc both accept" },
+      "write Libs as plain -L, -l and -Xlinker -rpath=<dir> words that nvcc and cc both accept" },
     { "CTK-PC-002", E, "the .pc's Version disagrees with the toolkit",
       "regenerate the .pc, or correct the SDK's version in the site config" },
+    { "CTK-PC-003", W, "a .pc variable is defined but neither Cflags nor Libs use it",
+      "add the directory it names to Cflags (-I) or Libs (-L), or drop the variable" },
+    { "CTK-PC-004", E,
+      "no PKG_CONFIG_PATH directory holds a .pc the module names (PE_PKGCONFIG_LIBS)",
+      "prepend the directory holding <name>.pc to PKG_CONFIG_PATH, or fix the name" },
 
     /* ---- building the probes --------------------------------------------- */
     { "CTK-BUILD-001", E, "host compile failed: cuda_runtime.h not found",
@@ -100,6 +111,11 @@ const ctk_diag_t ctk_diags[] = {
       "read the quoted CUDA error; check the GPU is healthy and not exclusive-process busy" },
     { "CTK-GPU-005", E, "--require-launch: the probe could not launch on this machine",
       "run validate on a machine with an NVIDIA driver and GPU, or drop --require-launch" },
+
+    /* ---- which toolkit (lint) ---------------------------------------------- */
+    { "CTK-SDK-001", W,
+      "no CUDA toolkit found from the paths the file sets; only toolkit-independent checks ran",
+      "point CUDA_HOME, PATH (bin/nvcc) or CPATH at a complete toolkit, or ignore a non-CUDA file" },
 
     /* ---- parts that could not run here ----------------------------------- */
     { "CTK-SKIP-001", N, "not launched: no NVIDIA driver on this machine",
