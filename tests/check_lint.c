@@ -1,11 +1,269 @@
-/* check_lint.c - (being written). SPDX-License-Identifier: MIT */
+/* check_lint.c - unit tests of lint.c: classification, names, the Lua
+ * forbidden-call scanner, .pc variable use, the nvcc static rule, module
+ * name versions, and ctk_lint() over real files and the real toolkit.
+ * SPDX-License-Identifier: MIT
+ */
 #include <ctkconf.h>
 
+#include "lint.h"
 #include "testutil.h"
+#include "util.h"
 
-START_TEST(test_placeholder)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(test_lint_classifies_by_name_and_first_bytes)
 {
-    ck_assert_int_eq(1, 1);
+    ck_assert_int_eq(ctk_lint_classify("/m/cuda/13.0.lua", "family('cuda')"), CTK_LINT_LUA);
+    ck_assert_int_eq(ctk_lint_classify("/p/ctk-13.0.pc", "Name: x"), CTK_LINT_PC);
+    ck_assert_int_eq(ctk_lint_classify("/m/cuda/13.0", "#%Module1.0\nsetenv A b\n"), CTK_LINT_TCL);
+    ck_assert_int_eq(ctk_lint_classify("/m/cuda/13.0", "# not a module\n"), CTK_LINT_OTHER);
+    ck_assert_int_eq(ctk_lint_classify("/m/cuda/.modulerc.lua", "module_version('a','b')"), CTK_LINT_OTHER);
+    ck_assert_int_eq(ctk_lint_classify("/m/cuda/.modulerc", "#%Module"), CTK_LINT_OTHER);
+    ck_assert_int_eq(ctk_lint_classify("/m/cuda/.version", "#%Module"), CTK_LINT_OTHER);
+    ck_assert_int_eq(ctk_lint_classify("/m/README", NULL), CTK_LINT_OTHER);
+}
+END_TEST
+
+START_TEST(test_lint_module_name_is_the_last_two_path_parts)
+{
+    static const struct { const char *path, *want; } cases[] = {
+        { "/apps/lmod/cudatoolkit/13.0.lua", "cudatoolkit/13.0" },
+        { "/apps/tcl/cuda/12.4-nvhpc24.3", "cuda/12.4-nvhpc24.3" },
+        { "cuda/13.0.lua", "cuda/13.0" },
+        { "13.0.lua", "13.0" },
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *n = ctk_lint_module_name(cases[i].path, NULL);
+
+        ck_assert_ptr_nonnull(n);
+        ck_assert_str_eq(n, cases[i].want);
+        free(n);
+    }
+}
+END_TEST
+
+static const struct {
+    const char *src;
+    const char *name; /* NULL: nothing forbidden */
+    int line;
+} forbidden_cases[] = {
+    { "family('cuda')\nos.execute('id')\n", "os.execute", 2 },
+    { "local f = io.open('/etc/passwd')\n", "io", 1 },
+    { "\n\nlocal p = require 'posix'\n", "require", 3 },
+    { "pcall(os.execute, 'touch x')\n", "os.execute", 1 },
+    { "local c = load(\"os.execute('x')\")\n", "load (of Lua code)", 1 },
+    { "dofile('/etc/site.lua')\n", "dofile", 1 },
+    { "local d = string.dump(print)\n", "string.dump", 1 },
+    { "execute{cmd='id', modeA={'load'}}\n", "execute", 1 },
+    /* not forbidden */
+    { "-- os.execute('id') in a comment\nfamily('cuda')\n", NULL, 0 },
+    { "--[[ io.open\nrequire ]] family('cuda')\n", NULL, 0 },
+    { "whatis('uses os.execute in a string')\n", NULL, 0 },
+    { "whatis([[io.open and require, long string]])\n", NULL, 0 },
+    { "local h = os.getenv('HOME')\n", NULL, 0 },
+    { "load('cudnn/9.1')\n", NULL, 0 },
+    { "local t = {}; t.io = 1; t.require = 2\n", NULL, 0 },
+};
+
+START_TEST(test_lint_lua_forbidden_scanner)
+{
+    const char *name = NULL;
+    int line = 0;
+    bool hit = ctk_lint_lua_forbidden(forbidden_cases[_i].src, strlen(forbidden_cases[_i].src), &name, &line);
+
+    if (!forbidden_cases[_i].name) {
+        ck_assert_msg(!hit, "case %d: found %s", _i, hit ? name : "");
+        return;
+    }
+    ck_assert_msg(hit, "case %d: nothing found", _i);
+    ck_assert_str_eq(name, forbidden_cases[_i].name);
+    ck_assert_int_eq(line, forbidden_cases[_i].line);
+}
+END_TEST
+
+START_TEST(test_lint_pc_unused_follows_references)
+{
+    const char *text = "prefix=/opt/x\n"
+                       "cudaroot=/opt/cuda\n"
+                       "cu_math=/opt/math\n"
+                       "libdir=${cudaroot}/lib64\n"
+                       "unused_dir=${cudaroot}/extras\n"
+                       "# a comment=with an equals\n"
+                       "\n"
+                       "Name: ctk\n"
+                       "Description: d\n"
+                       "Version: 13.0\n"
+                       "Libs: -L${libdir} -lcudart\n";
+    ctk_strlist_t names;
+    int lines[64];
+
+    ctk_strlist_init(&names);
+    ck_assert(ctk_lint_pc_unused(text, &names, lines, NULL));
+    ck_assert_uint_eq(names.len, 2);
+    ck_assert_str_eq(names.items[0], "cu_math");
+    ck_assert_int_eq(lines[0], 3);
+    ck_assert_str_eq(names.items[1], "unused_dir");
+    ck_assert_int_eq(lines[1], 5);
+    ctk_strlist_fini(&names);
+}
+END_TEST
+
+START_TEST(test_lint_nvcc_static_rule)
+{
+    static const char *const good[] = {"-L/opt/cuda/lib64", "-lcudart", "-Xlinker", "-rpath=/a:/b",
+                                       "-Xlinker=--as-needed", "/opt/lib/libfoo.a", NULL};
+    static const char *const bad[] = {"-L/a", "-Wl,--as-needed,-lcudart,--no-as-needed", "-lcuda", NULL};
+    ctk_strlist_t l;
+    const char *w = NULL;
+
+    ctk_strlist_init(&l);
+    for (int i = 0; good[i]; i++)
+        ck_assert(ctk_strlist_push(&l, good[i], NULL));
+    ck_assert(ctk_lint_nvcc_libs_static(&l, &w));
+    ctk_strlist_fini(&l);
+    ctk_strlist_init(&l);
+    for (int i = 0; bad[i]; i++)
+        ck_assert(ctk_strlist_push(&l, bad[i], NULL));
+    ck_assert(!ctk_lint_nvcc_libs_static(&l, &w));
+    ck_assert_str_eq(w, "-Wl,--as-needed,-lcudart,--no-as-needed");
+    ctk_strlist_fini(&l);
+}
+END_TEST
+
+START_TEST(test_lint_name_version)
+{
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cudatoolkit/13.0", 13, 0), 1);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cudatoolkit/13.0.1", 13, 0), 1);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cudatoolkit/12.4", 13, 0), 0);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cudatoolkit/24.3_12.3", 12, 3), 1);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cudatoolkit/24.3_12.3", 12, 4), 0);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cuda/11.6-nvhpc22.3", 11, 6), 1);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("CUDA/13.0.0-easybuild", 13, 0), 1);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cuda/13.1", 13, 10), 0);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("nvhpc/25.9", 13, 0), -1);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("cuda/default", 13, 0), -1);
+    ck_assert_int_eq(ctk_lint_name_version_agrees("13.0", 13, 0), -1);
+}
+END_TEST
+
+/* ---- ctk_lint over files ----------------------------------------------------- */
+
+static const ctk_lint_file_t *find_file(const ctk_lint_report_t *r, const char *suffix)
+{
+    for (size_t i = 0; i < r->n_files; i++) {
+        size_t n = strlen(r->files[i].file), m = strlen(suffix);
+
+        if (n >= m && strcmp(r->files[i].file + n - m, suffix) == 0)
+            return &r->files[i];
+    }
+    return NULL;
+}
+
+START_TEST(test_lint_a_tree_against_the_real_toolkit)
+{
+    const char *cuda = tu_cuda_root();
+    char *dir, *text, *one;
+    ctk_lint_report_t rep;
+    ctk_lint_opts_t o = {0};
+    ctk_error_t err;
+    const ctk_lint_file_t *f;
+    const char *paths[1];
+
+    ck_assert_ptr_nonnull(cuda); /* registered only with a toolkit */
+    dir = tu_mkdtemp();
+    text = NULL;
+    ck_assert(asprintf(&text,
+                       "family('cuda')\n"
+                       "local r = '%s'\n"
+                       "prepend_path('PATH', r .. '/bin')\n"
+                       "setenv('CUDA_HOME', r)\n"
+                       "setenv('LDFLAGS', '-L' .. r .. '/lib64')\n",
+                       cuda) > 0);
+    free(tu_write(dir, "lmod/cuda/13.0.lua", text));
+    free(text);
+    free(tu_write(dir, "lmod/cuda/evil.lua", "family('cuda')\nos.execute('touch " "never')\n"));
+    free(tu_write(dir, "lmod/cuda/.modulerc.lua", "module_version('cuda/13.0', 'default')\n"));
+    free(tu_write(dir, "notes.txt", "hello\n"));
+    paths[0] = dir;
+    ctk_error_init(&err);
+    ctk_lint_report_init(&rep);
+    ck_assert_msg(ctk_lint(paths, 1, &o, &rep, &err), "%s", err.text);
+    ck_assert_uint_eq(rep.n_files, 2);
+    ck_assert_uint_eq(rep.n_skipped, 2);
+    f = find_file(&rep, "lmod/cuda/13.0.lua");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_str_eq(f->name, "cuda/13.0");
+    ck_assert_ptr_nonnull(f->root);
+    ck_assert_str_eq(f->root, cuda);
+    ck_assert_str_eq(f->found_by, "CUDA_HOME");
+    ck_assert(ctk_findings_has(&f->findings, "CTK-ENV-003"));
+    ck_assert(ctk_findings_has(&f->findings, "CTK-CPATH-001"));
+    ck_assert(!ctk_findings_has(&f->findings, "CTK-PATH-001"));
+    ck_assert(!ctk_findings_has(&f->findings, "CTK-MOD-003"));
+    ck_assert_ptr_null(f->suggestion);
+    f = find_file(&rep, "lmod/cuda/evil.lua");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(f->findings.len, 1);
+    ck_assert_str_eq(f->findings.items[0].code, "CTK-MOD-004");
+    ck_assert_int_eq(f->findings.items[0].line, 2);
+    ck_assert(rep.n_error >= 3);
+    ctk_lint_report_fini(&rep);
+
+    /* --fix-suggest on one named file: a site config naming the toolkit */
+    one = NULL;
+    ck_assert(asprintf(&one, "%s/lmod/cuda/13.0.lua", dir) > 0);
+    paths[0] = one;
+    o.fix_suggest = true;
+    ctk_lint_report_init(&rep);
+    ck_assert_msg(ctk_lint(paths, 1, &o, &rep, &err), "%s", err.text);
+    ck_assert_uint_eq(rep.n_files, 1);
+    ck_assert_ptr_nonnull(rep.files[0].suggestion);
+    ck_assert_ptr_nonnull(strstr(rep.files[0].suggestion, "\"module_name\": \"cuda\""));
+    ck_assert_ptr_nonnull(strstr(rep.files[0].suggestion, cuda));
+    ctk_lint_report_fini(&rep);
+    free(one);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_lint_missing_path_is_bad_input)
+{
+    const char *paths[] = {"/nonexistent/ctkgen/lint/cuda.lua"};
+    ctk_lint_report_t rep;
+    ctk_lint_opts_t o = {0};
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    ctk_lint_report_init(&rep);
+    ck_assert(!ctk_lint(paths, 1, &o, &rep, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFIG);
+    ck_assert_str_eq(err.source, paths[0]);
+    ck_assert_int_eq(ctk_error_exit_code(&err), CTK_EXIT_INPUT);
+    ck_assert_uint_eq(rep.n_files, 0);
+    ctk_lint_report_fini(&rep);
+}
+END_TEST
+
+START_TEST(test_lint_explicit_modulecmd_that_names_nothing_is_an_environment_error)
+{
+    char *dir = tu_mkdtemp();
+    const char *paths[1] = {dir};
+    ctk_lint_report_t rep;
+    ctk_lint_opts_t o = {0};
+    ctk_error_t err;
+
+    o.modulecmd = "/nonexistent/modulecmd.tcl";
+    ctk_error_init(&err);
+    ctk_lint_report_init(&rep);
+    ck_assert(!ctk_lint(paths, 1, &o, &rep, &err));
+    ck_assert_int_eq(err.code, CTK_E_ENV);
+    ctk_lint_report_fini(&rep);
+    tu_rmtree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -14,7 +272,21 @@ int main(void)
     Suite *s = suite_create("lint");
     TCase *tc = tcase_create("core");
 
-    tcase_add_test(tc, test_placeholder);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_lint_classifies_by_name_and_first_bytes);
+    tcase_add_test(tc, test_lint_module_name_is_the_last_two_path_parts);
+    tcase_add_loop_test(tc, test_lint_lua_forbidden_scanner, 0,
+                        (int)(sizeof forbidden_cases / sizeof forbidden_cases[0]));
+    tcase_add_test(tc, test_lint_pc_unused_follows_references);
+    tcase_add_test(tc, test_lint_nvcc_static_rule);
+    tcase_add_test(tc, test_lint_name_version);
+    if (tu_cuda_root())
+        tcase_add_test(tc, test_lint_a_tree_against_the_real_toolkit);
+    else
+        fprintf(stderr, "SKIP: no CUDA toolkit ($CTK_TEST_CUDA): test_lint_a_tree_against_the_real_toolkit "
+                        "not run, not counted\n");
+    tcase_add_test(tc, test_lint_missing_path_is_bad_input);
+    tcase_add_test(tc, test_lint_explicit_modulecmd_that_names_nothing_is_an_environment_error);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
