@@ -1516,7 +1516,7 @@ out:
 
 /* ---- files and the walk ------------------------------------------------------------------ */
 
-static bool lint_file(lctx_t *c, const char *path, bool named)
+static bool lint_file(lctx_t *c, const char *path)
 {
     ctk_lint_report_t *r = c->rep;
     ctk_lint_file_t *f, *files;
@@ -1555,7 +1555,6 @@ static bool lint_file(lctx_t *c, const char *path, bool named)
                               ? "a module default/alias file: not linted"
                               : "not a modulefile (.lua, #%Module) or a .pc file";
 
-        (void)named;
         ok = add_skip(r, path, why, c->err);
         goto out;
     }
@@ -1644,7 +1643,7 @@ static bool walk(lctx_t *c, const char *dir, int depth)
         else if (S_ISLNK(st.st_mode) && !ctk_is_file(p))
             good = add_skip(c->rep, p, "dangling symbolic link", c->err);
         else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-            good = lint_file(c, p, false);
+            good = lint_file(c, p);
         else
             good = add_skip(c->rep, p, "not a regular file", c->err);
         free(p);
@@ -1762,7 +1761,7 @@ bool ctk_lint(const char *const *paths, size_t n_paths, const ctk_lint_opts_t *o
     if (!setup(&c, &e))
         goto out;
     for (i = 0; i < n_paths; i++) {
-        bool good = ctk_is_dir(paths[i]) ? walk(&c, paths[i], 0) : lint_file(&c, paths[i], true);
+        bool good = ctk_is_dir(paths[i]) ? walk(&c, paths[i], 0) : lint_file(&c, paths[i]);
 
         if (!good)
             goto out;
