@@ -16,9 +16,12 @@
 #include "diff.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -588,14 +591,24 @@ static ctk_change_t *plan_add(ctk_plan_t *plan, const char *rel, ctk_error_t *er
     return c;
 }
 
+/* Are these bytes what ctkgen last wrote at rel: the manifest's record,
+ * or the pending one of a run that was interrupted before it finished? */
+static bool ours(const manifest_t *man, const manifest_t *pend, const char *rel, const char *data,
+                 size_t len)
+{
+    const mentry_t *me = manifest_find(man, rel), *pe = manifest_find(pend, rel);
+
+    return (me && !hash_differs(data, len, me->hash)) || (pe && !hash_differs(data, len, pe->hash));
+}
+
 ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX], prefix[PATH_MAX];
     const ctk_outfile_t **files = NULL;
     ctk_plan_t *plan = NULL, *res = NULL;
-    manifest_t man = {NULL, 0};
-    char *mpath = NULL, *mdata = NULL, *old = NULL;
-    size_t mlen = 0, oldlen = 0, i, n, stop = 0;
+    manifest_t man = {NULL, 0}, pend = {NULL, 0};
+    char *mpath = NULL, *mdata = NULL, *old = NULL, *ppath = NULL, *pdata = NULL;
+    size_t mlen = 0, oldlen = 0, plen = 0, i, n, stop = 0;
     bool have_manifest = false;
     ctk_buf_t mb;
     int outfd = -1, r;
@@ -654,16 +667,23 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
         have_manifest = r == 1;
         if (have_manifest && !manifest_parse(mpath, mdata, mlen, &man, err))
             goto out;
+        if (!(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
+            goto out;
+        r = read_leaf(outfd, CTK_PENDING_NAME, ppath, &pdata, &plen, err);
+        if (r < 0)
+            goto out;
+        plan->pending = r == 1;
+        if (plan->pending && !manifest_parse(ppath, pdata, plen, &pend, err))
+            goto out;
     }
 
-    plan->items = malloc((set->n + man.n + 1) * sizeof *plan->items);
+    plan->items = malloc((set->n + man.n + pend.n + 1) * sizeof *plan->items);
     if (!plan->items) {
         ctk_error_nomem(err);
         goto out;
     }
     for (i = 0; i < set->n; i++) {
         const ctk_outfile_t *f = files[i];
-        const mentry_t *me = manifest_find(&man, f->relpath);
         ctk_change_t *c = plan_add(plan, f->relpath, err);
         walk_t w;
 
@@ -679,7 +699,7 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
              * (apply removes it first); anything else is in the way */
             memcpy(prefix, f->relpath, stop);
             prefix[stop] = '\0';
-            if (!manifest_find(&man, prefix)) {
+            if (!manifest_find(&man, prefix) && !manifest_find(&pend, prefix)) {
                 ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, prefix, stop), 0,
                               0, "is not a directory, but ctkgen needs one here for %s",
                               f->relpath);
@@ -694,19 +714,23 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
             free(old);
         } else {
             c->kind = CTK_CHANGE_UPDATE;
-            c->conflict = !me || hash_differs(old, oldlen, me->hash);
+            c->conflict = !ours(&man, &pend, f->relpath, old, oldlen);
             c->old_data = old;
             c->old_len = oldlen;
         }
         old = NULL;
     }
-    for (i = 0; i < man.n; i++) {
-        const mentry_t *me = &man.v[i];
+    /* what ctkgen wrote before (the manifest, and an interrupted run's
+     * pending manifest) and no longer produces */
+    for (i = 0; i < man.n + pend.n; i++) {
+        const mentry_t *me = i < man.n ? &man.v[i] : &pend.v[i - man.n];
         ctk_change_t *c;
         walk_t w;
 
         if (sorted_find(files, set->n, me->rel))
             continue;
+        if (i >= man.n && manifest_find(&man, me->rel))
+            continue; /* listed in both: seen already */
         w = probe(outfd, plan->outdir, me->rel, &old, &oldlen, &stop, err);
         if (w == WALK_FAILED)
             goto out;
@@ -716,7 +740,7 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
         if (!c)
             goto out;
         c->kind = CTK_CHANGE_REMOVE;
-        c->conflict = hash_differs(old, oldlen, me->hash);
+        c->conflict = !ours(&man, &pend, me->rel, old, oldlen);
         c->old_data = old;
         c->old_len = oldlen;
         old = NULL;
@@ -736,8 +760,8 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
         goto out;
     }
     plan->manifest = ctk_buf_take(&mb, &plan->manifest_len);
-    plan->manifest_changed =
-        !have_manifest || !bytes_equal(mdata, mlen, plan->manifest, plan->manifest_len);
+    plan->manifest_changed = plan->pending || !have_manifest ||
+                             !bytes_equal(mdata, mlen, plan->manifest, plan->manifest_len);
     res = plan;
     plan = NULL;
 out:
@@ -746,8 +770,11 @@ out:
         close(outfd);
     free(old);
     manifest_fini(&man);
+    manifest_fini(&pend);
     free(mdata);
     free(mpath);
+    free(pdata);
+    free(ppath);
     free(files);
     ctk_plan_free(plan);
     return res;
@@ -1083,9 +1110,78 @@ static void conflict_error(const ctk_plan_t *plan, size_t nconf, ctk_error_t *er
     ctk_buf_fini(&b);
 }
 
+/* Termination signals wait while the tree is being changed. */
+static void hold_signals(sigset_t *saved)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &set, saved);
+}
+
+static void release_signals(const sigset_t *saved)
+{
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+static bool is_tmp_name(const char *name)
+{
+    const char *tag = strstr(name, TMP_TAG);
+
+    return name[0] == '.' && tag && strlen(tag) == strlen(TMP_TAG) + 6;
+}
+
+/* Remove the temp files a killed run left in OUT and in every directory
+ * the plan touches (the caller holds the lock, so no live run owns them).
+ * Best effort: a temp file that stays is harmless. */
+static void sweep_dir(int dirfd)
+{
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    struct dirent *e;
+
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    while ((e = readdir(d)))
+        if (is_tmp_name(e->d_name))
+            unlinkat(dirfd, e->d_name, 0);
+    closedir(d);
+}
+
+static void sweep_tmp(int outfd, const ctk_plan_t *plan)
+{
+    const char *last = NULL;
+    size_t i, lastlen = 0;
+
+    sweep_dir(outfd);
+    for (i = 0; i < plan->n; i++) {
+        const char *rel = plan->items[i].relpath, *slash = strrchr(rel, '/');
+        const char *leaf = NULL;
+        size_t stop = 0, dl = slash ? (size_t)(slash - rel) : 0;
+        int dirfd = -1;
+
+        if (!slash || (last && dl == lastlen && strncmp(rel, last, dl) == 0))
+            continue; /* OUT itself, or the same dir as the item before (sorted) */
+        last = rel;
+        lastlen = dl;
+        if (walk(outfd, plan->outdir, rel, false, &dirfd, &leaf, &stop, NULL) == WALK_FOUND)
+            sweep_dir(dirfd);
+        if (dirfd >= 0)
+            close(dirfd);
+    }
+}
+
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
 {
-    char *mpath = NULL;
+    sigset_t saved;
+    char *mpath = NULL, *ppath = NULL;
     size_t nconf = 0, i;
     bool ok = false;
     int outfd = -1;
@@ -1097,6 +1193,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     }
     if (!ctk_plan_has_changes(plan) && !plan->manifest_changed)
         return true;
+    hold_signals(&saved);
     if (!mkdir_p(plan->outdir, err))
         goto out;
     outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1105,6 +1202,13 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
                       strerror(errno));
         goto out;
     }
+    if (!(mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err)) ||
+        !(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
+        goto out;
+    sweep_tmp(outfd, plan);
+    if (ctk_plan_has_changes(plan) &&
+        !write_atomic(outfd, CTK_PENDING_NAME, ppath, plan->manifest, plan->manifest_len, err))
+        goto out;
     /* removals first: a file ctkgen no longer writes may stand where a
      * directory is needed now */
     for (i = 0; i < plan->n; i++)
@@ -1123,17 +1227,26 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
         if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
             !prune_dirs(outfd, plan->outdir, plan->items[i].relpath, err))
             goto out;
-    if (plan->manifest_changed) {
-        mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err);
-        if (!mpath || !write_atomic(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest,
-                                    plan->manifest_len, err))
+    if (plan->manifest_changed &&
+        !write_atomic(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest, plan->manifest_len, err))
+        goto out;
+    if (unlinkat(outfd, CTK_PENDING_NAME, 0) == 0) {
+        if (fsync_dir(outfd) < 0) {
+            ctk_error_set(err, CTK_E_IO, ppath, 0, 0, "cannot sync its directory after removing it: %s",
+                          strerror(errno));
             goto out;
+        }
+    } else if (errno != ENOENT) {
+        ctk_error_set(err, CTK_E_IO, ppath, 0, 0, "cannot remove: %s", strerror(errno));
+        goto out;
     }
     ok = true;
 out:
     if (outfd >= 0)
         close(outfd);
     free(mpath);
+    free(ppath);
+    release_signals(&saved);
     return ok;
 }
 

@@ -13,6 +13,15 @@
  *    by hand), or that exists but was never written by ctkgen, is a
  *    conflict: apply refuses (CTK_E_CONFLICT) unless force is set;
  *  - the manifest is rewritten last, and only if it changes.
+ * Crash safety: before changing anything, apply writes the new manifest as
+ * OUT/.ctkgen-manifest.pending (atomically); it is removed once the real
+ * manifest is written.  Every file is replaced by rename, so a run killed
+ * at any point leaves each file either as it was or as it is meant to be,
+ * and the next run (whatever its config) counts a file matching either
+ * record as ctkgen's own: it finishes the job or rolls it back, and
+ * removes the temp files (".<name>.ctkgen-tmp-XXXXXX") the killed run
+ * left.  SIGINT, SIGTERM, SIGHUP and SIGQUIT are held while a plan is
+ * applied (a few milliseconds) and take effect once the tree is whole.
  * A lock on OUT/.ctkgen.lock (flock) serialises concurrent runs.
  */
 #ifndef CTK_WRITE_H
@@ -25,6 +34,7 @@
 
 #define CTK_MANIFEST_NAME ".ctkgen-manifest"
 #define CTK_LOCK_NAME ".ctkgen.lock"
+#define CTK_PENDING_NAME ".ctkgen-manifest.pending"
 
 typedef struct {
     char *relpath; /* "lmod/cudatoolkit/12.4.lua" */
@@ -67,7 +77,8 @@ typedef struct {
     size_t n;
     char *manifest;       /* new manifest text */
     size_t manifest_len;
-    bool manifest_changed;
+    bool manifest_changed; /* also true when a pending manifest is left over */
+    bool pending;          /* OUT holds the pending manifest of an interrupted run */
 } ctk_plan_t;
 
 /* Compare the outset with OUT on disk.  OUT need not exist.  Caller frees.

@@ -470,6 +470,79 @@ START_TEST(test_write_refuses_hand_edited_file)
 }
 END_TEST
 
+START_TEST(test_write_interrupted_run_rolls_back_or_forward)
+{
+    static const char *const run2[] = {
+        "lmod/cudatoolkit/12.4.lua", "-- 12.4 new\n",
+        "lmod/cudatoolkit/12.8.lua", "-- 12.8\n",
+        NULL};
+    char *p, *pend = path_in(out, CTK_PENDING_NAME);
+    size_t conf, created, updated, removed;
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    FILE *fp;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    /* a run towards run2 killed after its pending manifest, one update,
+     * one create and a half-written temp file */
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    fp = fopen(pend, "w");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(plan->manifest, 1, plan->manifest_len, fp), plan->manifest_len);
+    ck_assert_int_eq(fclose(fp), 0);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    free(tu_write(out, "lmod/cudatoolkit/12.4.lua", "-- 12.4 new\n"));
+    free(tu_write(out, "lmod/cudatoolkit/12.8.lua", "-- 12.8\n"));
+    free(tu_write(out, "lmod/cudatoolkit/.12.6.lua.ctkgen-tmp-Ab3dEf", "-- 12"));
+    /* an admin's file that merely looks alike is not touched */
+    free(tu_write(out, "lmod/cudatoolkit/.notes.ctkgen-tmp-keep", "mine"));
+
+    /* the old config again: neither file counts as edited by hand; the
+     * created one goes, the updated one comes back, the temp file goes */
+    fill(&set, RUN1);
+    plan = plan_ok(&set);
+    ck_assert(plan->pending);
+    ck_assert(plan->manifest_changed);
+    ctk_plan_counts(plan, &created, &updated, &removed, NULL, &conf);
+    ck_assert_uint_eq(conf, 0);
+    ck_assert_uint_eq(updated, 1);
+    ck_assert_uint_eq(removed, 1);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_write_apply(plan, false, &err), "%s", err.text);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    assert_file(out, "lmod/cudatoolkit/12.4.lua", RUN1[1]);
+    ck_assert(!exists(out, "lmod/cudatoolkit/12.8.lua"));
+    ck_assert(!exists(out, "lmod/cudatoolkit/.12.6.lua.ctkgen-tmp-Ab3dEf"));
+    ck_assert(exists(out, "lmod/cudatoolkit/.notes.ctkgen-tmp-keep"));
+    ck_assert(!exists(out, CTK_PENDING_NAME));
+    ck_assert_int_eq(count_tmp(out), 0 + 1); /* the admin's look-alike only */
+
+    /* and with a pending manifest that names a file edited by hand since,
+     * the edit is still a conflict */
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    fp = fopen(pend, "w");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(plan->manifest, 1, plan->manifest_len, fp), plan->manifest_len);
+    ck_assert_int_eq(fclose(fp), 0);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    p = tu_write(out, "lmod/cudatoolkit/12.6.lua", "-- edited by the admin\n");
+    free(p);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &conf);
+    ck_assert_uint_eq(conf, 1);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    free(pend);
+}
+END_TEST
+
 START_TEST(test_write_force_restores_without_touching_manifest)
 {
     char *p;
@@ -1313,6 +1386,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_plan_rejects_file_and_dir_at_one_path);
     tcase_add_test(tc, test_write_creates_tree_and_manifest);
     tcase_add_test(tc, test_write_second_run_changes_nothing);
+    tcase_add_test(tc, test_write_interrupted_run_rolls_back_or_forward);
     tcase_add_test(tc, test_write_updates_only_changed_file);
     tcase_add_test(tc, test_write_removes_stale_files_and_empty_dirs);
     tcase_add_test(tc, test_write_file_gives_way_to_directory);

@@ -1,0 +1,112 @@
+#!/bin/sh
+# crash.sh - a generate run killed at any point leaves every file either as
+# it was or as it is meant to be, and the next run finishes (or rolls back)
+# the job; SIGINT and SIGTERM leave the whole tree old or new, never mixed,
+# and no temp file.  The kills are real signals delivered by strace at the
+# Nth file-changing system call of the run.
+# SPDX-License-Identifier: MIT
+. "$top_srcdir/tests/lib.sh"
+need_cuda
+command -v strace >/dev/null || skip "strace not installed (apt-get install strace)"
+strace -f -qq -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not permitted)"
+F=$(sh "$top_srcdir/tests/fixtures.sh" "$CTK_TEST_CUDA" "$T/fx") || skip "fixtures could not be built"
+root="$F/standalone/cuda-13.0"
+
+# config A: SDKs s01..s12; config B: s05..s16 with other help text, so a
+# run from A to B updates 8, removes 4 and creates 4 toolkits' files.
+mkconfig() { # FILE FIRST LAST HELP
+    {
+        printf '{ "module_name": "cudatoolkit", "default": "13.0-s%02d", "help": "%s",\n  "pkgconfig_dir": "/apps/pkgconfig",\n  "sdks": [\n' "$2" "$4"
+        i=$2
+        while [ "$i" -le "$3" ]; do
+            sep=,; [ "$i" -eq "$3" ] && sep=
+            printf '    { "version": "13.0", "name": "13.0-s%02d", "base": "%s" }%s\n' "$i" "$root" "$sep"
+            i=$((i + 1))
+        done
+        printf '  ]\n}\n'
+    } > "$1"
+}
+mkconfig "$T/a.json" 1 12 "old tree"
+mkconfig "$T/b.json" 5 16 "new tree"
+"$CTKGEN" -q generate -c "$T/a.json" -o "$T/A" || { fail "generate A"; finish; exit 1; }
+"$CTKGEN" -q generate -c "$T/b.json" -o "$T/B" || { fail "generate B"; finish; exit 1; }
+
+# the files of a tree, without ctkgen's own bookkeeping
+files() { (cd "$1" && find . -type f ! -name .ctkgen.lock ! -name '.ctkgen-manifest*' | sort); }
+files "$T/A" > "$T/A.list"
+files "$T/B" > "$T/B.list"
+sort -u "$T/A.list" "$T/B.list" > "$T/all.list"
+check "A and B differ in every way (created, updated, removed files)" sh -c \
+    "[ \$(comm -23 '$T/A.list' '$T/B.list' | wc -l) -gt 0 ] && [ \$(comm -13 '$T/A.list' '$T/B.list' | wc -l) -gt 0 ]"
+
+# every file is A's, B's or absent where that tree has none; no temp files
+mixed_ok() { # OUT
+    while read -r f; do
+        if [ -f "$1/$f" ]; then
+            cmp -s "$1/$f" "$T/A/$f" 2>/dev/null || cmp -s "$1/$f" "$T/B/$f" 2>/dev/null || {
+                echo "  $f is neither the old nor the new file"; return 1; }
+        elif grep -qxF "$f" "$T/A.list" && grep -qxF "$f" "$T/B.list"; then
+            echo "  $f is missing, but both trees have it"; return 1
+        fi
+    done < "$T/all.list"
+    extra=$(files "$1" | comm -23 - "$T/all.list")
+    [ -z "$extra" ] || { echo "  unexpected files: $extra"; return 1; }
+}
+same_tree() { # OUT WANT
+    files "$1" > "$T/got.list"
+    cmp -s "$T/got.list" "$2.list" || { diff "$2.list" "$T/got.list" | head -5; return 1; }
+    while read -r f; do cmp -s "$1/$f" "$2/$f" || { echo "  $f differs"; return 1; }; done < "$2.list"
+    [ ! -e "$1/.ctkgen-manifest.pending" ] || { echo "  pending manifest left"; return 1; }
+    [ -z "$(find "$1" -name '*.ctkgen-tmp-*')" ] || { echo "  temp files left"; return 1; }
+}
+cmp_trees() { same_tree "$1" "$T/$2" > "$T/why" 2>&1; }
+
+SYSCALLS=openat,write,fsync,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir
+# how many such calls a full A -> B run makes
+rm -rf "$T/out" && cp -a "$T/A" "$T/out"
+strace -f -qq -c -o "$T/count" -e trace=$SYSCALLS "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1
+total=$(awk '$NF == "total" { print $4 }' "$T/count")
+check "the A -> B run was counted ($total calls)" [ "${total:-0}" -gt 100 ]
+
+# SIGKILL at about 40 points spread over the run (the last ones are the
+# writes, where it matters); then re-run B (finish) or A (roll back)
+step=$((total / 40)); [ "$step" -ge 1 ] || step=1
+n=1 kills=0 bad=0 rerun_bad=0 back_bad=0
+while [ "$n" -le "$total" ]; do
+    rm -rf "$T/out" && cp -a "$T/A" "$T/out"
+    strace -f -qq -o /dev/null -e trace=$SYSCALLS -e inject=$SYSCALLS:signal=KILL:when=$n \
+        "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1
+    kills=$((kills + 1))
+    mixed_ok "$T/out" || { bad=$((bad + 1)); echo "  (killed at call $n)"; }
+    if [ $((kills % 2)) -eq 0 ]; then
+        "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1 && cmp_trees "$T/out" B ||
+            { rerun_bad=$((rerun_bad + 1)); echo "  re-run after a kill at call $n did not give B:"; cat "$T/why"; }
+    else
+        "$CTKGEN" -q generate -c "$T/a.json" -o "$T/out" >/dev/null 2>&1 && cmp_trees "$T/out" A ||
+            { back_bad=$((back_bad + 1)); echo "  A after a kill at call $n did not give A back"; }
+    fi
+    n=$((n + step))
+done
+check "SIGKILL at $kills points: every file old or new each time" [ "$bad" -eq 0 ]
+check "SIGKILL: re-running the new config completes the tree, no temp files" [ "$rerun_bad" -eq 0 ]
+check "SIGKILL: running the old config again rolls the tree back" [ "$back_bad" -eq 0 ]
+
+# SIGINT / SIGTERM at about 20 points each: the whole tree is A or B
+for sig in INT TERM; do
+    step=$((total / 20)); [ "$step" -ge 1 ] || step=1
+    n=1 runs=0 bad=0 saw_a=0 saw_b=0
+    while [ "$n" -le "$total" ]; do
+        rm -rf "$T/out" && cp -a "$T/A" "$T/out"
+        strace -f -qq -o /dev/null -e trace=$SYSCALLS -e inject=$SYSCALLS:signal=$sig:when=$n \
+            "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1
+        runs=$((runs + 1))
+        if cmp_trees "$T/out" A; then saw_a=$((saw_a + 1))
+        elif cmp_trees "$T/out" B; then saw_b=$((saw_b + 1))
+        else bad=$((bad + 1)); echo "  SIG$sig at call $n left a mixed tree"; same_tree "$T/out" "$T/B"
+        fi
+        n=$((n + step))
+    done
+    check "SIG$sig at $runs points: tree wholly old ($saw_a) or new ($saw_b), no temp files" [ "$bad" -eq 0 ]
+    check "SIG$sig: some signals landed while the tree was written (new tree seen)" [ "$saw_b" -gt 0 ]
+done
+finish
