@@ -41,8 +41,9 @@ static void print_main_help(void)
     printf("  %-10s %s\n", "help", "show help for a command (ctkgen help generate)");
     printf("  %-10s %s\n", "version", "print the version");
     printf("\nWith no config, 'ctkgen generate' scans the standard install places\n"
-           "(/usr/local/cuda-*, /usr/local/cuda, /opt/nvidia/hpc_sdk) and writes\n"
-           "into ./ctkgen-out.  See ctkgen(1) and docs/site-config.md.\n\n%s",
+           "(/usr/local/cuda, /usr/local/cuda-*, /opt/cuda, /opt/nvidia/hpc_sdk, and\n"
+           "/usr for Debian's packages) and writes into ./ctkgen-out.  See ctkgen(1)\n"
+           "and docs/site-config.md.\n\n%s",
            ctk_cli_exit_codes_text);
 }
 

@@ -21,7 +21,7 @@ check "validate --help names every option" sh -c \
     "for o in --config --output --jobs --json --require-launch --no-cache --cache-dir --timeout --modulecmd --lmod --lmod-cmd --cc --cxx; do grep -q -- \"\$o\" '$T/out' || exit 1; done"
 check "help validate equals validate --help" sh -c "'$CTKGEN' help validate | cmp -s - '$T/out'"
 # every long option of every command is in the man page
-for cmd in generate validate; do
+for cmd in generate validate scan lint; do
     "$CTKGEN" $cmd --help > "$T/help-$cmd"
     for o in $(grep -o -- '--[a-z][a-z-]*' "$T/help-$cmd" | sort -u); do
         esc=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
