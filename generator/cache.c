@@ -295,20 +295,6 @@ out:
     return text;
 }
 
-static bool write_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
 
 bool ctk_cache_put(const char *dir, const char *key, const char *text, ctk_error_t *err)
 {
@@ -345,8 +331,8 @@ bool ctk_cache_put(const char *dir, const char *key, const char *text, ctk_error
     }
     made = true;
     /* mkostemp makes 0600 already; say so in case a libc does otherwise */
-    if (fchmod(fd, 0600) < 0 || !write_all(fd, head, strlen(head)) ||
-        !write_all(fd, text, tlen) || fsync(fd) < 0) {
+    if (fchmod(fd, 0600) < 0 || !ctk_write_all(fd, head, strlen(head)) ||
+        !ctk_write_all(fd, text, tlen) || fsync(fd) < 0) {
         ctk_error_set(err, CTK_E_IO, tmp, 0, 0, "cannot write: %s", strerror(errno));
         goto out;
     }

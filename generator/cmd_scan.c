@@ -13,6 +13,7 @@
 #include "config.h"
 #include "discover.h"
 #include "util.h"
+#include "write.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -156,7 +157,7 @@ int ctk_cmd_scan(int argc, char **argv)
     if (!(json = ctk_config_dump(res->cfg, &err)))
         goto fail;
     if (output) {
-        if (!ctk_file_write_atomic(output, json, strlen(json), &err))
+        if (!ctk_write_file_atomic(output, json, strlen(json), &err))
             goto fail;
         ctk_cli_info("wrote %s", output);
     } else {

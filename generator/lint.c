@@ -1656,32 +1656,6 @@ out:
     return ok;
 }
 
-/* rm -r without following symlinks. */
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    DIR *d;
-    struct dirent *e;
-
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
-        while ((e = readdir(d))) {
-            char *sub;
-
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            if ((sub = ctk_path_join(path, e->d_name, NULL))) {
-                remove_tree(sub);
-                free(sub);
-            }
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static bool setup(lctx_t *c, ctk_error_t *err)
 {
@@ -1771,7 +1745,7 @@ out:
     if (!ok && err && !ctk_error_is_set(err))
         *err = e;
     if (c.tmproot)
-        remove_tree(c.tmproot);
+        ctk_remove_tree(c.tmproot);
     free(c.tmproot);
     if (c.have_tcl)
         ctk_modsys_info_fini(&c.tcl);

@@ -5,6 +5,7 @@
 
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -310,8 +311,7 @@ void ctk_hash_hex(const void *data, size_t len, char out[17])
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-/* Write all of data to fd, retrying short writes and EINTR. */
-static bool write_fully(int fd, const char *data, size_t len)
+bool ctk_write_all(int fd, const char *data, size_t len)
 {
     while (len > 0) {
         ssize_t n = write(fd, data, len);
@@ -326,66 +326,28 @@ static bool write_fully(int fd, const char *data, size_t len)
     return true;
 }
 
-bool ctk_file_write_atomic(const char *path, const char *data, size_t len, ctk_error_t *err)
+void ctk_remove_tree(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    const char *leaf = slash ? slash + 1 : path;
-    char *dir, *tmp = NULL;
-    bool ok = false;
-    int dfd = -1, fd = -1;
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
 
-    if (!*leaf) {
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "not a file name");
-        return false;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
+        while ((e = readdir(d))) {
+            char *sub;
+
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            if ((sub = ctk_path_join(path, e->d_name, NULL))) {
+                ctk_remove_tree(sub);
+                free(sub);
+            }
+        }
+        closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
     }
-    dir = !slash ? ctk_strdup(".", err)
-          : slash == path ? ctk_strdup("/", err)
-                          : ctk_strndup(path, (size_t)(slash - path), err);
-    if (!dir)
-        return false;
-    /* a hidden name next to the file, made with O_EXCL (mkstemp) */
-    if (!(tmp = ctk_printf(err, "%s/.%s.ctkgen-tmp-XXXXXX", dir, leaf)))
-        goto out;
-    if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open its directory: %s", strerror(errno));
-        goto out;
-    }
-    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot create a temporary file next to it: %s",
-                      strerror(errno));
-        free(tmp);
-        tmp = NULL;
-        goto out;
-    }
-    if (!write_fully(fd, data ? data : "", len) || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
-        goto out;
-    }
-    if (close(fd) != 0) {
-        fd = -1;
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write (close): %s", strerror(errno));
-        goto out;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0) {
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
-        goto out;
-    }
-    free(tmp);
-    tmp = NULL; /* renamed: nothing to clean up */
-    if (fsync(dfd) != 0) {
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot sync its directory: %s", strerror(errno));
-        goto out;
-    }
-    ok = true;
-out:
-    if (fd >= 0)
-        close(fd);
-    if (tmp)
-        unlink(tmp);
-    if (dfd >= 0)
-        close(dfd);
-    free(tmp);
-    free(dir);
-    return ok;
 }

@@ -57,10 +57,11 @@ char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t
 bool ctk_is_dir(const char *path);
 bool ctk_is_file(const char *path);        /* regular file (after symlinks) */
 bool ctk_is_executable(const char *path);  /* regular file with an x bit we may use */
-/* Replace the file at path with data atomically: a temp file next to it,
- * fsync, rename, fsync of the directory; mode 0644.  The directory must
- * exist.  On failure (CTK_E_IO) the file is as it was and no temp is left. */
-bool ctk_file_write_atomic(const char *path, const char *data, size_t len, ctk_error_t *err);
+/* Write all of data to fd, retrying short writes and EINTR; false with
+ * errno set on failure. */
+bool ctk_write_all(int fd, const char *data, size_t len);
+/* rm -r path without following symlinks; best effort, errors ignored. */
+void ctk_remove_tree(const char *path);
 /* realpath(3) into a fresh string; NULL if it does not resolve (no error set). */
 char *ctk_realpath(const char *path);
 

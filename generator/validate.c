@@ -1142,32 +1142,6 @@ static void progress(vjob_t *j, ctk_art_t a)
     pthread_mutex_unlock(&j->c->lock);
 }
 
-/* rm -r without following symlinks. */
-static void remove_tree(const char *path)
-{
-    struct stat st;
-    DIR *d;
-    struct dirent *e;
-
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode) && (d = opendir(path))) {
-        while ((e = readdir(d))) {
-            char *sub;
-
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            if ((sub = ctk_path_join(path, e->d_name, NULL))) {
-                remove_tree(sub);
-                free(sub);
-            }
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
 
 static bool write_probes(vjob_t *j)
 {
@@ -1313,7 +1287,7 @@ done:
             res->verdict = res->art[a].verdict;
     res->seconds = now_s() - t0;
     if (j->dir)
-        remove_tree(j->dir);
+        ctk_remove_tree(j->dir);
     return ok;
 }
 
@@ -1676,7 +1650,7 @@ out:
     out->seconds = now_s() - t0;
     free(threads);
     if (c.tmproot)
-        remove_tree(c.tmproot);
+        ctk_remove_tree(c.tmproot);
     free(c.tmproot);
     free(c.cache_dir);
     free(c.tcl_why);

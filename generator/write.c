@@ -861,20 +861,6 @@ out:
 
 /* ---- apply ----------------------------------------------------------------- */
 
-static bool write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
 
 /* ".<leaf>.ctkgen-tmp-XXXXXX": hidden, recognisable, unpredictable enough;
  * O_EXCL makes it safe whatever the name. */
@@ -928,7 +914,7 @@ static bool write_atomic(int dirfd, const char *leaf, const char *path, const ch
         goto out;
     }
     made = true;
-    if (!write_all(fd, data ? data : "", len)) {
+    if (!ctk_write_all(fd, data ? data : "", len)) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
         goto out;
     }
@@ -962,6 +948,34 @@ out:
         close(fd);
     if (made)
         unlinkat(dirfd, tmp, 0);
+    return ok;
+}
+
+bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_error_t *err)
+{
+    const char *slash = strrchr(path, '/');
+    const char *leaf = slash ? slash + 1 : path;
+    char *dir;
+    bool ok;
+    int dfd;
+
+    if (!*leaf) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "not a file name");
+        return false;
+    }
+    dir = !slash ? ctk_strdup(".", err)
+          : slash == path ? ctk_strdup("/", err)
+                          : ctk_strndup(path, (size_t)(slash - path), err);
+    if (!dir)
+        return false;
+    dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (dfd < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open its directory: %s", strerror(errno));
+        return false;
+    }
+    ok = write_atomic(dfd, leaf, path, data, len, err);
+    close(dfd);
     return ok;
 }
 

@@ -99,6 +99,11 @@ char *ctk_plan_diff(const ctk_plan_t *plan, ctk_error_t *err);
  * change hits a conflict and force is false. */
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err);
 
+/* Replace one file at path with data, atomically: a temp file next to it,
+ * fsync, rename, fsync of the directory; mode 0644.  The directory must
+ * exist.  On failure (CTK_E_IO) the file is as it was and no temp is left. */
+bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_error_t *err);
+
 /* The run lock: OUT is created (0755) if needed.  wait=false fails at once
  * with CTK_E_LOCK when another run holds it. */
 typedef struct ctk_lock ctk_lock_t;
