@@ -12,7 +12,6 @@
 #include "testutil.h"
 
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,28 +19,9 @@
 #include <unistd.h>
 
 static char *g_tmp;
-static char *g_strs[256];
-static size_t g_nstrs;
 
-static char *keep(char *s)
-{
-    ck_assert_ptr_nonnull(s);
-    ck_assert_uint_lt(g_nstrs, sizeof g_strs / sizeof g_strs[0]);
-    g_strs[g_nstrs++] = s;
-    return s;
-}
-
-static char *S(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *S(const char *fmt, ...)
-{
-    va_list ap;
-    char *s = NULL;
-
-    va_start(ap, fmt);
-    ck_assert_int_ge(vasprintf(&s, fmt, ap), 0);
-    va_end(ap);
-    return keep(s);
-}
+#define keep tu_keep
+#define S tu_str
 
 static void setup(void)
 {
@@ -51,11 +31,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    size_t i;
-
-    for (i = 0; i < g_nstrs; i++)
-        free(g_strs[i]);
-    g_nstrs = 0;
+    tu_free_kept();
     tu_rmtree(g_tmp);
     free(g_tmp);
     g_tmp = NULL;

@@ -170,3 +170,31 @@ int tu_run(Suite *s)
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+static char *kept[512];
+static size_t n_kept;
+
+char *tu_keep(char *s)
+{
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_lt(n_kept, sizeof kept / sizeof kept[0]);
+    kept[n_kept++] = s;
+    return s;
+}
+
+char *tu_str(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+
+    va_start(ap, fmt);
+    ck_assert_int_ge(vasprintf(&s, fmt, ap), 0);
+    va_end(ap);
+    return tu_keep(s);
+}
+
+void tu_free_kept(void)
+{
+    while (n_kept > 0)
+        free(kept[--n_kept]);
+}

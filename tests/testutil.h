@@ -31,6 +31,13 @@ const char *tu_fixtures(void);
 /* Absolute path of a file in the source tree ($top_srcdir). Caller frees. */
 char *tu_srcpath(const char *rel);
 
+/* Strings a test keeps until tu_free_kept() (call it in the teardown):
+ * tu_keep() takes s (asserting it is not NULL) and returns it; tu_str()
+ * formats a new one. */
+char *tu_keep(char *s);
+char *tu_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tu_free_kept(void);
+
 /* Run a suite with CK_ENV-style defaults; returns the process exit status. */
 int tu_run(Suite *s);
 
