@@ -40,60 +40,10 @@ case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 src=${src%/}
 out=${out%/}
 
-stamp_ok() { [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$src" ]; }
-
-if stamp_ok; then
-    echo "$out"
-    exit 0
-fi
-
-[ -x "$src/bin/nvcc" ] || { echo "$0: $src: no bin/nvcc" >&2; exit 1; }
-
-mkdir -p "$(dirname "$out")"
-lockdir=
-if command -v flock >/dev/null 2>&1; then
-    exec 9>"$out.lock"
-    flock 9
-else
-    lockdir=$out.lock.d
-    n=0
-    until mkdir "$lockdir" 2>/dev/null; do
-        n=$((n + 1))
-        [ $n -lt 600 ] || { echo "$0: $lockdir: lock held for 10 minutes" >&2; exit 1; }
-        sleep 1
-    done
-    trap 'rmdir "$lockdir" 2>/dev/null || :' EXIT
-    trap 'exit 1' HUP INT TERM
-fi
-
-# another builder may have finished while we waited for the lock
-if stamp_ok; then
-    echo "$out"
-    exit 0
-fi
-
-tmp=$out.tmp
-chmod -R u+rwx "$tmp" 2>/dev/null || :
-rm -rf "$tmp"
-mkdir -p "$tmp"
-tmp_phys=$(cd "$tmp" && pwd -P)
-
-# ---- helpers ----------------------------------------------------------------
-# copy SRC DST: hard links, symlinks kept as they are (relative ones stay
-# relative); falls back to a tree of symlinks across filesystems.
-# A directory reached through a symlink (/usr/local/nvvm -> cuda-X.Y/nvvm) is
-# copied from its physical path: copying the link itself would let a later
-# move() write through it into the real toolkit.
-copy() {
-    from=$1
-    if [ -L "$from" ] && [ -d "$from" ]; then
-        from=$(cd "$from" && pwd -P)
-    fi
-    if ! cp -al "$from" "$2" 2>/dev/null; then
-        rm -rf "$2"
-        cp -as "$from" "$2"
-    fi
-}
+here=$(cd "$(dirname "$0")" && pwd)
+stamp_text=$src
+. "$here/fixture-lib.sh"
+fixture_begin
 
 # move every existing match of the patterns in directory $1 into $2
 move() {
@@ -101,10 +51,7 @@ move() {
     to=$2
     shift 2
     mkdir -p "$to"
-    case $(cd "$to" && pwd -P)/ in
-        "$tmp_phys"/*) ;;
-        *) echo "$0: $to leads out of $tmp: refusing to move files there" >&2; exit 1 ;;
-    esac
+    inside "$to"
     for pat in "$@"; do
         for f in "$from"/$pat; do
             if [ -e "$f" ] || [ -L "$f" ]; then
@@ -114,11 +61,6 @@ move() {
     done
 }
 
-# replace (never edit) a file
-put() {
-    rm -f "$1"
-    cat >"$1"
-}
 
 # ---- what the source is ---------------------------------------------------------
 cpu=$(uname -m)
@@ -229,12 +171,4 @@ mkdir -p "$tmp/noversion"
 copy "$src" "$nv"
 rm -f "$nv/version.json" "$nv/version.txt"
 
-printf '%s\n' "$src" >"$tmp/.stamp"
-if [ -e "$out" ]; then
-    chmod -R u+rwx "$out" 2>/dev/null || :
-    rm -rf "$out.old"
-    mv "$out" "$out.old"
-    rm -rf "$out.old"
-fi
-mv "$tmp" "$out"
-echo "$out"
+fixture_finish

@@ -61,67 +61,11 @@ out=${out%/}
 here=$(cd "$(dirname "$0")" && pwd)
 stamp_text="$src scan-fixtures 1"
 
-stamp_ok() { [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$stamp_text" ]; }
-
-if stamp_ok; then
-    echo "$out"
-    exit 0
-fi
-[ -x "$src/bin/nvcc" ] || { echo "$0: $src: no bin/nvcc" >&2; exit 1; }
-
-mkdir -p "$(dirname "$out")"
-if command -v flock >/dev/null 2>&1; then
-    exec 8>"$out.lock"
-    flock 8
-else
-    n=0
-    until mkdir "$out.lock.d" 2>/dev/null; do
-        n=$((n + 1))
-        [ $n -lt 600 ] || { echo "$0: $out.lock.d: lock held for 10 minutes" >&2; exit 1; }
-        sleep 1
-    done
-    trap 'rmdir "$out.lock.d" 2>/dev/null || :' EXIT
-    trap 'exit 1' HUP INT TERM
-fi
-if stamp_ok; then
-    echo "$out"
-    exit 0
-fi
+. "$here/fixture-lib.sh"
+fixture_begin
 
 # the standalone and HPC SDK trees of fixtures.sh are the base of most layouts
 base=$(sh "$here/fixtures.sh" "$src" "$out.base") || { echo "$0: fixtures.sh failed" >&2; exit 1; }
-
-tmp=$out.tmp
-chmod -R u+rwx "$tmp" 2>/dev/null || :
-rm -rf "$tmp"
-mkdir -p "$tmp"
-chmod 755 "$tmp"
-tmp_phys=$(cd "$tmp" && pwd -P)
-
-# copy SRC DST: hard links (symlinks across file systems); a directory
-# reached through a symlink is copied from its physical path
-copy() {
-    from=$1
-    if [ -L "$from" ] && [ -d "$from" ]; then
-        from=$(cd "$from" && pwd -P)
-    fi
-    if ! cp -al "$from" "$2" 2>/dev/null; then
-        rm -rf "$2"
-        cp -as "$from" "$2"
-    fi
-}
-# replace (never edit) a file
-put() {
-    rm -f "$1"
-    cat >"$1"
-}
-# refuse to touch anything outside the tree being built
-inside() {
-    case $(cd "$1" && pwd -P)/ in
-        "$tmp_phys"/*) ;;
-        *) echo "$0: $1 leads out of $tmp: refusing" >&2; exit 1 ;;
-    esac
-}
 
 cpu=$(uname -m)
 case $cpu in
@@ -343,12 +287,4 @@ mkdir -p "$p/locked"
 copy "$st" "$p/locked/cuda-$mm"
 chmod 000 "$p/locked"
 
-printf '%s\n' "$stamp_text" >"$tmp/.stamp"
-if [ -e "$out" ]; then
-    chmod -R u+rwx "$out" 2>/dev/null || :
-    rm -rf "$out.old"
-    mv "$out" "$out.old"
-    rm -rf "$out.old"
-fi
-mv "$tmp" "$out"
-echo "$out"
+fixture_finish
