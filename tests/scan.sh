@@ -209,16 +209,23 @@ check "problems: a self-referencing link" err_has prob "loop $P/selfloop -> self
 check "problems: summary counts them" grep -q "^ctkgen: 2 toolkits, 0 runtime-only trees, 3 problems;" "$T/prob.err"
 if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
     NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
-    if $NOBODY test -x "$CTKGEN" && $NOBODY test -r "$P"; then
+    # the build tree may sit in a private dir (a clone in mktemp -d): run
+    # a copy of the binary from a dir that user can reach
+    chmod 711 "$T"
+    mkdir -p "$T/nobody-bin"
+    chmod 755 "$T/nobody-bin"
+    cp "$CTKGEN" "$T/nobody-bin/ctkgen"
+    chmod 755 "$T/nobody-bin/ctkgen"
+    if $NOBODY test -x "$T/nobody-bin/ctkgen" && $NOBODY test -r "$P"; then
         rc=0
-        $NOBODY "$CTKGEN" scan "$P" >"$T/nobody.json" 2>"$T/nobody.err" || rc=$?
+        $NOBODY "$T/nobody-bin/ctkgen" scan "$P" >"$T/nobody.json" 2>"$T/nobody.err" || rc=$?
         check "unreadable (as uid 65534): exit 0" [ "$rc" -eq 0 ]
         check "unreadable (as uid 65534): reported" err_has nobody "unreadable $P/locked: Permission denied"
         check "unreadable (as uid 65534): the readable toolkit still found" \
             grep -qF "\"base\": \"$P/cuda-$MM\"" "$T/nobody.json"
         check "unreadable (as uid 65534): 4 problems" grep -q "^ctkgen: 1 toolkit, 0 runtime-only trees, 4 problems;" "$T/nobody.err"
     else
-        echo "SKIP: unreadable directory: uid 65534 cannot run $CTKGEN or read $P"
+        echo "SKIP: unreadable directory: uid 65534 cannot run $T/nobody-bin/ctkgen or read $P"
     fi
 elif [ "$(id -u)" -ne 0 ]; then
     rc=0
