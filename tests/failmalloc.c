@@ -9,7 +9,25 @@
 #include "failmalloc.h"
 #include "testutil.h"
 
+#include <stdio.h>
+
+bool tu_alloc_sweeps_possible(const char *who)
+{
 #ifdef TU_HAVE_FAILING_MALLOC
+    if (tu_failing_malloc_works())
+        return true;
+    fprintf(stderr, "SKIP: %s: another malloc (valgrind's?) stands in for the failing one; "
+            "allocation-failure sweeps not run\n", who);
+#else
+    fprintf(stderr, "SKIP: %s: malloc cannot be replaced in this build (AddressSanitizer, or "
+            "not glibc); allocation-failure sweeps not run\n", who);
+#endif
+    return false;
+}
+
+#ifdef TU_HAVE_FAILING_MALLOC
+#include <dirent.h>
+#include <errno.h>
 #include <malloc.h>
 #include <stddef.h>
 
@@ -29,6 +47,7 @@ static bool fail_now(void)
     if (tu_fail_after-- > 0)
         return false;
     tu_failed_one = true;
+    errno = ENOMEM;
     return true;
 }
 
@@ -83,12 +102,34 @@ bool tu_failing_malloc_works(void)
     return p == NULL && tu_failed_one;
 }
 
+int tu_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int n = 0;
+
+    if (!d)
+        return -1;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n - 1; /* d's own */
+}
+
 long tu_alloc_sweep(const char *name, tu_alloc_op_t op, void (*release)(void *))
+{
+    return tu_alloc_sweep_with(name, op, release, NULL);
+}
+
+long tu_alloc_sweep_with(const char *name, tu_alloc_op_t op, void (*release)(void *),
+                         void (*after_failure)(long n))
 {
     long n;
 
     for (n = 0;; n++) {
         ctk_error_t err;
+        int fds = tu_open_fds();
         long long before = tu_live_bytes;
         void *result;
 
@@ -108,6 +149,10 @@ long tu_alloc_sweep(const char *name, tu_alloc_op_t op, void (*release)(void *))
                       ctk_error_code_name(err.code), err.text);
         ck_assert_msg(tu_live_bytes == before, "%s: allocation %ld failing leaked %lld bytes", name,
                       n, tu_live_bytes - before);
+        ck_assert_msg(tu_open_fds() == fds, "%s: allocation %ld failing left %d file descriptors "
+                      "open (%d before)", name, n, tu_open_fds(), fds);
+        if (after_failure)
+            after_failure(n);
     }
 }
 #endif
