@@ -167,33 +167,54 @@ void ctk_lval_free(ctk_lval_t *v)
 typedef struct {
     size_t used, limit;
     unsigned long instr, instr_limit;
-    bool poisoned;       /* a limit was hit */
+    bool poisoned;       /* a limit was hit, or memory ran out */
     const char *poison;  /* why */
+    bool nomem;          /* the system allocator failed under the cap: CTK_E_NOMEM */
     ctk_buf_t out;       /* what emit() produced */
     ctk_error_t qerr;    /* a quoting failure, reported as itself */
     ctk_error_t cberr;   /* the first error a host function raised; fatal */
     void *ud;            /* passed to host functions */
 } host_t;
 
+/* The host itself is out of memory: poison the state like a limit, but
+ * report CTK_E_NOMEM.  Lua answers a failed allocation with an emergency
+ * collection and a second try, and lets some failures pass unnoticed; the
+ * run fails all the same, since its output may lack what was lost. */
+static void host_nomem(host_t *h)
+{
+    h->nomem = true;
+    h->poisoned = true;
+    h->poison = "out of memory";
+}
+
+/* Two ways to refuse: past the cap (the chunk's fault, CTK_E_LIMIT) or
+ * because realloc() failed (the host's, CTK_E_NOMEM).  After the second,
+ * no block grows again: the run is failing, and should do so at once. */
 static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     host_t *h = ud;
     size_t old = ptr ? osize : 0;
+    void *p;
 
     if (nsize == 0) {
         free(ptr);
         h->used -= old;
         return NULL;
     }
+    if (nsize > old && h->nomem)
+        return NULL;
     if (nsize > old && nsize - old > h->limit - h->used) {
         h->poisoned = true;
         h->poison = "memory limit exhausted";
         return NULL;
     }
-    ptr = realloc(ptr, nsize);
-    if (ptr)
-        h->used = h->used - old + nsize;
-    return ptr;
+    p = realloc(ptr, nsize);
+    if (!p) {
+        host_nomem(h);
+        return NULL;
+    }
+    h->used = h->used - old + nsize;
+    return p;
 }
 
 static host_t *get_host(lua_State *L)
@@ -257,8 +278,10 @@ static int sb_emit(lua_State *L)
         if (lua_type(L, i) != LUA_TSTRING && lua_type(L, i) != LUA_TNUMBER)
             return luaL_error(L, "emit: argument %d is a %s, not a string", i, luaL_typename(L, i));
         s = lua_tolstring(L, i, &len);
-        if (!ctk_buf_append(&h->out, s, len))
+        if (!ctk_buf_append(&h->out, s, len)) {
+            host_nomem(h);
             return luaL_error(L, "emit: out of memory");
+        }
     }
     return 0;
 }
@@ -268,8 +291,10 @@ static int sb_emitln(lua_State *L)
     host_t *h = get_host(L);
 
     sb_emit(L);
-    if (!ctk_buf_append(&h->out, "\n", 1))
+    if (!ctk_buf_append(&h->out, "\n", 1)) {
+        host_nomem(h);
         return luaL_error(L, "emit: out of memory");
+    }
     return 0;
 }
 
@@ -288,6 +313,35 @@ static int sb_comment(lua_State *L)
         luaL_addchar(&b, (c < 0x20 || c == 0x7f || c == '\\') ? '?' : (char)c);
     }
     luaL_pushresult(&b);
+    return 1;
+}
+
+typedef struct {
+    const char *s;
+    size_t len;
+} owned_str_t;
+
+static int push_str_p(lua_State *L)
+{
+    const owned_str_t *o = lua_touserdata(L, 1);
+
+    lua_pushlstring(L, o->s, o->len);
+    return 1;
+}
+
+/* Push s, a malloc'ed string, and free it.  Pushing may raise (memory):
+ * it is done protected, so that s is freed before the error goes on. */
+static int push_owned(lua_State *L, char *s, size_t len)
+{
+    owned_str_t o = { s, len };
+    int status;
+
+    lua_pushcfunction(L, push_str_p);
+    lua_pushlightuserdata(L, &o);
+    status = lua_pcall(L, 1, 1, 0);
+    free(s);
+    if (status != LUA_OK)
+        return lua_error(L);
     return 1;
 }
 
@@ -310,13 +364,13 @@ static int do_quote(lua_State *L, quoter_t q)
         r = q(s, what, &e);
     }
     if (!r) {
+        if (e.code == CTK_E_NOMEM)
+            host_nomem(h);
         if (!ctk_error_is_set(&h->qerr))
             h->qerr = e;
         return luaL_error(L, "%s", e.text);
     }
-    lua_pushstring(L, r);
-    free(r);
-    return 1;
+    return push_owned(L, r, strlen(r));
 }
 
 static int sb_lua_q(lua_State *L) { return do_quote(L, ctk_quote_lua); }
@@ -573,17 +627,26 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
     h->instr_limit = (limits && limits->instr_limit) ? limits->instr_limit : DEFAULT_INSTR_LIMIT;
     L = lua_newstate(host_alloc, h);
     if (!L) {
-        ctk_error_nomem(err);
+        if (h->nomem || !h->poisoned)
+            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else
+            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while creating the sandbox",
+                          h->poison);
         goto out;
     }
     lua_pushcfunction(L, traceback_h);                        /* 1: handler */
     lua_pushcfunction(L, setup_p);
     lua_pushlightuserdata(L, (void *)args);
     if (lua_pcall(L, 1, 1, 1) != LUA_OK) {                    /* 2: env */
-        if (h->poisoned)
+        const char *msg = lua_tostring(L, -1);
+
+        if (h->nomem)
+            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else if (h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while preparing the sandbox", h->poison);
         else
-            ctk_error_nomem(err);
+            ctk_error_set(err, CTK_E_INTERNAL, chunkname, 0, 0, "%s while preparing the sandbox",
+                          msg ? msg : "error");
         goto out;
     }
     name = ctk_printf(err, "@%s", chunkname);
@@ -593,7 +656,9 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
     if (status != LUA_OK) {
         const char *msg = lua_tostring(L, -1);
 
-        if (status == LUA_ERRMEM || h->poisoned)
+        if (h->nomem)
+            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else if (status == LUA_ERRMEM || h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while loading", h->poison ? h->poison : "out of memory");
         else
             ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s", msg);
@@ -610,7 +675,9 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
 
         if (!msg)
             msg = "error object is not a string";
-        if (h->poisoned)
+        if (h->nomem)
+            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else if (h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, message_line(msg, chunkname), 0,
                           "%s (limits: %zu bytes, %lu instructions)", h->poison, h->limit,
                           h->instr_limit);
@@ -618,11 +685,17 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
             ctk_error_set(err, h->cberr.code, h->cberr.source[0] ? h->cberr.source : chunkname,
                           h->cberr.line, h->cberr.column, "%s", h->cberr.text);
         else if (ctk_error_is_set(&h->qerr))
-            ctk_error_set(err, CTK_E_QUOTE, chunkname, message_line(msg, chunkname), 0, "%s",
+            ctk_error_set(err, h->qerr.code, chunkname, message_line(msg, chunkname), 0, "%s",
                           h->qerr.text);
         else
             ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s",
                           msg);
+        goto out;
+    }
+    /* Lua lets some failures pass (a string table that cannot be resized
+     * stays as it is); the host met one all the same */
+    if (h->nomem) {
+        ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
         goto out;
     }
     ok = true;
@@ -828,14 +901,6 @@ void ctk_lua_ret_nil(ctk_lua_ret_t *r)
     r->kind = RET_NIL;
 }
 
-static int push_ret_p(lua_State *L)
-{
-    const ctk_lua_ret_t *r = lua_touserdata(L, 1);
-
-    lua_pushlstring(L, r->str, r->len);
-    return 1;
-}
-
 /* The one C function behind every host function: upvalue 1 is its
  * ctk_lua_reg_t.  The host function runs outside Lua's error handling;
  * only after it returns (and its resources are released) may Lua raise. */
@@ -847,7 +912,7 @@ static int sb_host(lua_State *L)
     ctk_lua_ret_t r;
     ctk_error_t e;
     lua_Debug ar;
-    int level, status;
+    int level;
     bool ok;
 
     c.L = L;
@@ -880,14 +945,7 @@ static int sb_host(lua_State *L)
     case RET_BOOL: lua_pushboolean(L, r.b); return 1;
     case RET_STR: break;
     }
-    /* pushing may raise (memory cap): do it protected, free, then re-raise */
-    lua_pushcfunction(L, push_ret_p);
-    lua_pushlightuserdata(L, &r);
-    status = lua_pcall(L, 1, 1, 0);
-    free(r.str);
-    if (status != LUA_OK)
-        return lua_error(L);
-    return 1;
+    return push_owned(L, r.str, r.len);
 }
 
 /* Add each host function to the env on top of the stack. */

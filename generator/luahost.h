@@ -45,7 +45,10 @@ typedef struct {
  *                   safe on a comment line of any of the formats
  *   lua_q(s[,what]) tcl_q(s[,what]) pc_q(s[,what])   quote.h, raising
  *                   an error (reported as CTK_E_QUOTE) when impossible
- * Errors carry chunkname, line and a traceback in err->text. */
+ * Errors carry chunkname, line and a traceback in err->text.  The sandbox's
+ * memory cap or instruction budget running out is CTK_E_LIMIT; the system
+ * allocator failing below the cap is CTK_E_NOMEM, even where Lua got over
+ * it (an emergency collection): the run is failed either way. */
 char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
                      const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err);
 

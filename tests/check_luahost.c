@@ -3,9 +3,11 @@
  */
 #include <ctkconf.h>
 
+#include "failmalloc.h"
 #include "luahost.h"
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -169,6 +171,191 @@ START_TEST(test_luahost_quote_failure_is_quote_error)
 }
 END_TEST
 
+/* ---- out of memory ---------------------------------------------------------
+ * The sandbox's cap is the chunk's limit (CTK_E_LIMIT); the system
+ * allocator failing below it is the host's (CTK_E_NOMEM).  Each sweep
+ * (tests/failmalloc.c) fails every allocation of one whole run in turn:
+ * the state's creation, the sandbox, loading, running, closing. */
+static const char sweep_chunk[] =
+    "local parts = {}\n"
+    "for i, v in ipairs(ctk.list) do parts[#parts + 1] = v:upper() end\n"
+    "local ok = pcall(error, 'caught')\n"
+    "emitln(comment('name\\n' .. ctk.name))\n"
+    "emitln('setenv(\"X\", ', lua_q(ctk.name, 'name'), ')')\n"
+    "emitln('setenv X ', tcl_q(ctk.name, 'name'))\n"
+    "emitln('prefix=', pc_q('/opt/' .. ctk.name, 'prefix'))\n"
+    "emit(table.concat(parts, ':'), ' ', tostring(ok), ' ', string.format('%d', #ctk.list), "
+    "' ', ctk.n * 2, '\\n')\n";
+static const char sweep_want[] =
+    "name?cuda toolkit\n"
+    "setenv(\"X\", \"cuda toolkit\")\n"
+    "setenv X \"cuda toolkit\"\n"
+    "prefix=/opt/cuda\\ toolkit\n"
+    "A:BB:CCC false 3 42\n";
+
+static ctk_lval_t *sweep_data(void)
+{
+    ctk_lval_t *d = ctk_lval_map(), *l = ctk_lval_list();
+
+    ck_assert(ctk_lval_push(l, ctk_lval_str("a")));
+    ck_assert(ctk_lval_push(l, ctk_lval_str("bb")));
+    ck_assert(ctk_lval_push(l, ctk_lval_str("ccc")));
+    ck_assert(ctk_lval_set(d, "name", ctk_lval_str("cuda toolkit")));
+    ck_assert(ctk_lval_set(d, "n", ctk_lval_int(21)));
+    ck_assert(ctk_lval_set(d, "list", l));
+    return d;
+}
+
+START_TEST(test_luahost_memory_cap_is_a_limit_not_nomem)
+{
+    ctk_lua_limits_t lim = { 4u << 20, 0 };
+    ctk_lua_limits_t tiny = { 2048, 0 };
+    ctk_lval_t *d = sweep_data();
+    ctk_error_t err;
+    char *out;
+
+    /* the cap met while running, while building the sandbox and while
+     * creating the state */
+    ck_assert_ptr_null(run("local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end",
+                           d, &lim, &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.text, "memory limit exhausted"));
+    ck_assert_str_eq(err.source, "t.lua");
+    lim.mem_limit = 12u << 10;
+    ck_assert_ptr_null(run(sweep_chunk, d, &lim, &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_str_eq(err.text, "memory limit exhausted while preparing the sandbox");
+    ck_assert_ptr_null(run(sweep_chunk, d, &tiny, &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_str_eq(err.text, "memory limit exhausted while creating the sandbox");
+    /* and under a cap it does not reach, the chunk runs */
+    lim.mem_limit = 4u << 20;
+    out = run(sweep_chunk, d, &lim, &err);
+    ck_assert_msg(out != NULL, "%s", err.text);
+    ck_assert_str_eq(out, sweep_want);
+    free(out);
+    ctk_lval_free(d);
+}
+END_TEST
+
+#ifdef TU_HAVE_FAILING_MALLOC
+static ctk_lval_t *sweep_tree;
+
+static void *op_render(ctk_error_t *err)
+{
+    ctk_lua_limits_t lim = { 4u << 20, 0 };
+    size_t len;
+
+    return ctk_lua_render("sweep.lua", sweep_chunk, strlen(sweep_chunk), sweep_tree, &lim, &len,
+                          err);
+}
+
+static void release_render(void *p)
+{
+    ck_assert_str_eq(p, sweep_want);
+    free(p);
+}
+
+/* building a tree: the builders' own failures, reported by the caller */
+static void *op_lval(ctk_error_t *err)
+{
+    ctk_lval_t *d = ctk_lval_map(), *l = ctk_lval_list();
+    bool ok = true;
+    int i;
+
+    for (i = 0; i < 12; i++)
+        ok = ctk_lval_push(l, ctk_lval_int(i)) && ok;
+    ok = ctk_lval_set(d, "list", l) && ok;
+    ok = ctk_lval_set(d, "name", ctk_lval_str("cuda")) && ok;
+    ok = ctk_lval_set(d, "on", ctk_lval_bool(true)) && ok;
+    ok = ctk_lval_set(d, "none", ctk_lval_str(NULL)) && ok;
+    if (!ok || !d) {
+        ctk_lval_free(d);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    return d;
+}
+
+static void release_lval(void *p)
+{
+    ctk_lval_free(p);
+}
+
+/* host functions: a string returned to Lua, a value passed out of it */
+static bool host_get(void *ud, const ctk_lua_call_t *call, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    ctk_lua_val_t v;
+
+    (void)ud;
+    ctk_lua_call_arg(call, 1, &v);
+    if (v.type != CTK_LUA_STRING) {
+        ctk_error_set(err, CTK_E_TEMPLATE, NULL, 0, 0, "get: want a string");
+        return false;
+    }
+    if (!ctk_lua_ret_str(ret, "/opt/cuda/bin", 13)) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    return true;
+}
+
+static bool host_put(void *ud, const ctk_lua_call_t *call, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    ctk_lua_val_t v;
+
+    (void)ret;
+    (void)err;
+    ctk_lua_call_arg(call, 1, &v);
+    *(double *)ud = v.is_num ? v.num : -1;
+    return true;
+}
+
+static double put_seen;
+
+static void *op_run(ctk_error_t *err)
+{
+    static const ctk_lua_reg_t fns[] = {
+        { "os.getenv", host_get }, { "put", host_put }, { NULL, NULL }
+    };
+    static const char src[] =
+        "total = 0\n"
+        "for w in os.getenv('PATH'):gmatch('[^/]+') do total = total + #w end\n"
+        "local ok = pcall(put, total * 10)\n"
+        "put(ok and total or -2)\n";
+
+    put_seen = 0;
+    return ctk_lua_run("sweep.lua", src, strlen(src), fns, &put_seen, CTK_LUA_ALLOW_GLOBALS, NULL,
+                       err)
+               ? &put_seen
+               : NULL;
+}
+
+static void release_run(void *p)
+{
+    ck_assert(*(double *)p == 10.0); /* opt + cuda + bin */
+}
+#endif
+
+START_TEST(test_luahost_out_of_memory_is_nomem_and_leaks_nothing)
+{
+#ifdef TU_HAVE_FAILING_MALLOC
+    long n;
+
+    sweep_tree = sweep_data();
+    n = tu_alloc_sweep("ctk_lua_render", op_render, release_render);
+    fprintf(stderr, "check_luahost: ctk_lua_render: %ld allocations, each failed in turn\n", n);
+    ck_assert_int_gt(n, 200);
+    ctk_lval_free(sweep_tree);
+    n = tu_alloc_sweep("ctk_lua_run", op_run, release_run);
+    fprintf(stderr, "check_luahost: ctk_lua_run: %ld allocations, each failed in turn\n", n);
+    ck_assert_int_gt(n, 200);
+    n = tu_alloc_sweep("ctk_lval_*", op_lval, release_lval);
+    ck_assert_int_gt(n, 10);
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("luahost");
@@ -185,6 +372,9 @@ int main(void)
     tcase_add_test(tc, test_luahost_refuses_binary_chunks);
     tcase_add_test(tc, test_luahost_comment_neutralises_line_breaks);
     tcase_add_test(tc, test_luahost_quote_failure_is_quote_error);
+    tcase_add_test(tc, test_luahost_memory_cap_is_a_limit_not_nomem);
+    if (tu_alloc_sweeps_possible("check_luahost"))
+        tcase_add_test(tc, test_luahost_out_of_memory_is_nomem_and_leaks_nothing);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
