@@ -24,7 +24,8 @@ echo "sanitize: copying the distribution into $S/src"
 make -s distdir distdir="$S/src" top_distdir="$S/src" >/dev/null
 [ -d .deps-local ] && ln -s "$top/.deps-local" "$S/src/.deps-local"
 echo "sanitize: building with -fsanitize=address,undefined"
-(cd "$S/build" && ../src/configure -q --enable-asan --enable-ubsan >/dev/null && make -s -j"$(nproc)" >/dev/null)
+(cd "$S/build" && ../src/configure -q --enable-asan --enable-ubsan && make -s -j"$(nproc)") >"$S/build.log" 2>&1 ||
+    { tail -40 "$S/build.log" >&2; exit 1; }
 ASAN_OPTIONS="log_path=$S/reports/asan:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
 UBSAN_OPTIONS="log_path=$S/reports/ubsan:print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS UBSAN_OPTIONS

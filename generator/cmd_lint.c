@@ -4,6 +4,9 @@
  * Parses options, hands the paths to lint.c, prints one block per file
  * (or --json) on stdout.  Exit 1 when any error-level finding, so lint can
  * gate a deployment; 3 when a path does not exist or cannot be read.
+ * SIGINT, SIGTERM and SIGHUP while lint runs Environment Modules or nvcc
+ * stop those, remove lint's temp dir and kill ctkgen with the same signal
+ * (exit status 128 + its number), as validate does (cmd_validate.c).
  */
 #include <ctkconf.h>
 
@@ -11,6 +14,7 @@
 #include "cmds.h"
 #include "diag.h"
 #include "lint.h"
+#include "proc.h"
 #include "report.h"
 #include "util.h"
 
@@ -124,9 +128,9 @@ int ctk_cmd_lint(int argc, char **argv)
     ctk_lint_report_t rep;
     ctk_error_t err;
     const char *arg;
-    bool json = false, tcl_skipped = false;
+    bool json = false, tcl_skipped = false, done;
     char *text = NULL;
-    int id, rc;
+    int id, rc, sig;
 
     memset(&o, 0, sizeof o);
     optind = 1;
@@ -153,7 +157,23 @@ int ctk_cmd_lint(int argc, char **argv)
 
     ctk_error_init(&err);
     ctk_lint_report_init(&rep);
-    if (!ctk_lint((const char *const *)argv + optind, (size_t)(argc - optind), &o, &rep, &err)) {
+    if (!ctk_proc_catch_interrupts(&err)) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
+    done = ctk_lint((const char *const *)argv + optind, (size_t)(argc - optind), &o, &rep, &err);
+    ctk_proc_release_interrupts();
+    if ((sig = ctk_proc_interrupted())) {
+        char what[128];
+
+        /* ctk_lint removed its temp dir whichever way it returned */
+        fprintf(stderr, "ctkgen: %s and removed the temp dirs\n",
+                ctk_proc_describe_interrupt(what, sizeof what));
+        ctk_lint_report_fini(&rep);
+        ctk_proc_reraise(sig);
+        return 128 + sig;
+    }
+    if (!done) {
         rc = ctk_cli_error(&err);
         goto out;
     }

@@ -6,6 +6,13 @@
  * as results arrive; the summary table (or --json) goes to stdout.  Exit 1
  * when any artifact failed; a skip is not a failure unless
  * --require-launch made it one.
+ *
+ * SIGINT, SIGTERM and SIGHUP are caught only while probes run (here, for
+ * validate and generate --validate alike; generate's own writing keeps its
+ * signals blocked instead).  An interrupt stops the running probes, removes
+ * the temp dirs, says so on stderr, and ctkgen then dies of the same
+ * signal: the shell sees 128 + its number (130 for SIGINT), and a script
+ * that ran ctkgen stops too, as it would for any interrupted command.
  */
 #include <ctkconf.h>
 
@@ -13,6 +20,7 @@
 #include "cmds.h"
 #include "config.h"
 #include "discover.h"
+#include "proc.h"
 #include "report.h"
 #include "sdk.h"
 #include "util.h"
@@ -104,14 +112,31 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
     ctk_vopts_t v = o->v;
     ctk_error_t err;
     char *json = NULL;
-    int rc;
+    bool done;
+    int rc, sig;
 
     ctk_error_init(&err);
     ctk_vreport_init(&rep);
     v.progress = on_progress;
     if (ctk_cli_verbosity >= CTK_NORMAL)
         ctk_cli_info("validating %zu SDK%s in %s", cfg->n_sdks, cfg->n_sdks == 1 ? "" : "s", v.outdir);
-    if (!ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err)) {
+    if (!ctk_proc_catch_interrupts(&err)) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
+    done = ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err);
+    ctk_proc_release_interrupts();
+    if ((sig = ctk_proc_interrupted())) {
+        char what[128];
+
+        /* validate removed its temp dirs whichever way it returned */
+        fprintf(stderr, "ctkgen: %s and removed the temp dirs\n",
+                ctk_proc_describe_interrupt(what, sizeof what));
+        ctk_vreport_fini(&rep);
+        ctk_proc_reraise(sig);
+        return 128 + sig;
+    }
+    if (!done) {
         rc = ctk_cli_error(&err);
         goto out;
     }

@@ -1525,6 +1525,11 @@ static bool lint_file(lctx_t *c, const char *path)
     ctk_lint_kind_t kind;
     bool ok = false;
 
+    if (ctk_proc_interrupted()) {
+        /* the caller caught SIGINT or the like: stop here and unwind */
+        ctk_error_set(c->err, CTK_E_ENV, path, 0, 0, "not linted: interrupted");
+        return false;
+    }
     if (!(real = ctk_realpath(path))) {
         ctk_error_set(c->err, CTK_E_CONFIG, path, 0, 0, "cannot resolve: %s", strerror(errno));
         return false;

@@ -11,6 +11,12 @@
  * an unrelated process when we signal it.  Grandchildren that left the
  * group and still hold the pipes are not waited for: what they already
  * wrote is drained without blocking, then the pipes are closed.
+ *
+ * Interrupts use a pipe that nobody reads: the handler writes a byte, and
+ * from then on the read end is readable for good, so every thread's poll
+ * wakes, whether it was already waiting or polls only later.  The handler
+ * touches nothing but a lock-free atomic and write(2), both
+ * async-signal-safe.
  */
 #include <ctkconf.h>
 
@@ -23,8 +29,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +55,21 @@
 /* Back-off when there is no pidfd to wake us on exit (milliseconds). */
 #define POLL_MIN_MS 1
 #define POLL_MAX_MS 50
+/* After an interrupt: how long a child's group has between SIGTERM and
+ * SIGKILL (seconds).  Long enough for nvcc to remove its temp files. */
+#define STOP_GRACE_S 1.0
+
+static const int intr_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define N_INTR (sizeof intr_signals / sizeof intr_signals[0])
+
+static atomic_int intr_signo;           /* the first signal caught; 0: none */
+static atomic_uint intr_stopped;        /* children stopped by it */
+static int intr_pipe[2] = { -1, -1 };   /* made once, kept open; never read but to clear */
+static bool intr_catching;              /* main thread only */
+static bool intr_replaced[N_INTR];
+static struct sigaction intr_saved[N_INTR];
+static bool chld_replaced;
+static struct sigaction chld_saved;
 
 typedef struct {
     int fd;         /* read end; -1 once at EOF and closed */
@@ -74,6 +97,28 @@ bool ctk_proc_ok(const ctk_proc_result_t *r)
     return r->spawn_errno == 0 && !r->timed_out && r->term_signal == 0 && r->exit_status == 0;
 }
 
+const char *ctk_proc_signal_name(int signo, char *buf, size_t bufsz)
+{
+    const char *abbrev = NULL;
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+    abbrev = sigabbrev_np(signo);
+#else
+    switch (signo) {
+    case SIGHUP: abbrev = "HUP"; break;
+    case SIGINT: abbrev = "INT"; break;
+    case SIGKILL: abbrev = "KILL"; break;
+    case SIGSEGV: abbrev = "SEGV"; break;
+    case SIGTERM: abbrev = "TERM"; break;
+    }
+#endif
+    if (abbrev)
+        snprintf(buf, bufsz, "SIG%s", abbrev);
+    else
+        snprintf(buf, bufsz, "signal %d", signo);
+    return buf;
+}
+
 const char *ctk_proc_describe(const ctk_proc_result_t *r, double timeout_s, char *buf, size_t bufsz)
 {
     if (r->spawn_errno)
@@ -81,13 +126,11 @@ const char *ctk_proc_describe(const ctk_proc_result_t *r, double timeout_s, char
     else if (r->timed_out)
         snprintf(buf, bufsz, "timed out after %g s", timeout_s);
     else if (r->term_signal) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
-        const char *abbrev = sigabbrev_np(r->term_signal);
+        char name[32];
 
-        if (abbrev)
-            snprintf(buf, bufsz, "killed by signal %d (SIG%s)", r->term_signal, abbrev);
+        if (ctk_proc_signal_name(r->term_signal, name, sizeof name)[0] == 'S')
+            snprintf(buf, bufsz, "killed by signal %d (%s)", r->term_signal, name);
         else
-#endif
             snprintf(buf, bufsz, "killed by signal %d", r->term_signal);
     } else if (r->exit_status)
         snprintf(buf, bufsz, "exit status %d", r->exit_status);
@@ -221,6 +264,128 @@ static bool spawn_machinery_errno(int e)
     return e == EAGAIN || e == ENOMEM || e == EMFILE || e == ENFILE;
 }
 
+/* ---- interrupts ---------------------------------------------------------------- */
+
+static void on_interrupt(int signo)
+{
+    int saved_errno = errno, none = 0;
+
+    atomic_compare_exchange_strong(&intr_signo, &none, signo);
+    if (intr_pipe[1] >= 0 && write(intr_pipe[1], "!", 1) < 0) {
+        /* EAGAIN: the pipe is full, so it is readable already */
+    }
+    errno = saved_errno;
+}
+
+bool ctk_proc_catch_interrupts(ctk_error_t *err)
+{
+    struct sigaction sa, old;
+    char drain[256];
+    size_t i;
+
+    if (intr_catching)
+        return true;
+    if (intr_pipe[0] < 0) {
+        int p[2];
+
+        /* both ends above 2: a closed std stream must not become our pipe */
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0 || (p[0] = lift_fd(p[0])) < 0 ||
+            (p[1] = lift_fd(p[1])) < 0) {
+            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot create a pipe: %s", strerror(errno));
+            return false;
+        }
+        intr_pipe[0] = p[0];
+        intr_pipe[1] = p[1];
+    }
+    while (read(intr_pipe[0], drain, sizeof drain) > 0)
+        ;
+    atomic_store(&intr_signo, 0);
+    atomic_store(&intr_stopped, 0);
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigfillset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* poll() is never restarted; the pipe wakes the others */
+    for (i = 0; i < N_INTR; i++) {
+        intr_replaced[i] = false;
+        if (sigaction(intr_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue; /* ignored on entry (nohup): the user's choice */
+        intr_replaced[i] = sigaction(intr_signals[i], &sa, &intr_saved[i]) == 0;
+    }
+    /* an ignored SIGCHLD (inherited from a careless parent) makes the
+     * kernel reap children itself, and every exit status would be lost */
+    chld_replaced = false;
+    if (sigaction(SIGCHLD, NULL, &old) == 0 &&
+        (old.sa_handler == SIG_IGN || (old.sa_flags & SA_NOCLDWAIT))) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_DFL;
+        sigemptyset(&sa.sa_mask);
+        chld_replaced = sigaction(SIGCHLD, &sa, &chld_saved) == 0;
+    }
+    intr_catching = true;
+    return true;
+}
+
+int ctk_proc_interrupted(void)
+{
+    return atomic_load(&intr_signo);
+}
+
+unsigned ctk_proc_stopped_count(void)
+{
+    return atomic_load(&intr_stopped);
+}
+
+void ctk_proc_release_interrupts(void)
+{
+    size_t i;
+
+    if (!intr_catching)
+        return;
+    for (i = 0; i < N_INTR; i++)
+        if (intr_replaced[i])
+            sigaction(intr_signals[i], &intr_saved[i], NULL);
+    if (chld_replaced)
+        sigaction(SIGCHLD, &chld_saved, NULL);
+    intr_catching = false;
+}
+
+void ctk_proc_reraise(int signo)
+{
+    struct sigaction sa;
+    sigset_t set;
+
+    fflush(NULL);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(signo, &sa, NULL);
+    sigemptyset(&set);
+    sigaddset(&set, signo);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(signo);
+}
+
+const char *ctk_proc_describe_interrupt(char *buf, size_t bufsz)
+{
+    unsigned n = ctk_proc_stopped_count();
+    char name[32];
+
+    snprintf(buf, bufsz, "interrupted by %s; stopped %u running probe%s",
+             ctk_proc_signal_name(ctk_proc_interrupted(), name, sizeof name), n, n == 1 ? "" : "s");
+    return buf;
+}
+
+static void set_interrupted(ctk_error_t *err, const char *prog)
+{
+    char name[32];
+
+    ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "%s stopped: interrupted by %s", prog,
+                  ctk_proc_signal_name(ctk_proc_interrupted(), name, sizeof name));
+}
+
+/* ---- running one program --------------------------------------------------------- */
+
 bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t *err)
 {
     static const char *const no_env[] = { NULL };
@@ -236,6 +401,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     pid_t pid = -1;
     double t0 = now_s(), deadline = 0;
     int backoff = POLL_MIN_MS;
+    bool stopping = false;    /* interrupted: the group has had SIGTERM */
     size_t i;
 
     ctk_proc_result_fini(r);
@@ -247,6 +413,10 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     }
     if (!spec->argv || !spec->argv[0]) {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_proc_run: empty argv");
+        goto out;
+    }
+    if (ctk_proc_interrupted()) {
+        set_interrupted(err, spec->argv[0]); /* nothing new starts */
         goto out;
     }
 
@@ -323,7 +493,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
         deadline = t0 + spec->timeout_s;
 
     for (;;) {
-        struct pollfd pfd[3];
+        struct pollfd pfd[4];
         nfds_t n = 0;
         int timeout = ms_until(deadline), got;
 
@@ -344,6 +514,12 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
             timeout = backoff;
             backoff = backoff * 2 > POLL_MAX_MS ? POLL_MAX_MS : backoff * 2;
         }
+        if (intr_pipe[0] >= 0 && !stopping) {
+            pfd[n].fd = intr_pipe[0];
+            pfd[n].events = POLLIN;
+            pfd[n].revents = 0;
+            n++;
+        }
         got = poll(pfd, n, timeout);
         if (got < 0 && errno != EINTR) {
             ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "poll: %s", strerror(errno));
@@ -354,8 +530,17 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
                 pump(&s[i], READS_PER_WAKE);
         if (child_exited(pid))
             break;
+        if (!stopping && ctk_proc_interrupted()) {
+            /* a chance to clean up, then the deadline below ends it;
+             * SIGCONT: a stopped process acts on SIGTERM only once resumed */
+            stopping = true;
+            kill(-pid, SIGTERM);
+            kill(-pid, SIGCONT);
+            deadline = now_s() + STOP_GRACE_S;
+            continue;
+        }
         if (deadline > 0 && now_s() >= deadline) {
-            r->timed_out = true;
+            r->timed_out = !stopping;
             break;
         }
     }
@@ -370,6 +555,11 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
         goto out;
     }
     pid = -1;
+    if (stopping) {
+        atomic_fetch_add(&intr_stopped, 1);
+        set_interrupted(err, spec->argv[0]);
+        goto out;
+    }
     for (i = 0; i < 2; i++)
         pump(&s[i], DRAIN_READS);
     if (WIFEXITED(status)) {

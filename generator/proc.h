@@ -20,9 +20,24 @@
  *     child (glibc itself leaves its two internal signals, 32 and 33,
  *     ignored; glibc programs never see those);
  *   - a process that left the group (setsid) and still holds the pipes is
- *     not waited for: what it wrote before the child exited is kept.
+ *     not waited for: what it wrote before the child exited is kept;
+ *   - SIGCHLD must not be ignored (the exit status would be lost);
+ *     ctk_proc_catch_interrupts() sees to that for the commands that run
+ *     children.
  * Errors (false returned) are ctkgen's own failures only: pipe/spawn
- * machinery (CTK_E_ENV), allocation (CTK_E_NOMEM).
+ * machinery (CTK_E_ENV), allocation (CTK_E_NOMEM), an interrupt (CTK_E_ENV,
+ * with ctk_proc_interrupted() != 0).
+ *
+ * Interrupts.  A command that runs children calls
+ * ctk_proc_catch_interrupts() before it makes its temp dirs.  From then on
+ * SIGINT, SIGTERM and SIGHUP only set a flag and wake every ctk_proc_run()
+ * in every thread: each sends its child's group SIGTERM (and SIGCONT, for
+ * a stopped child), SIGKILL after a grace of one second, reaps the child
+ * and returns false; later calls start nothing.  The caller unwinds as for
+ * any error (temp dirs removed), then calls ctk_proc_release_interrupts()
+ * and ctk_proc_reraise(), so ctkgen dies of the signal it got and the
+ * shell sees 128 + its number (130 for SIGINT).  A signal that was ignored
+ * when ctkgen started stays ignored (nohup keeps working).
  */
 #ifndef CTK_PROC_H
 #define CTK_PROC_H
@@ -63,5 +78,26 @@ bool ctk_proc_ok(const ctk_proc_result_t *r);
  * "killed by signal 11", "timed out after 30 s", "cannot run: No such
  * file or directory".  Static or r-owned storage: copy it. */
 const char *ctk_proc_describe(const ctk_proc_result_t *r, double timeout_s, char *buf, size_t bufsz);
+
+/* Catch SIGINT, SIGTERM and SIGHUP (those not ignored) and let SIGCHLD
+ * have its default action; clears an earlier interrupt.  Call from the
+ * main thread before any worker thread starts.  false: no pipe (CTK_E_ENV). */
+bool ctk_proc_catch_interrupts(ctk_error_t *err);
+/* The first signal caught since ctk_proc_catch_interrupts(); 0: none.
+ * Safe from any thread; stays set after ctk_proc_release_interrupts(). */
+int ctk_proc_interrupted(void);
+/* How many running children an interrupt stopped. */
+unsigned ctk_proc_stopped_count(void);
+/* Put back the dispositions ctk_proc_catch_interrupts() replaced.  Call
+ * once every thread that runs children has finished. */
+void ctk_proc_release_interrupts(void);
+/* Flush stdio and die of signo with its default action; returns only if
+ * that did not kill the process (the caller then exits 128 + signo). */
+void ctk_proc_reraise(int signo);
+/* "SIGINT" for 2; "signal N" when the name is unknown. */
+const char *ctk_proc_signal_name(int signo, char *buf, size_t bufsz);
+/* "interrupted by SIGINT; stopped 2 running probes": the signal caught
+ * and ctk_proc_stopped_count(), for the command's last message. */
+const char *ctk_proc_describe_interrupt(char *buf, size_t bufsz);
 
 #endif

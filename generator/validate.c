@@ -1135,7 +1135,8 @@ static void settle(ctk_vart_t *a)
 
 static void progress(vjob_t *j, ctk_art_t a)
 {
-    if (!j->c->o->progress)
+    /* after an interrupt, results are cut short: nobody should read them */
+    if (!j->c->o->progress || ctk_proc_interrupted())
         return;
     pthread_mutex_lock(&j->c->lock);
     j->c->o->progress(j->res, a, j->c->o->progress_arg);
@@ -1273,7 +1274,7 @@ static bool run_sdk(vjob_t *j)
 done:
     for (a = 0; a < CTK_ART__COUNT; a++)
         settle(&res->art[a]);
-    if (ok && key[0] && !res->art[0].cached) {
+    if (ok && key[0] && !res->art[0].cached && !ctk_proc_interrupted()) {
         bool any_fail = false;
 
         for (a = 0; a < CTK_ART__COUNT; a++)
@@ -1311,6 +1312,8 @@ static void *worker(void *arg)
         vjob_t j;
         ctk_error_t e;
 
+        if (ctk_proc_interrupted())
+            break; /* the SDKs not started stay unchecked */
         pthread_mutex_lock(&c->lock);
         i = c->next++;
         pthread_mutex_unlock(&c->lock);
@@ -1440,7 +1443,7 @@ out:
 static char *cc_version(const vctx_t *c, const char *cc)
 {
     const char *argv[] = {cc, "-dumpfullversion", "-dumpversion", NULL};
-    char *v = tool_output(c, argv, NULL), *nl;
+    char *v = tool_output(c, argv, c->tmproot), *nl;
 
     if (v && (nl = strchr(v, '\n')))
         *nl = '\0';
@@ -1633,6 +1636,14 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
     n_threads = i;
     for (i = 0; i < n_threads; i++)
         pthread_join(threads[i], NULL);
+    if (ctk_proc_interrupted()) {
+        /* before any worker's error: those are the interrupt's effects */
+        char name[32];
+
+        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "interrupted by %s",
+                      ctk_proc_signal_name(ctk_proc_interrupted(), name, sizeof name));
+        goto out;
+    }
     if (c.failed) {
         if (err && err->code == CTK_E_OK)
             *err = c.err;

@@ -21,8 +21,12 @@
  * skip a failure.
  *
  * Probes are built in private temp dirs (mkdtemp under $TMPDIR, mode 0700),
- * removed afterwards; every step has a timeout and its process group is
- * killed at the deadline.  SDKs run in parallel (opts->jobs threads).
+ * removed afterwards; every step runs in a clean environment with a
+ * timeout, and its process group is killed at the deadline: a probe that
+ * hangs or crashes is a finding.  SDKs run in parallel (opts->jobs threads).
+ * After an interrupt (proc.h: the caller catches the signals) the running
+ * steps are stopped, no SDK is started, the temp dirs are removed and
+ * ctk_validate() returns false; nothing is cached from that run.
  * Results that are not failures are cached (cache.h), keyed on every input
  * that could change them.
  */

@@ -4,11 +4,19 @@
 -- compilers all accept verbatim (nvcc rejects -Wl,a,b,c lists).
 
 local pc = ctk.pc
+-- The config field behind each variable, so a refusal names what to change.
+local field_of = { cudaroot = "base", includedir = "base", libdir = "base", math = "math_libs",
+                   cupti = "cupti", nvvm = "nvvm", nccl = "comm_libs/nccl",
+                   nvshmem = "comm_libs/nvshmem" }
+local function what(name)
+  local field = field_of[name] or field_of[string.match(name, "^(%a+)_")] or name
+  return string.format("SDK %s: %s (.pc variable %s)", ctk.version, field, name)
+end
 emitln("# ", ctk.header)
 emitln("# ", ctk.description, " at ", comment(ctk.root))
 emitln("# version read from ", comment(ctk.version_source))
 for _, v in ipairs(pc.vars) do
-  local value = pc_q(v.value, v.name)
+  local value = pc_q(v.value, what(v.name))
   if v.ref then
     value = "${" .. v.ref .. "}" .. value
   end

@@ -33,6 +33,17 @@ for _, var in ipairs(ctk.paths) do
   end
 end
 emitln()
+-- Both module systems hand a value to the shell with a backslash before
+-- blanks and quotes but a newline left bare, so the shell would run what
+-- follows it as a command: a value with a newline is refused.
+local function env_value(e)
+  if string.find(e.value, "\n", 1, true) then
+    error(string.format("SDK %s: env %s: the value holds a newline, which Lmod and "
+      .. "Environment Modules write into shell code unescaped (the next line would run "
+      .. "as a command)", ctk.version, e.name), 0)
+  end
+  return e.value
+end
 for _, e in ipairs(ctk.setenv) do
-  emitln("setenv ", tcl_q(e.name), " ", tcl_q(e.value, e.name))
+  emitln("setenv ", tcl_q(e.name), " ", tcl_q(env_value(e), e.name))
 end

@@ -6,6 +6,7 @@
 #include "proc.h"
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +79,83 @@ static pid_t read_pid(const char *path)
     return (pid_t)v;
 }
 
+/* No live process is left in process group pgid (zombies waiting for
+ * whoever inherited them count as gone); waits up to 3 s for the kernel. */
+static bool group_gone(pid_t pgid)
+{
+    int i;
+
+    for (i = 0; i < 300; i++) {
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        bool alive = false;
+
+        ck_assert_ptr_nonnull(d);
+        while (!alive && (e = readdir(d))) {
+            char path[300], state;
+            char *stat, *rp;
+            int pgrp;
+
+            if (e->d_name[0] < '0' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+            if (!(stat = tu_read(path)))
+                continue; /* exited meanwhile */
+            /* "pid (comm) state ppid pgrp ..."; comm may hold anything */
+            if ((rp = strrchr(stat, ')')) && sscanf(rp + 1, " %c %*d %d", &state, &pgrp) == 2 &&
+                pgrp == (int)pgid && state != 'Z' && state != 'X')
+                alive = true;
+            free(stat);
+        }
+        closedir(d);
+        if (!alive)
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+/* The script a hanging child runs: its own pid in dir/leader, a background
+ * sleep (a grandchild) in dir/grandchild, then it sleeps too.  Caller frees. */
+static char *hang_script(const char *dir, const char *prefix)
+{
+    char *script = NULL;
+
+    ck_assert(asprintf(&script, "%secho $$ > '%s/leader'; sleep 1000 & echo $! > '%s/grandchild'; sleep 1000",
+                       prefix, dir, dir) > 0);
+    return script;
+}
+
+/* Both pid files exist: the child and its grandchild are running. */
+static void wait_for_pids(const char *dir)
+{
+    char *g = NULL;
+    int i;
+
+    ck_assert(asprintf(&g, "%s/grandchild", dir) > 0);
+    for (i = 0; i < 500; i++) {
+        char *s = tu_read(g);
+        bool there = s && s[0];
+
+        free(s);
+        if (there)
+            break;
+        usleep(10000);
+    }
+    free(g);
+}
+
+static pid_t pid_in(const char *dir, const char *name)
+{
+    char *p = NULL;
+    pid_t pid;
+
+    ck_assert(asprintf(&p, "%s/%s", dir, name) > 0);
+    pid = read_pid(p);
+    free(p);
+    return pid;
+}
+
 START_TEST(test_proc_reports_exit_status)
 {
     ctk_proc_result_t r;
@@ -97,17 +176,18 @@ START_TEST(test_proc_reports_exit_status)
 }
 END_TEST
 
-START_TEST(test_proc_reports_signal)
+START_TEST(test_proc_reports_a_crash_with_its_signal)
 {
     ctk_proc_result_t r;
     char buf[128];
 
-    sh(&r, "kill -SEGV $$", 10);
+    sh(&r, "echo before; kill -SEGV $$; echo after", 10);
     ck_assert_int_eq(r.term_signal, SIGSEGV);
+    ck_assert_int_eq(r.exit_status, 0);
     ck_assert(!r.timed_out);
     ck_assert(!ctk_proc_ok(&r));
-    ck_assert_msg(strncmp(ctk_proc_describe(&r, 10, buf, sizeof buf), "killed by signal 11", 19) == 0,
-                  "%s", buf);
+    ck_assert_str_eq(r.out, "before\n"); /* output up to the crash is kept */
+    ck_assert_str_eq(ctk_proc_describe(&r, 10, buf, sizeof buf), "killed by signal 11 (SIGSEGV)");
     ctk_proc_result_fini(&r);
 }
 END_TEST
@@ -159,30 +239,25 @@ END_TEST
 
 START_TEST(test_proc_timeout_kills_the_whole_group)
 {
-    char *dir = tu_mkdtemp(), *script = NULL, *gfile = NULL, *lfile = NULL;
+    char *dir = tu_mkdtemp(), *script = hang_script(dir, "");
     ctk_proc_result_t r;
     pid_t grandchild, leader;
     char buf[128];
 
-    ck_assert(asprintf(&gfile, "%s/grandchild", dir) > 0);
-    ck_assert(asprintf(&lfile, "%s/leader", dir) > 0);
-    ck_assert(asprintf(&script, "echo $$ > '%s'; sleep 100 & echo $! > '%s'; sleep 100", lfile,
-                       gfile) > 0);
     sh(&r, script, 0.5);
     ck_assert(r.timed_out);
     ck_assert_int_eq(r.term_signal, SIGKILL);
     ck_assert(r.seconds >= 0.45 && r.seconds < 5);
     ck_assert(!ctk_proc_ok(&r));
     ck_assert_str_eq(ctk_proc_describe(&r, 0.5, buf, sizeof buf), "timed out after 0.5 s");
-    leader = read_pid(lfile);
-    grandchild = read_pid(gfile);
+    leader = pid_in(dir, "leader");
+    grandchild = pid_in(dir, "grandchild");
     ck_assert_msg(leader != getpid() && getpgid(0) != leader, "the child must lead its own group");
     ck_assert_msg(dead(grandchild), "background sleep %d survived the timeout", (int)grandchild);
     ck_assert_msg(dead(leader), "the shell survived");
+    ck_assert_msg(group_gone(leader), "a process of group %d survived the timeout", (int)leader);
     ctk_proc_result_fini(&r);
     free(script);
-    free(gfile);
-    free(lfile);
     tu_rmtree(dir);
     free(dir);
 }
@@ -464,6 +539,282 @@ START_TEST(test_proc_runs_concurrently_from_threads)
 }
 END_TEST
 
+/* ---- interrupts ------------------------------------------------------------------- */
+
+typedef struct {
+    int signo;
+    unsigned delay_ms;
+} sender_t;
+
+/* Sends signo to this whole process (any thread may take it) after a delay. */
+static void *send_later(void *arg)
+{
+    const sender_t *snd = arg;
+
+    usleep(snd->delay_ms * 1000);
+    kill(getpid(), snd->signo);
+    return NULL;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run script (sh -c) with a long timeout while another thread sends signo;
+ * the run must end with an error.  Returns how long it took. */
+static double run_interrupted(const char *script, int signo, ctk_error_t *err)
+{
+    const char *argv[] = { "sh", "-c", script, NULL };
+    ctk_proc_spec_t spec = { argv, std_env, NULL, 60, 0 };
+    sender_t snd = { signo, 300 };
+    ctk_proc_result_t r;
+    pthread_t t;
+    double t0 = mono();
+
+    ctk_error_init(err);
+    ctk_proc_result_init(&r);
+    ck_assert_int_eq(pthread_create(&t, NULL, send_later, &snd), 0);
+    ck_assert_msg(!ctk_proc_run(&spec, &r, err), "an interrupted run must not report a result");
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_ptr_null(r.out);
+    ctk_proc_result_fini(&r);
+    return mono() - t0;
+}
+
+static void sigaction_of(int signo, struct sigaction *sa)
+{
+    ck_assert_int_eq(sigaction(signo, NULL, sa), 0);
+}
+
+/* Forget the interrupt a test caused, for the tests after it when Check
+ * runs them all in one process (CK_FORK=no, as under valgrind). */
+static void clear_interrupt(void)
+{
+    ck_assert(ctk_proc_catch_interrupts(NULL));
+    ctk_proc_release_interrupts();
+    ck_assert_int_eq(ctk_proc_interrupted(), 0);
+}
+
+/* Each test runs in a process forked by Check, which may have left its own
+ * handlers for SIGINT and SIGTERM there: start from the defaults. */
+static void default_signals(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+}
+
+START_TEST(test_proc_interrupt_stops_the_group_and_starts_nothing_more)
+{
+    char *dir = tu_mkdtemp(), *script = hang_script(dir, ""), *marker = NULL, *touch = NULL;
+    ctk_error_t err;
+    ctk_proc_result_t r;
+    struct sigaction sa;
+    pid_t leader, grandchild;
+    double took;
+    char buf[128];
+
+    default_signals();
+    ck_assert(ctk_proc_catch_interrupts(NULL));
+    ck_assert_int_eq(ctk_proc_interrupted(), 0);
+    took = run_interrupted(script, SIGINT, &err);
+    ck_assert_msg(took < 3, "stopping took %.1f s", took);
+    ck_assert_int_eq(err.code, CTK_E_ENV);
+    ck_assert_msg(strstr(err.text, "interrupted by SIGINT"), "%s", err.text);
+    ck_assert_int_eq(ctk_proc_interrupted(), SIGINT);
+    ck_assert_uint_eq(ctk_proc_stopped_count(), 1);
+    ck_assert_str_eq(ctk_proc_describe_interrupt(buf, sizeof buf), "interrupted by SIGINT; stopped 1 running probe");
+    leader = pid_in(dir, "leader");
+    grandchild = pid_in(dir, "grandchild");
+    ck_assert_msg(dead(grandchild), "the grandchild %d outlived the interrupt", (int)grandchild);
+    ck_assert_msg(group_gone(leader), "a process of group %d outlived the interrupt", (int)leader);
+
+    /* from now on nothing starts */
+    ck_assert(asprintf(&marker, "%s/started", dir) > 0);
+    ck_assert(asprintf(&touch, "touch '%s'", marker) > 0);
+    {
+        const char *argv[] = { "sh", "-c", touch, NULL };
+        ctk_proc_spec_t spec = { argv, std_env, NULL, 10, 0 };
+
+        ctk_error_init(&err);
+        ctk_proc_result_init(&r);
+        ck_assert(!ctk_proc_run(&spec, &r, &err));
+        ck_assert_msg(strstr(err.text, "interrupted"), "%s", err.text);
+        ctk_proc_result_fini(&r);
+    }
+    usleep(100000);
+    ck_assert_msg(access(marker, F_OK) != 0, "a child started after the interrupt");
+
+    /* a second signal changes nothing: the first one is reported */
+    kill(getpid(), SIGTERM);
+    ck_assert_int_eq(ctk_proc_interrupted(), SIGINT);
+    ctk_proc_release_interrupts();
+    sigaction_of(SIGINT, &sa);
+    ck_assert(sa.sa_handler == SIG_DFL);
+    ck_assert_int_eq(ctk_proc_interrupted(), SIGINT); /* still there for the caller */
+    clear_interrupt();
+    free(touch);
+    free(marker);
+    free(script);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_proc_interrupt_kills_a_group_that_ignores_sigterm)
+{
+    char *dir = tu_mkdtemp(), *script = hang_script(dir, "trap '' TERM; ");
+    ctk_error_t err;
+    double took;
+
+    default_signals();
+    ck_assert(ctk_proc_catch_interrupts(NULL));
+    took = run_interrupted(script, SIGTERM, &err);
+    /* 0.3 s to the signal, then the one-second grace, then SIGKILL */
+    ck_assert_msg(took >= 1.2 && took < 5, "took %.2f s", took);
+    ck_assert_msg(strstr(err.text, "interrupted by SIGTERM"), "%s", err.text);
+    ck_assert(dead(pid_in(dir, "grandchild")));
+    ck_assert(group_gone(pid_in(dir, "leader")));
+    ctk_proc_release_interrupts();
+    clear_interrupt();
+    free(script);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+typedef struct {
+    char *dir;
+    bool returned_error;
+    double took;
+} hanger_t;
+
+static void *hang_in_thread(void *arg)
+{
+    hanger_t *h = arg;
+    char *script = hang_script(h->dir, "");
+    const char *argv[] = { "sh", "-c", script, NULL };
+    ctk_proc_spec_t spec = { argv, std_env, NULL, 60, 0 };
+    ctk_proc_result_t r;
+    double t0 = mono();
+
+    ctk_proc_result_init(&r);
+    h->returned_error = !ctk_proc_run(&spec, &r, NULL);
+    h->took = mono() - t0;
+    ctk_proc_result_fini(&r);
+    free(script);
+    return NULL;
+}
+
+START_TEST(test_proc_interrupt_wakes_every_thread)
+{
+    enum { N = 4 };
+    pthread_t t[N];
+    hanger_t h[N];
+    int i;
+
+    default_signals();
+    ck_assert(ctk_proc_catch_interrupts(NULL));
+    for (i = 0; i < N; i++) {
+        h[i].dir = tu_mkdtemp();
+        ck_assert_int_eq(pthread_create(&t[i], NULL, hang_in_thread, &h[i]), 0);
+    }
+    for (i = 0; i < N; i++)
+        wait_for_pids(h[i].dir);
+    kill(getpid(), SIGHUP);
+    for (i = 0; i < N; i++) {
+        ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+        ck_assert_msg(h[i].returned_error, "thread %d: the run was not stopped", i);
+        ck_assert_msg(h[i].took < 5, "thread %d: %.1f s", i, h[i].took);
+        ck_assert(group_gone(pid_in(h[i].dir, "leader")));
+        ck_assert(dead(pid_in(h[i].dir, "grandchild")));
+        tu_rmtree(h[i].dir);
+        free(h[i].dir);
+    }
+    ck_assert_int_eq(ctk_proc_interrupted(), SIGHUP);
+    ck_assert_uint_eq(ctk_proc_stopped_count(), N);
+    ctk_proc_release_interrupts();
+    clear_interrupt();
+}
+END_TEST
+
+START_TEST(test_proc_catch_leaves_ignored_signals_ignored)
+{
+    struct sigaction sa;
+    ctk_proc_result_t r;
+
+    default_signals();
+    signal(SIGHUP, SIG_IGN); /* as under nohup */
+    ck_assert(ctk_proc_catch_interrupts(NULL));
+    sigaction_of(SIGHUP, &sa);
+    ck_assert(sa.sa_handler == SIG_IGN);
+    sigaction_of(SIGINT, &sa);
+    ck_assert(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+    kill(getpid(), SIGHUP);
+    ck_assert_int_eq(ctk_proc_interrupted(), 0);
+    sh(&r, "exit 0", 10);
+    ck_assert(ctk_proc_ok(&r));
+    ctk_proc_result_fini(&r);
+    ctk_proc_release_interrupts();
+    sigaction_of(SIGHUP, &sa);
+    ck_assert(sa.sa_handler == SIG_IGN);
+    sigaction_of(SIGINT, &sa);
+    ck_assert(sa.sa_handler == SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+}
+END_TEST
+
+START_TEST(test_proc_catch_keeps_exit_status_when_sigchld_was_ignored)
+{
+    struct sigaction sa;
+    ctk_proc_result_t r;
+
+    /* a parent may start us with SIGCHLD ignored: children are then reaped
+     * by the kernel and their status is lost */
+    signal(SIGCHLD, SIG_IGN);
+    ck_assert(ctk_proc_catch_interrupts(NULL));
+    sh(&r, "exit 3", 10);
+    ck_assert_int_eq(r.exit_status, 3);
+    ctk_proc_result_fini(&r);
+    ctk_proc_release_interrupts();
+    sigaction_of(SIGCHLD, &sa);
+    ck_assert(sa.sa_handler == SIG_IGN);
+    signal(SIGCHLD, SIG_DFL);
+}
+END_TEST
+
+START_TEST(test_proc_reraise_dies_of_the_signal)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    size_t i;
+
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        pid_t pid = fork();
+        int status = 0;
+
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            default_signals();
+            if (!ctk_proc_catch_interrupts(NULL))
+                _exit(2);
+            raise(sigs[i]); /* caught: only recorded */
+            if (ctk_proc_interrupted() != sigs[i])
+                _exit(3);
+            ctk_proc_release_interrupts();
+            ctk_proc_reraise(ctk_proc_interrupted());
+            _exit(4);
+        }
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i], "signal %d: status %#x", sigs[i],
+                      status);
+    }
+}
+END_TEST
+
 START_TEST(test_proc_rejects_empty_argv)
 {
     const char *argv[] = { NULL };
@@ -487,7 +838,7 @@ int main(void)
 
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_proc_reports_exit_status);
-    tcase_add_test(tc, test_proc_reports_signal);
+    tcase_add_test(tc, test_proc_reports_a_crash_with_its_signal);
     tcase_add_test(tc, test_proc_captures_stdout_and_stderr_apart);
     tcase_add_test(tc, test_proc_reads_both_streams_without_deadlock);
     tcase_add_test(tc, test_proc_caps_output_and_keeps_reading);
@@ -502,6 +853,12 @@ int main(void)
     tcase_add_test(tc, test_proc_runs_in_cwd_with_stdin_from_dev_null);
     tcase_add_test(tc, test_proc_resets_signal_dispositions_and_mask);
     tcase_add_test(tc, test_proc_runs_concurrently_from_threads);
+    tcase_add_test(tc, test_proc_interrupt_stops_the_group_and_starts_nothing_more);
+    tcase_add_test(tc, test_proc_interrupt_kills_a_group_that_ignores_sigterm);
+    tcase_add_test(tc, test_proc_interrupt_wakes_every_thread);
+    tcase_add_test(tc, test_proc_catch_leaves_ignored_signals_ignored);
+    tcase_add_test(tc, test_proc_catch_keeps_exit_status_when_sigchld_was_ignored);
+    tcase_add_test(tc, test_proc_reraise_dies_of_the_signal);
     tcase_add_test(tc, test_proc_rejects_empty_argv);
     suite_add_tcase(s, tc);
     return tu_run(s);

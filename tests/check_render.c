@@ -6,6 +6,7 @@
  */
 #include <ctkconf.h>
 
+#include "failmalloc.h"
 #include "render.h"
 #include "testutil.h"
 
@@ -157,15 +158,13 @@ START_TEST(test_render_standalone_matches_golden)
 }
 END_TEST
 
-START_TEST(test_render_hpcsdk_split_matches_golden)
+/* The HPC SDK's split layout with every optional part of the config:
+ * help, site and SDK env, host compiler, an alias. */
+static ctk_config_t *hpcsdk_config(ctk_sdk_t **sdk)
 {
     const char *r = "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3";
     ctk_config_t *cfg = base_config();
     ctk_sdk_conf_t *c;
-    ctk_sdk_t *s;
-    ctk_outset_t out;
-    ctk_error_t err;
-    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
     char base[256], minc[256], mlib[256], cinc[256], clib[256], nlib[256], ncinc[256], nclib[256];
 
     snprintf(base, sizeof base, "%s/cuda/11.6", r);
@@ -198,9 +197,20 @@ START_TEST(test_render_hpcsdk_split_matches_golden)
     c->n_aliases = 1;
     c->aliases[0] = strdup("hpcsdk");
     strcpy(c->jpath, "/sdks/0");
-    s = fake_sdk(c, "11.6", "11.6.2", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6/targets/x86_64-linux/include",
-                 "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6/targets/x86_64-linux/lib", minc, mlib,
-                 cinc, clib, nlib, ncinc, nclib);
+    *sdk = fake_sdk(c, "11.6", "11.6.2", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6/targets/x86_64-linux/include",
+                    "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6/targets/x86_64-linux/lib", minc, mlib,
+                    cinc, clib, nlib, ncinc, nclib);
+    return cfg;
+}
+
+START_TEST(test_render_hpcsdk_split_matches_golden)
+{
+    ctk_sdk_t *s;
+    ctk_config_t *cfg = hpcsdk_config(&s);
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
+
     ctk_outset_init(&out);
     ctk_error_init(&err);
     ck_assert_msg(ctk_render_all(cfg, &s, 1, &o, &out, &err), "%s:%d: %s", err.source, err.line, err.text);
@@ -283,6 +293,116 @@ START_TEST(test_render_uses_site_template_dir)
 }
 END_TEST
 
+/* ---- out of memory ---------------------------------------------------------
+ * Each sweep (tests/failmalloc.c) fails every allocation of a whole
+ * ctk_render_all() in turn: the data trees, every template's Lua state,
+ * the outset.  Each failure is CTK_E_NOMEM and leaks nothing; the run
+ * that meets none gives the same files as ever. */
+#ifdef TU_HAVE_FAILING_MALLOC
+static ctk_config_t *sweep_cfg;
+static ctk_sdk_t *sweep_sdk;
+static ctk_render_opts_t sweep_opts;
+static ctk_outset_t sweep_out, sweep_ref;
+static const char *sweep_golden;
+
+static void *op_render_all(ctk_error_t *err)
+{
+    ctk_outset_init(&sweep_out);
+    if (!ctk_render_all(sweep_cfg, &sweep_sdk, 1, &sweep_opts, &sweep_out, err)) {
+        ctk_outset_fini(&sweep_out);
+        return NULL;
+    }
+    return &sweep_out;
+}
+
+static void release_golden(void *p)
+{
+    compare_golden(sweep_golden, p);
+    ctk_outset_fini(p);
+}
+
+static void release_same(void *p)
+{
+    const ctk_outset_t *o = p;
+    size_t i;
+
+    ck_assert_uint_eq(o->n, sweep_ref.n);
+    for (i = 0; i < o->n; i++) {
+        ck_assert_str_eq(o->files[i].relpath, sweep_ref.files[i].relpath);
+        ck_assert_str_eq(o->files[i].data, sweep_ref.files[i].data);
+    }
+    ctk_outset_fini(p);
+}
+
+static long sweep_render(const char *name, void (*release)(void *))
+{
+    long n = tu_alloc_sweep(name, op_render_all, release);
+
+    fprintf(stderr, "check_render: %s: %ld allocations, each failed in turn\n", name, n);
+    return n;
+}
+#endif
+
+START_TEST(test_render_out_of_memory_is_nomem_and_leaks_nothing)
+{
+#ifdef TU_HAVE_FAILING_MALLOC
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
+    char *dir = tu_mkdtemp(), *src = tu_srcpath("templates/pc.lua"), *text = tu_read(src);
+
+    /* built-in templates: Lua, Tcl and .pc files, per-library .pc files,
+     * both .modulerc files */
+    sweep_cfg = hpcsdk_config(&sweep_sdk);
+    sweep_opts = o;
+    sweep_golden = "hpcsdk";
+    ck_assert_int_gt(sweep_render("ctk_render_all", release_golden), 1000);
+
+    /* one template read from a site's directory */
+    ck_assert_ptr_nonnull(text);
+    free(tu_write(dir, "pc.lua", text));
+    sweep_opts.template_dir = dir;
+    ck_assert_int_gt(sweep_render("ctk_render_all with a template dir", release_golden), 1000);
+    free_all(sweep_cfg, &sweep_sdk, 1);
+    tu_rmtree(dir);
+    free(dir);
+    free(text);
+    free(src);
+#endif
+}
+END_TEST
+
+/* The model sdk.c builds from the real toolkit, rendered. */
+START_TEST(test_render_real_toolkit_out_of_memory_is_nomem)
+{
+#ifdef TU_HAVE_FAILING_MALLOC
+    const char *root = tu_cuda_root();
+    char *inc = tu_str("%s/include", root), *nvcc = tu_str("%s/bin/nvcc", root), *mm;
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
+    ctk_version_t v;
+    ctk_sdk_conf_t *c;
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_version_detect(root, inc, nvcc, &v, &err), "%s", err.text);
+    mm = tu_str("%d.%d", v.major, v.minor);
+    sweep_cfg = ctk_config_new("site.json", &err);
+    ck_assert_ptr_nonnull(sweep_cfg);
+    c = ctk_config_add_sdk(sweep_cfg, mm, root, &err);
+    ck_assert_ptr_nonnull(c);
+    sweep_sdk = ctk_sdk_load(c, sweep_cfg->source, &err);
+    ck_assert_msg(sweep_sdk != NULL, "%s: %s", err.source, err.text);
+    sweep_opts = o;
+    ctk_outset_init(&sweep_ref);
+    ck_assert_msg(ctk_render_all(sweep_cfg, &sweep_sdk, 1, &sweep_opts, &sweep_ref, &err), "%s",
+                  err.text);
+    ck_assert_uint_ge(sweep_ref.n, 5);
+    ck_assert_int_gt(sweep_render("ctk_render_all of the real toolkit", release_same), 1000);
+    ctk_outset_fini(&sweep_ref);
+    free_all(sweep_cfg, &sweep_sdk, 1);
+    tu_free_kept();
+#endif
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("render");
@@ -293,6 +413,15 @@ int main(void)
     tcase_add_test(tc, test_render_refuses_colon_in_search_path);
     tcase_add_test(tc, test_render_refuses_newline_in_path);
     tcase_add_test(tc, test_render_uses_site_template_dir);
+    if (tu_alloc_sweeps_possible("check_render")) {
+        tcase_set_timeout(tc, 300);
+        tcase_add_test(tc, test_render_out_of_memory_is_nomem_and_leaks_nothing);
+        if (tu_cuda_root())
+            tcase_add_test(tc, test_render_real_toolkit_out_of_memory_is_nomem);
+        else
+            fprintf(stderr, "SKIP: check_render: no CUDA toolkit ($CTK_TEST_CUDA unset): the "
+                    "sweep over a real toolkit's model did not run\n");
+    }
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
