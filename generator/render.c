@@ -95,6 +95,17 @@ static void bpush(build_t *b, ctk_lval_t *list, ctk_lval_t *v)
         b->ok = false;
 }
 
+/* A value of s, which is freed.  Where s is NULL (a ctk_printf that ran
+ * out of memory) so is the value, and the bput/bpush it goes to fails;
+ * ctk_lval_str(NULL) would give a nil, and the text would silently lack it. */
+static ctk_lval_t *str_take(char *s)
+{
+    ctk_lval_t *v = s ? ctk_lval_str(s) : NULL;
+
+    free(s);
+    return v;
+}
+
 static ctk_lval_t *strlist_val(build_t *b, const ctk_strlist_t *l)
 {
     ctk_lval_t *list = ctk_lval_list();
@@ -293,18 +304,9 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     bput(b, m, "prereq", prereq);
 
     bpush(b, whatis, ctk_lval_str("Name: NVIDIA CUDA Toolkit"));
-    if (desc) {
-        char *w = ctk_printf(err, "Version: %s", shown);
-
-        bpush(b, whatis, ctk_lval_str(w));
-        free(w);
-    }
-    {
-        char *w = ctk_printf(err, "Description: nvcc, CUDA runtime and math libraries from %s", s->root);
-
-        bpush(b, whatis, ctk_lval_str(w));
-        free(w);
-    }
+    bpush(b, whatis, str_take(ctk_printf(err, "Version: %s", shown)));
+    bpush(b, whatis, str_take(ctk_printf(err, "Description: nvcc, CUDA runtime and math "
+                                         "libraries from %s", s->root)));
     bput(b, m, "whatis", whatis);
 
     ctk_buf_printf(&help,
@@ -329,16 +331,14 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
 
     if (lib) {
         ctk_lval_t *l = ctk_lval_map();
-        char *lpc = ctk_printf(err, "%s-%s-%s", cfg->pc_prefix, lib->name, s->module_version);
-        char *ldesc = ctk_printf(err, "%s from NVIDIA CUDA Toolkit %s", lib->description, shown);
 
         bput(b, l, "name", ctk_lval_str(lib->name));
-        bput(b, l, "pc_name", ctk_lval_str(lpc));
-        bput(b, l, "description", ctk_lval_str(ldesc));
+        bput(b, l, "pc_name", str_take(ctk_printf(err, "%s-%s-%s", cfg->pc_prefix, lib->name,
+                                                  s->module_version)));
+        bput(b, l, "description", str_take(ctk_printf(err, "%s from NVIDIA CUDA Toolkit %s",
+                                                      lib->description, shown)));
         bput(b, l, "link", ctk_lval_str(lib->link));
         bput(b, m, "lib", l);
-        free(lpc);
-        free(ldesc);
     }
 
     ctk_buf_fini(&help);
