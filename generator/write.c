@@ -1036,14 +1036,15 @@ out:
 }
 
 /* Remove the directories above rel that are empty now, deepest first, up
- * to but not including OUT. */
+ * to but not including OUT.  It runs once files have changed: it must not
+ * allocate, or running out of memory would leave the tree half done. */
 static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error_t *err)
 {
-    char where[CTK_ERROR_SOURCE_MAX], *dir = ctk_strdup(rel, err), *slash;
+    char where[CTK_ERROR_SOURCE_MAX], dir[PATH_MAX], *slash;
     bool ok = false;
 
-    if (!dir)
-        return false;
+    /* relpath_problem() has bounded rel by PATH_MAX */
+    snprintf(dir, sizeof dir, "%s", rel);
     while ((slash = strrchr(dir, '/'))) {
         const char *leaf = NULL;
         size_t stop = 0;
@@ -1078,7 +1079,6 @@ static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error
     }
     ok = true;
 out:
-    free(dir);
     return ok;
 }
 
@@ -1151,30 +1151,38 @@ static bool is_tmp_name(const char *name)
 
 /* Remove the temp files a killed run left in OUT and in every directory
  * the plan touches (the caller holds the lock, so no live run owns them).
- * Best effort: a temp file that stays is harmless. */
-static void sweep_dir(int dirfd)
+ * Best effort: a temp file that stays is harmless.  Only running out of
+ * memory fails (CTK_E_NOMEM): nothing else would go well after it, and
+ * no file of the tree has changed yet. */
+static bool sweep_dir(int dirfd, ctk_error_t *err)
 {
-    int fd = dup(dirfd);
+    int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *e;
 
     if (!d) {
+        bool nomem = errno == ENOMEM;
+
         if (fd >= 0)
             close(fd);
-        return;
+        if (nomem)
+            ctk_error_nomem(err);
+        return !nomem;
     }
     while ((e = readdir(d)))
         if (is_tmp_name(e->d_name))
             unlinkat(dirfd, e->d_name, 0);
     closedir(d);
+    return true;
 }
 
-static void sweep_tmp(int outfd, const ctk_plan_t *plan)
+static bool sweep_tmp(int outfd, const ctk_plan_t *plan, ctk_error_t *err)
 {
     const char *last = NULL;
     size_t i, lastlen = 0;
 
-    sweep_dir(outfd);
+    if (!sweep_dir(outfd, err))
+        return false;
     for (i = 0; i < plan->n; i++) {
         const char *rel = plan->items[i].relpath, *slash = strrchr(rel, '/');
         const char *leaf = NULL;
@@ -1185,11 +1193,15 @@ static void sweep_tmp(int outfd, const ctk_plan_t *plan)
             continue; /* OUT itself, or the same dir as the item before (sorted) */
         last = rel;
         lastlen = dl;
-        if (walk(outfd, plan->outdir, rel, false, &dirfd, &leaf, &stop, NULL) == WALK_FOUND)
-            sweep_dir(dirfd);
+        if (walk(outfd, plan->outdir, rel, false, &dirfd, &leaf, &stop, NULL) == WALK_FOUND &&
+            !sweep_dir(dirfd, err)) {
+            close(dirfd);
+            return false;
+        }
         if (dirfd >= 0)
             close(dirfd);
     }
+    return true;
 }
 
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
@@ -1208,6 +1220,12 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     if (!ctk_plan_has_changes(plan) && !plan->manifest_changed)
         return true;
     hold_signals(&saved);
+    /* Every allocation (here, in mkdir_p and in sweep_tmp) comes before
+     * the pending manifest: from there on nothing fails for want of
+     * memory, so running out leaves the tree as it was. */
+    if (!(mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err)) ||
+        !(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
+        goto out;
     if (!mkdir_p(plan->outdir, err))
         goto out;
     outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1216,10 +1234,8 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
                       strerror(errno));
         goto out;
     }
-    if (!(mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err)) ||
-        !(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
+    if (!sweep_tmp(outfd, plan, err))
         goto out;
-    sweep_tmp(outfd, plan);
     if (ctk_plan_has_changes(plan) &&
         !write_atomic(outfd, CTK_PENDING_NAME, ppath, plan->manifest, plan->manifest_len, err))
         goto out;

@@ -4,6 +4,7 @@
 #include <ctkconf.h>
 
 #include "diff.h"
+#include "failmalloc.h"
 #include "testutil.h"
 #include "util.h"
 #include "write.h"
@@ -1373,6 +1374,297 @@ START_TEST(test_plan_diff_applies_with_patch_and_git)
 }
 END_TEST
 
+/* ---- out of memory --------------------------------------------------------------
+ * Each sweep (tests/failmalloc.c) fails every allocation of one call in
+ * turn: each failure must be CTK_E_NOMEM, leak no memory and no file
+ * descriptor, and an apply must leave the tree as it was or as it is meant
+ * to be, for the next run to finish. */
+#ifdef TU_HAVE_FAILING_MALLOC
+
+/* The tree under dir as text: one line per entry, sorted, "rel/" for a
+ * directory and "rel: bytes" for a file (temp files and the manifests
+ * included).  An absent dir and an empty one read the same.  Caller frees. */
+static char **tree_lines;
+static size_t tree_n, tree_cap, tree_root;
+
+static int tree_cb(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    char *line = NULL, *text;
+
+    (void)flag;
+    if (f->level == 0)
+        return 0;
+    if (S_ISDIR(st->st_mode)) {
+        ck_assert_int_ne(asprintf(&line, "%s/", p + tree_root), -1);
+    } else {
+        text = S_ISREG(st->st_mode) ? tu_read(p) : NULL;
+        ck_assert_int_ne(asprintf(&line, "%s: %s", p + tree_root, text ? text : "(not a file)"),
+                         -1);
+        free(text);
+    }
+    if (tree_n == tree_cap) {
+        tree_cap = tree_cap ? tree_cap * 2 : 32;
+        tree_lines = realloc(tree_lines, tree_cap * sizeof *tree_lines);
+        ck_assert_ptr_nonnull(tree_lines);
+    }
+    tree_lines[tree_n++] = line;
+    return 0;
+}
+
+static int line_cmp(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static char *tree_text(const char *dir)
+{
+    ctk_buf_t b;
+    size_t i;
+
+    tree_n = 0;
+    tree_root = strlen(dir) + 1;
+    if (exists(dir, "."))
+        ck_assert_int_eq(nftw(dir, tree_cb, 16, FTW_PHYS), 0);
+    qsort(tree_lines, tree_n, sizeof *tree_lines, line_cmp);
+    ctk_buf_init(&b);
+    for (i = 0; i < tree_n; i++) {
+        ck_assert(ctk_buf_printf(&b, "%s\n", tree_lines[i]));
+        free(tree_lines[i]);
+    }
+    free(tree_lines);
+    tree_lines = NULL;
+    tree_n = tree_cap = 0;
+    return ctk_buf_take(&b, NULL);
+}
+
+/* From SWEEP_RUN1 to SWEEP_RUN2: a file kept, one updated, three created,
+ * two removed and one removed with its directory. */
+static const char *const SWEEP_RUN1[] = {
+    "lmod/cudatoolkit/12.4.lua", "-- 12.4\n",
+    "lmod/cudatoolkit/12.6.lua", "-- 12.6\n",
+    "lmod/old/1.lua", "-- old\n",
+    "tcl/cudatoolkit/12.4", "#%Module\n# 12.4\n",
+    "tcl/cudatoolkit/12.6", "#%Module\n# 12.6\n",
+    "pkgconfig/ctk-12.4.pc", "Name: ctk\nVersion: 12.4\n",
+    NULL};
+static const char *const SWEEP_RUN2[] = {
+    "lmod/cudatoolkit/12.4.lua", "-- 12.4\n",
+    "lmod/cudatoolkit/12.6.lua", "-- 12.6 new\n",
+    "lmod/cudatoolkit/12.8.lua", "-- 12.8\n",
+    "tcl/cudatoolkit/12.8", "#%Module\n# 12.8\n",
+    "pkgconfig/ctk-12.8.pc", "Name: ctk\nVersion: 12.8\n",
+    NULL};
+
+/* A sweep's figure, in the log. */
+static long swept(const char *name, long n)
+{
+    fprintf(stderr, "check_write: %s: %ld allocations, each failed in turn\n", name, n);
+    return n;
+}
+
+static ctk_outset_t sweep_set;
+static ctk_plan_t *sweep_plan;
+static const char *const *sweep_before; /* the old tree's files; NULL: no tree */
+static char *sweep_old, *sweep_new;     /* tree_text() of both */
+static size_t sweep_counts[5];
+
+static void *op_plan(ctk_error_t *err)
+{
+    return ctk_write_plan(out, &sweep_set, err);
+}
+
+static void release_plan(void *p)
+{
+    size_t c[5];
+
+    ctk_plan_counts(p, &c[0], &c[1], &c[2], &c[3], &c[4]);
+    ck_assert(memcmp(c, sweep_counts, sizeof c) == 0);
+    ctk_plan_free(p);
+}
+
+static char *sweep_diff;
+
+static void *op_diff(ctk_error_t *err)
+{
+    return ctk_plan_diff(sweep_plan, err);
+}
+
+static void release_diff(void *p)
+{
+    ck_assert_str_eq(p, sweep_diff);
+    free(p);
+}
+
+static void *op_apply(ctk_error_t *err)
+{
+    return ctk_write_apply(sweep_plan, false, err) ? sweep_plan : NULL;
+}
+
+static void assert_tree(const char *want, const char *what)
+{
+    char *now = tree_text(out);
+
+    ck_assert_msg(strcmp(now, want) == 0, "%s:\n%s\nwanted:\n%s", what, now, want);
+    free(now);
+}
+
+static void release_apply(void *p)
+{
+    (void)p;
+    assert_tree(sweep_new, "the tree a clean apply leaves");
+}
+
+/* The tree as it was before the apply under test. */
+static void make_old_tree(void)
+{
+    tu_rmtree(out);
+    if (sweep_before)
+        run_files(sweep_before, false, NULL, NULL, NULL, NULL);
+}
+
+static void apply_after_failure(long n)
+{
+    char *now = tree_text(out);
+
+    ck_assert_msg(strcmp(now, sweep_old) == 0 || strcmp(now, sweep_new) == 0,
+                  "apply: allocation %ld failing left a tree neither old nor new:\n%s", n, now);
+    free(now);
+    /* the next run finishes the job */
+    run_files(SWEEP_RUN2, false, NULL, NULL, NULL, NULL);
+    assert_tree(sweep_new, "the tree the next run leaves");
+    make_old_tree();
+    assert_tree(sweep_old, "the old tree, made again");
+}
+
+/* Sweep an apply of SWEEP_RUN2 over the tree the files before make (NULL:
+ * over nothing). */
+static long sweep_apply(const char *name, const char *const *before)
+{
+    ctk_error_t err;
+    long n;
+
+    sweep_before = before;
+    make_old_tree();
+    sweep_old = tree_text(out);
+    run_files(SWEEP_RUN2, false, NULL, NULL, NULL, NULL);
+    sweep_new = tree_text(out);
+    make_old_tree();
+    fill(&sweep_set, SWEEP_RUN2);
+    ctk_error_init(&err);
+    sweep_plan = ctk_write_plan(out, &sweep_set, &err);
+    ck_assert_msg(sweep_plan != NULL, "%s", err.text);
+    n = swept(name, tu_alloc_sweep_with(name, op_apply, release_apply, apply_after_failure));
+    ctk_plan_free(sweep_plan);
+    ctk_outset_fini(&sweep_set);
+    free(sweep_old);
+    free(sweep_new);
+    return n;
+}
+
+static void *op_lock(ctk_error_t *err)
+{
+    return ctk_write_lock(out, false, err);
+}
+
+static void release_lock(void *p)
+{
+    ctk_write_unlock(p);
+}
+
+static char *sweep_path;
+
+static void *op_write_file(ctk_error_t *err)
+{
+    return ctk_write_file_atomic(sweep_path, "text\n", 5, err) ? sweep_path : NULL;
+}
+
+static void release_nothing(void *p)
+{
+    (void)p;
+}
+#endif
+
+START_TEST(test_write_plan_out_of_memory_is_nomem)
+{
+#ifdef TU_HAVE_FAILING_MALLOC
+    char *pend = path_in(out, CTK_PENDING_NAME);
+    ctk_error_t err;
+    FILE *fp;
+    long n;
+
+    /* into nothing */
+    fill(&sweep_set, SWEEP_RUN2);
+    sweep_plan = plan_ok(&sweep_set);
+    ctk_plan_counts(sweep_plan, &sweep_counts[0], &sweep_counts[1], &sweep_counts[2],
+                    &sweep_counts[3], &sweep_counts[4]);
+    ctk_plan_free(sweep_plan);
+    n = swept("ctk_write_plan into nothing",
+              tu_alloc_sweep("ctk_write_plan into nothing", op_plan, release_plan));
+    ck_assert_int_gt(n, 10);
+
+    /* over a tree an interrupted run left half changed, with its pending
+     * manifest, a temp file and a file edited by hand since */
+    run_files(SWEEP_RUN1, false, NULL, NULL, NULL, NULL);
+    sweep_plan = plan_ok(&sweep_set);
+    fp = fopen(pend, "w");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(sweep_plan->manifest, 1, sweep_plan->manifest_len, fp),
+                      sweep_plan->manifest_len);
+    ck_assert_int_eq(fclose(fp), 0);
+    ctk_plan_free(sweep_plan);
+    free(tu_write(out, "lmod/cudatoolkit/12.8.lua", "-- 12.8\n"));
+    free(tu_write(out, "lmod/cudatoolkit/.12.6.lua.ctkgen-tmp-Ab3dEf", "-- 12"));
+    free(tu_write(out, "tcl/cudatoolkit/12.4", "#%Module\n# by hand\n"));
+    sweep_plan = plan_ok(&sweep_set);
+    ck_assert(sweep_plan->pending);
+    ctk_plan_counts(sweep_plan, &sweep_counts[0], &sweep_counts[1], &sweep_counts[2],
+                    &sweep_counts[3], &sweep_counts[4]);
+    ck_assert_uint_eq(sweep_counts[4], 1);
+    ctk_plan_free(sweep_plan);
+    n = swept("ctk_write_plan over an interrupted run",
+              tu_alloc_sweep("ctk_write_plan over an interrupted run", op_plan, release_plan));
+    ck_assert_int_gt(n, 30);
+
+    /* and its diff */
+    sweep_plan = plan_ok(&sweep_set);
+    ctk_error_init(&err);
+    sweep_diff = ctk_plan_diff(sweep_plan, &err);
+    ck_assert_msg(sweep_diff != NULL, "%s", err.text);
+    n = swept("ctk_plan_diff", tu_alloc_sweep("ctk_plan_diff", op_diff, release_diff));
+    ck_assert_int_gt(n, 10);
+    free(sweep_diff);
+    ctk_plan_free(sweep_plan);
+    ctk_outset_fini(&sweep_set);
+    free(pend);
+#endif
+}
+END_TEST
+
+START_TEST(test_write_apply_out_of_memory_leaves_old_or_new_tree)
+{
+#ifdef TU_HAVE_FAILING_MALLOC
+    ck_assert_int_gt(sweep_apply("ctk_write_apply into nothing", NULL), 3);
+    ck_assert_int_gt(sweep_apply("ctk_write_apply over a tree", SWEEP_RUN1), 3);
+#endif
+}
+END_TEST
+
+START_TEST(test_write_lock_and_single_file_out_of_memory_is_nomem)
+{
+#ifdef TU_HAVE_FAILING_MALLOC
+    long n;
+
+    n = swept("ctk_write_lock", tu_alloc_sweep("ctk_write_lock", op_lock, release_lock));
+    ck_assert_int_gt(n, 1);
+    sweep_path = path_in(tmp, "one.txt");
+    n = tu_alloc_sweep("ctk_write_file_atomic", op_write_file, release_nothing);
+    ck_assert_int_gt(swept("ctk_write_file_atomic", n), 0);
+    assert_file(tmp, "one.txt", "text\n");
+    free(sweep_path);
+#endif
+}
+END_TEST
+
 static Suite *write_suite(void)
 {
     Suite *s = suite_create("write");
@@ -1412,6 +1704,11 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_diff_huge_input_falls_back_to_replace);
     tcase_add_test(tc, test_plan_diff_exact_output);
     tcase_add_test(tc, test_plan_diff_applies_with_patch_and_git);
+    if (tu_alloc_sweeps_possible("check_write")) {
+        tcase_add_test(tc, test_write_plan_out_of_memory_is_nomem);
+        tcase_add_test(tc, test_write_apply_out_of_memory_leaves_old_or_new_tree);
+        tcase_add_test(tc, test_write_lock_and_single_file_out_of_memory_is_nomem);
+    }
     suite_add_tcase(s, tc);
     return s;
 }
