@@ -8,7 +8,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
-      libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip"
+      libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang valgrind"
 missing=
 for p in $pkgs; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||

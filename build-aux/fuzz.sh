@@ -7,7 +7,9 @@
 #   -r RUNS     executions per target (default 20000)
 #   -t SECONDS  per target instead of a run count (for long runs by hand)
 # Builds the library with -fsanitize=fuzzer-no-link,address,undefined in
-# $FUZZ_BUILD (default /tmp/ctkgen-fuzz-build), then runs each target from
+# $FUZZ_BUILD (default ./_build-fuzz, made afresh from a copy when the
+# source tree is configured in place; delete it after changing configure),
+# then runs each target from
 # a copy of its seed corpus (tests/fuzz/corpus/<target>; the repository's
 # corpus is never modified).  A crash is saved under
 # tests/fuzz/regress/<target>/ so `make check` replays it from then on.
@@ -25,14 +27,24 @@ while getopts r:t: o; do
 done
 shift $((OPTIND - 1))
 targets=${*:-config quote modeval probe}
-B=${FUZZ_BUILD:-/tmp/ctkgen-fuzz-build}
+B=${FUZZ_BUILD:-$top/_build-fuzz}
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
 CLANG=${CLANG:-clang}
 command -v "$CLANG" >/dev/null || { echo "fuzz.sh: $CLANG not found (apt-get install clang)" >&2; exit 4; }
 SAN=-fsanitize=address,undefined
 mkdir -p "$B"
+# a source tree configured in place cannot host another build: build from
+# a fresh `make distdir` copy of it then
+src=$top
+if [ -f "$top/Makefile" ]; then
+    src=$B/src
+    rm -rf "$B"
+    mkdir -p "$B"
+    make -C "$top" -s distdir distdir="$src" top_distdir="$src" >/dev/null
+fi
 if [ ! -f "$B/Makefile" ]; then
-    [ -x "$top/configure" ] || (cd "$top" && autoreconf -fi >/dev/null)
-    (cd "$B" && "$top/configure" -q CC="$CLANG" \
+    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null)
+    (cd "$B" && "$src/configure" -q CC="$CLANG" \
         CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $SAN -fno-sanitize-recover=undefined" \
         LDFLAGS="$SAN" >/dev/null)
 fi

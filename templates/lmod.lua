@@ -29,14 +29,13 @@ for _, var in ipairs(ctk.paths) do
   end
 end
 emitln()
--- Both module systems hand a value to the shell with a backslash before
--- blanks and quotes but a newline left bare, so the shell would run what
--- follows it as a command: a value with a newline is refused.
+-- Lmod hands a value to the shell with a backslash before blanks, quotes
+-- and specials, but a newline left bare: the shell would run what follows
+-- it as a command, so such a value is refused.
 local function env_value(e)
   if string.find(e.value, "\n", 1, true) then
-    error(string.format("SDK %s: env %s: the value holds a newline, which Lmod and "
-      .. "Environment Modules write into shell code unescaped (the next line would run "
-      .. "as a command)", ctk.version, e.name), 0)
+    error(string.format("SDK %s: env %s: the value holds a newline, which Lmod writes into "
+      .. "shell code unescaped (the next line would run as a command)", ctk.version, e.name), 0)
   end
   return e.value
 end

@@ -33,14 +33,22 @@ for _, var in ipairs(ctk.paths) do
   end
 end
 emitln()
--- Both module systems hand a value to the shell with a backslash before
--- blanks and quotes but a newline left bare, so the shell would run what
--- follows it as a command: a value with a newline is refused.
+-- Environment Modules hands a value to the shell with a backslash before
+-- blanks, quotes and most specials, but not before a newline (the shell
+-- would run what follows as a command) or '~' (the shell expands it at the
+-- start of the value and after ':'): such values are refused.
 local function env_value(e)
+  local field = e.name == "NVCC_CCBIN" and "host_compiler/ccbin" or "env " .. e.name
+  local bad
   if string.find(e.value, "\n", 1, true) then
-    error(string.format("SDK %s: env %s: the value holds a newline, which Lmod and "
-      .. "Environment Modules write into shell code unescaped (the next line would run "
-      .. "as a command)", ctk.version, e.name), 0)
+    bad = "holds a newline, which Environment Modules writes into shell code unescaped "
+      .. "(the next line would run as a command)"
+  elseif string.find(e.value, "^~") or string.find(e.value, ":~") then
+    bad = "has '~' at its start or after ':', which Environment Modules writes into shell "
+      .. "code unescaped (the shell would expand it to a home directory)"
+  end
+  if bad then
+    error(string.format("SDK %s: %s: the value %s", ctk.version, field, bad), 0)
   end
   return e.value
 end
