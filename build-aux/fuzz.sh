@@ -9,9 +9,9 @@
 # Builds the library with -fsanitize=fuzzer-no-link,address,undefined in
 # $FUZZ_BUILD (default ./_build-fuzz, made afresh from a copy when the
 # source tree is configured in place; delete it after changing configure),
-# then runs each target from
-# a copy of its seed corpus (tests/fuzz/corpus/<target>; the repository's
-# corpus is never modified).  A crash is saved under
+# then runs each target from a copy of its seed corpus
+# (tests/fuzz/corpus/<target>; the repository's corpus is never modified).
+# A crash is saved under
 # tests/fuzz/regress/<target>/ so `make check` replays it from then on.
 # Prints one line per target: executions, seconds, crashes.  Exit 1 if
 # any target crashed.

@@ -157,6 +157,7 @@ int ctk_cli_error(const ctk_error_t *err)
     return ctk_error_exit_code(err);
 }
 
+__attribute__((format(printf, 2, 0)))
 static void vnote(const char *prefix, const char *fmt, va_list ap)
 {
     fputs(prefix, stderr);
