@@ -351,6 +351,7 @@ START_TEST(test_luahost_out_of_memory_is_nomem_and_leaks_nothing)
     fprintf(stderr, "check_luahost: ctk_lua_run: %ld allocations, each failed in turn\n", n);
     ck_assert_int_gt(n, 200);
     n = tu_alloc_sweep("ctk_lval_*", op_lval, release_lval);
+    fprintf(stderr, "check_luahost: ctk_lval_*: %ld allocations, each failed in turn\n", n);
     ck_assert_int_gt(n, 10);
 #endif
 }
