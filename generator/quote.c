@@ -133,6 +133,13 @@ char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err)
                       what_or(what), (long)(ref - s));
         return NULL;
     }
+    if (strlen(s) > CTK_QUOTE_PC_ARG_MAX) {
+        ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                      "%s: %zu bytes cannot be expressed in a pkg-config file (pkgconf keeps "
+                      "%zu bytes of one argument and silently drops the rest)",
+                      what_or(what), strlen(s), CTK_QUOTE_PC_ARG_MAX);
+        return NULL;
+    }
     if (*s && s[strlen(s) - 1] == ' ') {
         /* pkgconf trims blanks at the end of a line before splitting it,
          * so an escaped final blank would leave a dangling backslash */

@@ -4,21 +4,38 @@
  * Each function returns a fresh string (caller frees) that the target
  * format reads back as exactly the input, or NULL with CTK_E_QUOTE when the
  * format cannot express it (a newline or other control byte anywhere; in
- * .pc files also "${", which pkg-config always expands, and a blank at the
- * end, which it trims).  what names the
- * value in the error ("path of /sdks/0/base").
+ * .pc files also "${", which pkg-config always expands, a blank at the
+ * end, which it trims, and more than CTK_QUOTE_PC_ARG_MAX bytes).  what
+ * names the value in the error ("path of /sdks/0/base").
  */
 #ifndef CTK_QUOTE_H
 #define CTK_QUOTE_H
 
 #include "error.h"
 
+#include <limits.h>
+
+#ifdef PATH_MAX
+#define CTK_PATH_MAX PATH_MAX
+#else
+#define CTK_PATH_MAX 4096
+#endif
+
 /* A complete Lua string literal, with its double quotes. */
 char *ctk_quote_lua(const char *s, const char *what, ctk_error_t *err);
 /* A complete Tcl word in double quotes, with \ " $ [ ] { } escaped. */
 char *ctk_quote_tcl(const char *s, const char *what, ctk_error_t *err);
+/* The longest argument pkgconf keeps whole: it copies what follows an
+ * argument's first two characters ("-I", "-L", "-r" of -rpath=) into a
+ * buffer of PATH_MAX + 1024 bytes (PKGCONF_ITEM_SIZE, pkgconf 1.8) and
+ * silently drops the rest. */
+#define CTK_QUOTE_PC_ARG_MAX ((size_t)CTK_PATH_MAX + 1024 - 1 + 2)
+
 /* A pkg-config value fragment: space, tab, quotes, backslash and # escaped
- * with a backslash, so pkgconf splits it back as one argument. */
+ * with a backslash, so pkgconf splits it back as one argument.  Anything
+ * this quotes ends up inside one Cflags or Libs argument, so a fragment
+ * longer than CTK_QUOTE_PC_ARG_MAX is refused; a template checks a whole
+ * argument the same way by quoting it (and dropping the result). */
 char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err);
 
 /* Whether s can go on a colon-separated path variable (no ':' or control

@@ -8,9 +8,11 @@ local pc = ctk.pc
 local field_of = { cudaroot = "base", includedir = "base", libdir = "base", math = "math_libs",
                    cupti = "cupti", nvvm = "nvvm", nccl = "comm_libs/nccl",
                    nvshmem = "comm_libs/nvshmem" }
+local function field(name)
+  return field_of[name] or field_of[string.match(name, "^(%a+)_")] or name
+end
 local function what(name)
-  local field = field_of[name] or field_of[string.match(name, "^(%a+)_")] or name
-  return string.format("SDK %s: %s (.pc variable %s)", ctk.version, field, name)
+  return string.format("SDK %s: %s (.pc variable %s)", ctk.version, field(name), name)
 end
 emitln("# ", ctk.header)
 emitln("# ", ctk.description, " at ", comment(ctk.root))
@@ -21,6 +23,32 @@ for _, v in ipairs(pc.vars) do
     value = "${" .. v.ref .. "}" .. value
   end
   emitln(v.name, "=", value)
+end
+
+-- Each Cflags and Libs argument, expanded, must fit what pkgconf keeps of
+-- one argument; pc_q() refuses one that does not (its text is not used).
+local full = {}
+for _, v in ipairs(pc.vars) do
+  full[v.name] = (v.ref and full[v.ref] or "") .. v.value
+end
+for _, name in ipairs(pc.cflags) do
+  pc_q("-I" .. full[name], what(name))
+end
+for _, name in ipairs(pc.libdirs) do
+  pc_q("-L" .. full[name], what(name))
+end
+if pc.rpath and #pc.libdirs > 0 then
+  local dirs, fields, seen = {}, {}, {}
+  for _, name in ipairs(pc.libdirs) do
+    dirs[#dirs + 1] = full[name]
+    if not seen[field(name)] then
+      seen[field(name)] = true
+      fields[#fields + 1] = field(name)
+    end
+  end
+  pc_q("-rpath=" .. table.concat(dirs, ":"),
+       string.format("SDK %s: the run path of %s (pc_rpath false leaves it out)", ctk.version,
+                     table.concat(fields, ", ")))
 end
 emitln()
 emitln("Name: ", ctk.pc_prefix)

@@ -202,6 +202,56 @@ START_TEST(test_quote_refuses_what_formats_cannot_express)
 }
 END_TEST
 
+/* Found by tests/hostile.sh: pkgconf 1.8 keeps PATH_MAX + 1024 - 1 bytes
+ * after an argument's first two characters and drops the rest without a
+ * word, which cut the run path of three long toolkit paths.  An argument
+ * of CTK_QUOTE_PC_ARG_MAX bytes comes back whole; one more byte is
+ * refused. */
+START_TEST(test_quote_pc_refuses_what_pkgconf_would_cut)
+{
+    const size_t max = CTK_QUOTE_PC_ARG_MAX;
+    ctk_error_t err;
+    char *s = malloc(max + 2), *q, *dir = tu_mkdtemp(), *text = NULL, *pc, *outpath, *out;
+    size_t n;
+
+    ck_assert_ptr_nonnull(s);
+    memset(s, 'a', max + 1);
+    s[0] = '/';
+    s[max + 1] = '\0';
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_quote_pc(s, "SDK x: the run path", &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+    ck_assert_ptr_nonnull(strstr(err.text, "SDK x: the run path"));
+    ck_assert_ptr_nonnull(strstr(err.text, "bytes"));
+
+    /* "-I" and max - 2 bytes: exactly max, read back by pkgconf */
+    s[max - 2] = '\0';
+    ctk_error_init(&err);
+    q = ctk_quote_pc(s, "p", &err);
+    ck_assert_msg(q != NULL, "%s", err.text);
+    ck_assert(asprintf(&text, "dir=%s\nName: t\nDescription: t\nVersion: 1\nCflags: -I${dir}\n", q) > 0);
+    pc = tu_write(dir, "t.pc", text);
+    ck_assert(asprintf(&outpath, "%s/out", dir) > 0);
+    ck_assert_int_eq(tu_sh("cd '%s' && PKG_CONFIG_PATH=. pkgconf --cflags t > '%s'", dir, outpath), 0);
+    out = tu_read(outpath);
+    ck_assert_ptr_nonnull(out);
+    n = strlen(out);
+    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        out[--n] = '\0';
+    ck_assert_uint_eq(n, max);
+    ck_assert(strncmp(out, "-I", 2) == 0);
+    ck_assert_str_eq(out + 2, s);
+    free(out);
+    free(outpath);
+    free(pc);
+    free(text);
+    free(q);
+    free(s);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quote");
@@ -213,6 +263,7 @@ int main(void)
     tcase_add_loop_test(tc, test_quote_tcl_reads_back_exactly, 0, N_HOSTILE);
     tcase_add_loop_test(tc, test_quote_pc_reads_back_through_pkgconf, 0, N_HOSTILE);
     tcase_add_test(tc, test_quote_refuses_what_formats_cannot_express);
+    tcase_add_test(tc, test_quote_pc_refuses_what_pkgconf_would_cut);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
