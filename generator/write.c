@@ -893,13 +893,12 @@ static void tmp_name(char out[NAME_MAX + 1], const char *leaf)
     snprintf(out, NAME_MAX + 1, ".%.*s%s%s", (int)room, leaf, TMP_TAG, suffix);
 }
 
-/* Replace leaf in dirfd with data: temp file, fsync, rename, fsync of the
- * directory.  On failure the temp file is gone and leaf is as it was. */
-static bool write_atomic(int dirfd, const char *leaf, const char *path, const char *data,
-                         size_t len, ctk_error_t *err)
+/* Write data to a new temp file beside leaf in dirfd (mode 0644, synced);
+ * its name goes to tmp.  On failure no temp file is left. */
+static bool write_temp(int dirfd, const char *leaf, const char *path, const char *data,
+                       size_t len, char tmp[NAME_MAX + 1], ctk_error_t *err)
 {
-    char tmp[NAME_MAX + 1];
-    bool ok = false, made = false;
+    bool ok = false;
     int fd = -1, tries;
 
     for (tries = 0; tries < 100; tries++) {
@@ -911,9 +910,9 @@ static bool write_atomic(int dirfd, const char *leaf, const char *path, const ch
     if (fd < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot create a temporary file next to it: %s",
                       strerror(errno));
-        goto out;
+        tmp[0] = '\0';
+        return false;
     }
-    made = true;
     if (!ctk_write_all(fd, data ? data : "", len)) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
         goto out;
@@ -926,29 +925,46 @@ static bool write_atomic(int dirfd, const char *leaf, const char *path, const ch
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write (fsync): %s", strerror(errno));
         goto out;
     }
-    if (close(fd) < 0) {
-        fd = -1;
+    ok = true;
+out:
+    if (close(fd) < 0 && ok) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write (close): %s", strerror(errno));
-        goto out;
+        ok = false;
     }
-    fd = -1;
+    if (!ok) {
+        unlinkat(dirfd, tmp, 0);
+        tmp[0] = '\0';
+    }
+    return ok;
+}
+
+/* Rename tmp over leaf in dirfd and sync the directory.  If the rename
+ * fails, tmp is removed and leaf is as it was. */
+static bool commit_temp(int dirfd, const char *tmp, const char *leaf, const char *path,
+                        ctk_error_t *err)
+{
     if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
-        goto out;
+        unlinkat(dirfd, tmp, 0);
+        return false;
     }
-    made = false;
     if (fsync_dir(dirfd) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot sync its directory: %s",
                       strerror(errno));
-        goto out;
+        return false;
     }
-    ok = true;
-out:
-    if (fd >= 0)
-        close(fd);
-    if (made)
-        unlinkat(dirfd, tmp, 0);
-    return ok;
+    return true;
+}
+
+/* Replace leaf in dirfd with data: temp file, fsync, rename, fsync of the
+ * directory.  On failure the temp file is gone and leaf is as it was. */
+static bool write_atomic(int dirfd, const char *leaf, const char *path, const char *data,
+                         size_t len, ctk_error_t *err)
+{
+    char tmp[NAME_MAX + 1];
+
+    return write_temp(dirfd, leaf, path, data, len, tmp, err) &&
+           commit_temp(dirfd, tmp, leaf, path, err);
 }
 
 bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_error_t *err)
@@ -1002,7 +1018,9 @@ out:
     return ok;
 }
 
-static bool apply_remove(int outfd, const char *outdir, const char *rel, ctk_error_t *err)
+/* Remove rel, then the marker staged beside it (if any). */
+static bool apply_remove(int outfd, const char *outdir, const char *rel, const char *marker,
+                         ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
@@ -1022,6 +1040,8 @@ static bool apply_remove(int outfd, const char *outdir, const char *rel, ctk_err
                           "cannot remove: %s", strerror(errno));
             goto out;
         }
+        if (marker && *marker)
+            unlinkat(dirfd, marker, 0);
         if (fsync_dir(dirfd) < 0) {
             ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, strlen(rel)), 0, 0,
                           "cannot sync its directory: %s", strerror(errno));
@@ -1080,6 +1100,130 @@ static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error
     ok = true;
 out:
     return ok;
+}
+
+/* ---- two stages ------------------------------------------------------------ */
+
+/* What the first stage of apply leaves for the second, per plan item: a
+ * temp file beside the item's path holding its new bytes, or, beside a
+ * file to be removed, an empty one that proves the directory can be
+ * changed. */
+typedef struct {
+    char tmp[NAME_MAX + 1]; /* "" when nothing is staged (any more) */
+    bool deferred;          /* a file this run removes stands where a directory is needed */
+} stage_t;
+
+static bool is_write(const ctk_change_t *c)
+{
+    return c->kind == CTK_CHANGE_CREATE || c->kind == CTK_CHANGE_UPDATE;
+}
+
+/* Whether the plan removes the file at rel[0..len). */
+static bool plan_removes(const ctk_plan_t *plan, const char *rel, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < plan->n; i++)
+        if (plan->items[i].kind == CTK_CHANGE_REMOVE && strlen(plan->items[i].relpath) == len &&
+            strncmp(plan->items[i].relpath, rel, len) == 0)
+            return true;
+    return false;
+}
+
+/* First stage for one item: create its directories and its temp file. */
+static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
+                       ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    const char *leaf = NULL;
+    size_t stop = 0;
+    int dirfd = -1;
+    bool ok = false, writing = is_write(c);
+    walk_t w;
+
+    st->tmp[0] = '\0';
+    st->deferred = false;
+    if (!writing && c->kind != CTK_CHANGE_REMOVE)
+        return true;
+    w = walk(outfd, plan->outdir, c->relpath, writing, &dirfd, &leaf, &stop, err);
+    if (w == WALK_NOTDIR && writing && plan_removes(plan, c->relpath, stop)) {
+        /* written in the second stage, once that file is gone */
+        st->deferred = true;
+        return true;
+    }
+    if (w == WALK_NOTDIR && writing)
+        ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, c->relpath, stop), 0, 0,
+                      "is not a directory, but ctkgen needs one here for %s", c->relpath);
+    if (w == WALK_FAILED || (w == WALK_NOTDIR && writing))
+        goto out;
+    if (w != WALK_FOUND) { /* nothing left to remove */
+        ok = true;
+        goto out;
+    }
+    shown(where, plan->outdir, c->relpath, strlen(c->relpath));
+    ok = writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, st->tmp, err)
+                 : write_temp(dirfd, leaf, where, "", 0, st->tmp, err);
+out:
+    if (dirfd >= 0)
+        close(dirfd);
+    return ok;
+}
+
+/* Second stage for a written item: its temp file takes its place. */
+static bool commit_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
+                        ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    const char *leaf = NULL;
+    size_t stop = 0;
+    int dirfd = -1;
+    bool ok;
+
+    if (st->deferred)
+        return apply_write(outfd, plan->outdir, c, err);
+    shown(where, plan->outdir, c->relpath, strlen(c->relpath));
+    if (walk(outfd, plan->outdir, c->relpath, false, &dirfd, &leaf, &stop, err) != WALK_FOUND) {
+        ctk_error_set(err, CTK_E_CONFLICT, where, 0, 0,
+                      "its directory went away while ctkgen ran");
+        if (dirfd >= 0)
+            close(dirfd);
+        return false;
+    }
+    ok = commit_temp(dirfd, st->tmp, leaf, where, err);
+    st->tmp[0] = '\0';
+    close(dirfd);
+    return ok;
+}
+
+/* After a failure: remove every temp file still staged (the caller's
+ * pending and manifest ones too), and, when the second stage never began,
+ * the directories the first stage made that are empty again.  Best effort,
+ * and it allocates nothing. */
+static void unstage(int outfd, const ctk_plan_t *plan, stage_t *stages, size_t n,
+                    const char *ptmp, const char *mtmp, bool prune)
+{
+    size_t i;
+
+    if (*ptmp)
+        unlinkat(outfd, ptmp, 0);
+    if (*mtmp)
+        unlinkat(outfd, mtmp, 0);
+    for (i = 0; i < n; i++) {
+        const char *rel = plan->items[i].relpath, *leaf = NULL;
+        size_t stop = 0;
+        int dirfd = -1;
+
+        if (stages[i].tmp[0] &&
+            walk(outfd, plan->outdir, rel, false, &dirfd, &leaf, &stop, NULL) == WALK_FOUND) {
+            unlinkat(dirfd, stages[i].tmp, 0);
+            stages[i].tmp[0] = '\0';
+        }
+        if (dirfd >= 0)
+            close(dirfd);
+        if (prune && is_write(&plan->items[i]))
+            prune_dirs(outfd, plan->outdir, rel, NULL);
+    }
+    fsync_dir(outfd);
 }
 
 /* CTK_E_CONFLICT naming the first few conflicting paths. */
@@ -1204,12 +1348,20 @@ static bool sweep_tmp(int outfd, const ctk_plan_t *plan, ctk_error_t *err)
     return true;
 }
 
+/* Two stages.  The first puts every new byte in a temp file beside its
+ * place (and an empty one beside each file to be removed): a full disk, a
+ * read-only file system or a directory ctkgen may not write stops the run
+ * there, and the temp files and new directories are taken away again, so
+ * the tree is as it was.  The second only renames and removes, which needs
+ * no room; it starts by putting the pending manifest in place, so a run
+ * killed from then on is finished or rolled back by the next one. */
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
 {
     sigset_t saved;
-    char *mpath = NULL, *ppath = NULL;
-    size_t nconf = 0, i;
-    bool ok = false;
+    char *mpath = NULL, *ppath = NULL, ptmp[NAME_MAX + 1] = "", mtmp[NAME_MAX + 1] = "";
+    stage_t *stages = NULL;
+    size_t nconf = 0, i, staged = 0;
+    bool ok = false, changes, second = false;
     int outfd = -1;
 
     ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &nconf);
@@ -1217,15 +1369,26 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
         conflict_error(plan, nconf, err);
         return false;
     }
-    if (!ctk_plan_has_changes(plan) && !plan->manifest_changed)
-        return true;
+    changes = ctk_plan_has_changes(plan);
+    if (!changes && !plan->manifest_changed) {
+        /* nothing to write; a killed run's temp files still go */
+        outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok = outfd < 0 || sweep_tmp(outfd, plan, err);
+        if (outfd >= 0)
+            close(outfd);
+        return ok;
+    }
     hold_signals(&saved);
     /* Every allocation (here, in mkdir_p and in sweep_tmp) comes before
-     * the pending manifest: from there on nothing fails for want of
+     * the first file is written: from there on nothing fails for want of
      * memory, so running out leaves the tree as it was. */
     if (!(mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err)) ||
         !(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
         goto out;
+    if (plan->n > 0 && !(stages = calloc(plan->n, sizeof *stages))) {
+        ctk_error_nomem(err);
+        goto out;
+    }
     if (!mkdir_p(plan->outdir, err))
         goto out;
     outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1236,30 +1399,50 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     }
     if (!sweep_tmp(outfd, plan, err))
         goto out;
-    if (ctk_plan_has_changes(plan) &&
-        !write_atomic(outfd, CTK_PENDING_NAME, ppath, plan->manifest, plan->manifest_len, err))
+
+    /* first stage */
+    if (changes &&
+        !write_temp(outfd, CTK_PENDING_NAME, ppath, plan->manifest, plan->manifest_len, ptmp, err))
         goto out;
+    for (staged = 0; staged < plan->n; staged++)
+        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], err))
+            goto out;
+    if (plan->manifest_changed &&
+        !write_temp(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest, plan->manifest_len, mtmp, err))
+        goto out;
+
+    /* second stage */
+    second = true;
+    if (changes) {
+        ok = commit_temp(outfd, ptmp, CTK_PENDING_NAME, ppath, err);
+        ptmp[0] = '\0';
+        if (!ok)
+            goto out;
+        ok = false;
+    }
     /* removals first: a file ctkgen no longer writes may stand where a
      * directory is needed now */
     for (i = 0; i < plan->n; i++)
-        if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
-            !apply_remove(outfd, plan->outdir, plan->items[i].relpath, err))
+        if (plan->items[i].kind == CTK_CHANGE_REMOVE) {
+            if (!apply_remove(outfd, plan->outdir, plan->items[i].relpath, stages[i].tmp, err))
+                goto out;
+            stages[i].tmp[0] = '\0';
+        }
+    for (i = 0; i < plan->n; i++)
+        if (is_write(&plan->items[i]) && !commit_item(outfd, plan, &plan->items[i], &stages[i], err))
             goto out;
-    for (i = 0; i < plan->n; i++) {
-        const ctk_change_t *c = &plan->items[i];
-
-        if ((c->kind == CTK_CHANGE_CREATE || c->kind == CTK_CHANGE_UPDATE) &&
-            !apply_write(outfd, plan->outdir, c, err))
-            goto out;
-    }
     /* only now, so a directory that is written into again is not removed */
     for (i = 0; i < plan->n; i++)
         if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
             !prune_dirs(outfd, plan->outdir, plan->items[i].relpath, err))
             goto out;
-    if (plan->manifest_changed &&
-        !write_atomic(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest, plan->manifest_len, err))
-        goto out;
+    if (plan->manifest_changed) {
+        ok = commit_temp(outfd, mtmp, CTK_MANIFEST_NAME, mpath, err);
+        mtmp[0] = '\0';
+        if (!ok)
+            goto out;
+        ok = false;
+    }
     if (unlinkat(outfd, CTK_PENDING_NAME, 0) == 0) {
         if (fsync_dir(outfd) < 0) {
             ctk_error_set(err, CTK_E_IO, ppath, 0, 0, "cannot sync its directory after removing it: %s",
@@ -1272,8 +1455,11 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     }
     ok = true;
 out:
+    if (!ok && outfd >= 0)
+        unstage(outfd, plan, stages, staged, ptmp, mtmp, !second);
     if (outfd >= 0)
         close(outfd);
+    free(stages);
     free(mpath);
     free(ppath);
     release_signals(&saved);
