@@ -65,6 +65,12 @@ static const char *const escapes[] = {
     "x = 1",
     "ctk.name = 'evil'",
     "emit({})",
+    "coroutine.wrap(function() while true do end end)()",
+    "_G.os = 1",
+    "getmetatable('').__gc = 1",
+    "local t = setmetatable({}, {__gc = function() os.execute('touch /tmp/ctkgen-pwned') end})",
+    "error(setmetatable({}, {__tostring = function() while true do end end}))",
+    "string.format('%099999999d', 1)",
 };
 
 START_TEST(test_luahost_blocks_escape)
@@ -96,6 +102,13 @@ START_TEST(test_luahost_instruction_budget_stops_loops)
     ck_assert_ptr_null(run("while true do pcall(function() while true do end end) end",
                            NULL, &lim, &err));
     ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    /* nor a loop inside a callback from C */
+    ck_assert_ptr_null(run("string.gsub('aaa', 'a', function() while true do end end)", NULL,
+                           &lim, &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_ptr_null(run("table.sort({3, 2, 1}, function() while true do end end)", NULL, &lim,
+                           &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
 }
 END_TEST
 
@@ -111,6 +124,14 @@ START_TEST(test_luahost_memory_cap_stops_bombs)
     ck_assert_int_eq(err.code, CTK_E_LIMIT);
     ck_assert_ptr_null(run("local ok = pcall(string.rep, 'x', 1 << 30) emit(tostring(ok))", NULL,
                            &lim, &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_ptr_null(run("emit(string.rep('ab', 1e7, ','))", NULL, &lim, &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_ptr_null(run("local s = ('x'):rep(1e6) emit(#(s .. s .. s .. s .. s))", NULL, &lim,
+                           &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    /* an error message is no way around the cap either */
+    ck_assert_ptr_null(run("error(string.rep('x', 3e6) .. string.rep('y', 3e6))", NULL, &lim, &err));
     ck_assert_int_eq(err.code, CTK_E_LIMIT);
 }
 END_TEST
