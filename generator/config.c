@@ -851,6 +851,26 @@ static bool check_text(check_t *c, const char *s, const char *what)
     return true;
 }
 
+/* A value both module systems can hand to the shell as it is.  Lmod and
+ * Environment Modules write a newline into sh code unescaped (the next line
+ * would run as a command), and Environment Modules leaves a '~' at the
+ * start or after a ':' for the shell to expand into a home directory. */
+static bool check_env_value(check_t *c, const char *s)
+{
+    const char *p;
+
+    if (!check_text(c, s, "value"))
+        return false;
+    if (strchr(s, '\n'))
+        return fail(c, "a value may not hold a newline: the module systems write it into shell "
+                       "code unescaped, and the next line would run as a command");
+    for (p = s; *p; p++)
+        if (*p == '~' && (p == s || p[-1] == ':'))
+            return fail(c, "a value may not have '~' at its start or after ':': Environment "
+                           "Modules leaves it for the shell, which makes it a home directory");
+    return true;
+}
+
 /* Variables every generated module sets itself. */
 static const char *const owned_env[] = {
     "PATH",      "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH",           "MANPATH",
@@ -1085,7 +1105,7 @@ static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
             return fail(c, "expected a string, got %s", type_name(val));
         if (json_string_length(val) == 0)
             return fail(c, "expected a non-empty string (leave %s out to not set it)", name);
-        if (!check_text(c, json_string_value(val), "value"))
+        if (!check_env_value(c, json_string_value(val)))
             return false;
         kv[i].name = ctk_strdup(name, c->err);
         if (!kv[i].name)

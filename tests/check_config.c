@@ -478,6 +478,18 @@ static const bad_case_t duplicates[] = {
 };
 
 static const bad_case_t bad_env[] = {
+    { "{'env': {'A': 'x\\ntouch /tmp/M'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 15,
+      "/env/A: a value may not hold a newline: the module systems write it into shell code unescaped, and the next line would run as a command" },
+    { "{'sdks': [{'version': '12.4', 'base': '/x', 'env': {'B': 'x\\n'}}]}",
+      CTK_E_CONFIG, 1, 58,
+      "/sdks/0/env/B: a value may not hold a newline: the module systems write it into shell code unescaped, and the next line would run as a command" },
+    { "{'env': {'A': '~/x'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 15,
+      "/env/A: a value may not have '~' at its start or after ':': Environment Modules leaves it for the shell, which makes it a home directory" },
+    { "{'env': {'A': '/a:~root/b'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 15,
+      "/env/A: a value may not have '~' at its start or after ':': Environment Modules leaves it for the shell, which makes it a home directory" },
     { "{'env': {'1X': 'v'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 10,
       "/env/1X: \"1X\" is not an environment variable name; use letters, digits and '_', not starting with a digit" },
@@ -829,16 +841,16 @@ START_TEST(test_config_reads_comm_libs_and_host_compiler_alone)
 }
 END_TEST
 
-START_TEST(test_config_keeps_env_in_file_order_with_newlines)
+START_TEST(test_config_keeps_env_in_file_order_with_tabs)
 {
-    ctk_config_t *cfg = load_ok("{'env': {'Z_LAST': 'z', 'A_FIRST': 'two\\nlines\\tand tab'},"
+    ctk_config_t *cfg = load_ok("{'env': {'Z_LAST': 'z', 'A_FIRST': 'two lines\\tand tab'},"
                                 " 'sdks': [{'version': '12.4', 'base': '/x',"
                                 " 'env': {'_X9': '\\u00e9', 'CUDATOOLKIT_VERSIONS': 'ok'}}]}");
 
     ck_assert_uint_eq(cfg->n_env, 2);
     ck_assert_str_eq(cfg->env[0].name, "Z_LAST");
     ck_assert_str_eq(cfg->env[1].name, "A_FIRST");
-    ck_assert_str_eq(cfg->env[1].value, "two\nlines\tand tab");
+    ck_assert_str_eq(cfg->env[1].value, "two lines\tand tab");
     ck_assert_uint_eq(cfg->sdks[0].n_env, 2);
     ck_assert_str_eq(cfg->sdks[0].env[0].name, "_X9");
     ck_assert_str_eq(cfg->sdks[0].env[0].value, "\xc3\xa9");
@@ -1012,7 +1024,7 @@ static const char *const round_trips[] = {
     " 'base': '/usr/local/cuda-13.0', 'aliases': []}]}",
     "{'family': 'gpu', 'pc_prefix': 'cuda', 'default': '12', 'help': 'say \\'hi\\' \\\\ ~/ \\u2603',"
     " 'sdks': [{'version': '12.4', 'base': '/opt/\\u00fcn\\u00efcode/cuda', 'aliases': ['12', 'latest'],"
-    " 'comm_libs': {'nccl': '/opt/nccl'}, 'env': {'A': 'x\\ny'}}]}",
+    " 'comm_libs': {'nccl': '/opt/nccl'}, 'env': {'A': 'x\\ty'}}]}",
 };
 
 START_TEST(test_config_dump_round_trips)
@@ -1278,7 +1290,7 @@ int main(void)
     tcase_add_loop_test(tc, test_config_strips_trailing_slashes, 0, N_OF(slashes));
     tcase_add_test(tc, test_config_accepts_one_version_under_two_names);
     tcase_add_test(tc, test_config_reads_comm_libs_and_host_compiler_alone);
-    tcase_add_test(tc, test_config_keeps_env_in_file_order_with_newlines);
+    tcase_add_test(tc, test_config_keeps_env_in_file_order_with_tabs);
     tcase_add_test(tc, test_config_ignores_schema_key);
     tcase_add_test(tc, test_config_takes_null_err_and_keeps_first_error);
     tcase_add_loop_test(tc, test_config_rejects_malformed_json_at_the_bad_token, 0, N_OF(bad_json));

@@ -534,22 +534,22 @@ for var in HS HK; do
     for what in 'inner:x\n$(touch %s)' 'trailing:x\n'; do
         printf "${what#*:}" "$MARK" | jq -Rs . >"$T/t.json"
         case $var in
-            HS) key='"env","HS"' ;;
-            HK) key='"sdks",0,"env","HK"' ;;
+            HS) key='"env","HS"' ptr=/env/HS ;;
+            HK) key='"sdks",0,"env","HK"' ptr=/sdks/0/env/HK ;;
         esac
         config "[$key]" "$T/t.json" >"$T/nl.json"
         check "refused: a ${what%%:*} newline in env $var" \
-            refused "nl-$var-${what%%:*}" "$T/nl.json" "SDK r" "env $var" newline
+            refused "nl-$var-${what%%:*}" "$T/nl.json" "$ptr" newline
     done
 done
 for i in $tilde; do
     jq -Rs . <"$S/$i" >"$T/t.json"
     config '["env","HS"]' "$T/t.json" >"$T/tilde.json"
-    check "refused: string $i ('~' the shell would expand) in env" refused "tilde-$i" "$T/tilde.json" "SDK r" "env HS" "'~'"
+    check "refused: string $i ('~' the shell would expand) in env" refused "tilde-$i" "$T/tilde.json" /env/HS "'~'"
 done
 printf '%s' "a:~/x" | jq -Rs . >"$T/t.json"
 config '["sdks",0,"env","HK"]' "$T/t.json" >"$T/tilde2.json"
-check "refused: ':~' in an SDK env value" refused tilde-colon "$T/tilde2.json" "SDK r" "env HK" "'~'"
+check "refused: ':~' in an SDK env value" refused tilde-colon "$T/tilde2.json" /sdks/0/env/HK "'~'"
 mkdir -p "$FX/cct:~"
 ln -sf /bin/true "$FX/cct:~/g++"
 jq -n --arg base "$CUDA" --arg cc "$FX/cct:~/g++" \
