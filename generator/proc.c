@@ -288,10 +288,17 @@ bool ctk_proc_catch_interrupts(ctk_error_t *err)
     if (intr_pipe[0] < 0) {
         int p[2];
 
-        /* both ends above 2: a closed std stream must not become our pipe */
-        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0 || (p[0] = lift_fd(p[0])) < 0 ||
-            (p[1] = lift_fd(p[1])) < 0) {
+        if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
             ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot create a pipe: %s", strerror(errno));
+            return false;
+        }
+        /* both ends above 2: a closed std stream must not become our pipe */
+        p[0] = lift_fd(p[0]);
+        p[1] = lift_fd(p[1]);
+        if (p[0] < 0 || p[1] < 0) {
+            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot create a pipe: %s", strerror(errno));
+            close_fd(&p[0]);
+            close_fd(&p[1]);
             return false;
         }
         intr_pipe[0] = p[0];
@@ -376,11 +383,11 @@ const char *ctk_proc_describe_interrupt(char *buf, size_t bufsz)
     return buf;
 }
 
-static void set_interrupted(ctk_error_t *err, const char *prog)
+static void set_interrupted(ctk_error_t *err, const char *prog, bool started)
 {
     char name[32];
 
-    ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "%s stopped: interrupted by %s", prog,
+    ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "%s %s: interrupted by %s", prog, started ? "stopped" : "not run",
                   ctk_proc_signal_name(ctk_proc_interrupted(), name, sizeof name));
 }
 
@@ -416,7 +423,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
         goto out;
     }
     if (ctk_proc_interrupted()) {
-        set_interrupted(err, spec->argv[0]); /* nothing new starts */
+        set_interrupted(err, spec->argv[0], false); /* nothing new starts */
         goto out;
     }
 
@@ -557,7 +564,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     pid = -1;
     if (stopping) {
         atomic_fetch_add(&intr_stopped, 1);
-        set_interrupted(err, spec->argv[0]);
+        set_interrupted(err, spec->argv[0], true);
         goto out;
     }
     for (i = 0; i < 2; i++)
