@@ -55,7 +55,9 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "libpkgconf.  Each file's toolkit is found from what it sets (CUDA_HOME,\n"
     "PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and the file is\n"
     "checked against it.  Findings carry a stable code (docs/diagnostics.md);\n"
-    "exit 1 when any is an error, so lint can gate a deployment.\n",
+    "exit 1 when any is an error, so lint can gate a deployment.  An interrupt\n"
+    "(SIGINT, SIGTERM, SIGHUP) stops what lint runs and ends it by that signal\n"
+    "(exit status 128+N: 130 for SIGINT).\n",
     lint_opts,
 };
 

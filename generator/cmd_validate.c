@@ -86,7 +86,9 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "pass; fail with findings (codes in docs/diagnostics.md); skip when a part\n"
     "cannot run here (no driver or GPU, no Environment Modules), never counted\n"
     "as a pass.  Results that did not fail are cached; a re-run with nothing\n"
-    "changed costs milliseconds.  Exit 1 when anything failed.\n",
+    "changed costs milliseconds.  Exit 1 when anything failed.  SIGINT, SIGTERM\n"
+    "or SIGHUP stops the probes and removes their temp dirs; ctkgen then ends by\n"
+    "that signal (exit status 128+N: 130 for SIGINT).\n",
     validate_opts,
 };
 
