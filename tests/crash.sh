@@ -3,7 +3,8 @@
 # it was or as it is meant to be, and the next run finishes (or rolls back)
 # the job; SIGINT and SIGTERM leave the whole tree old or new, never mixed,
 # and no temp file.  The kills are real signals delivered by strace at the
-# Nth file-changing system call of the run.
+# Nth call of one file-changing system call (openat, write, fsync, renameat,
+# unlinkat, mkdirat, ...), at points spread over each.
 # SPDX-License-Identifier: MIT
 . "$top_srcdir/tests/lib.sh"
 need_cuda
@@ -69,51 +70,83 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export ASAN_OPTIONS
 
 SYSCALLS=openat,write,fsync,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir
-# how many such calls a full A -> B run makes
+# how many of each such call a full A -> B run makes.  strace counts each
+# system call on its own: `inject=openat:...:when=N` stops the run at its
+# Nth openat, whatever came between.
 rm -rf "$T/out" && cp -a "$T/A" "$T/out"
 strace -f -qq -c -o "$T/count" -e trace=$SYSCALLS "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1
-total=$(awk '$NF == "total" { print $4 }' "$T/count")
-check "the A -> B run was counted ($total calls)" [ "${total:-0}" -gt 100 ]
+awk '$NF != "total" && $NF != "syscall" && $4 ~ /^[0-9]+$/ { print $NF, $4 }' "$T/count" | sort > "$T/calls"
+total=$(awk '{ t += $2 } END { print t + 0 }' "$T/calls")
+check "the A -> B run was counted ($total calls: $(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }' "$T/calls"))" \
+    [ "$total" -gt 100 ]
 
-# SIGKILL at about 40 points spread over the run (the last ones are the
-# writes, where it matters); then re-run B (finish) or A (roll back)
-step=$((total / 40)); [ "$step" -ge 1 ] || step=1
-n=1 kills=0 bad=0 rerun_bad=0 back_bad=0
-while [ "$n" -le "$total" ]; do
+# points WANTED: "SYSCALL N" lines, about WANTED in all, shared among the
+# system calls by how often each is made, at least 6 each (or all of them),
+# each one's first and last call
+# always among them
+points() {
+    awk -v want="$1" -v total="$total" '{
+        k = int(want * $2 / total + 0.5); if (k < 6) k = 6; if (k > $2) k = $2
+        for (i = 0; i < k; i++) {
+            n = k == 1 ? 1 : 1 + int(i * ($2 - 1) / (k - 1) + 0.5)
+            print $1, n
+        }
+    }' "$T/calls" | sort -u
+}
+
+# run_to SIG SYSCALL N: the A -> B run, sent SIG at its Nth SYSCALL; rc is
+# ctkgen's exit status (strace passes it on: 128 + the signal if it died of it)
+run_to() {
     rm -rf "$T/out" && cp -a "$T/A" "$T/out"
-    strace -f -qq -o /dev/null -e trace=$SYSCALLS -e inject=$SYSCALLS:signal=KILL:when=$n \
-        "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1
+    rc=0
+    strace -f -qq -o /dev/null -e trace=$SYSCALLS -e inject=$2:signal=$1:when=$3 \
+        "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1 || rc=$?
+}
+
+# SIGKILL at about 48 points; after each, re-run B to finish the job or A
+# to roll it back
+points 48 > "$T/kill-points"
+kills=0 landed=0 bad=0 rerun_bad=0 back_bad=0
+while read -r call n; do
+    run_to KILL "$call" "$n"
     kills=$((kills + 1))
-    mixed_ok "$T/out" || { bad=$((bad + 1)); echo "  (killed at call $n)"; }
+    [ $rc -eq 137 ] && landed=$((landed + 1))
+    mixed_ok "$T/out" || { bad=$((bad + 1)); echo "  (killed at $call $n)"; }
     if [ $((kills % 2)) -eq 0 ]; then
         "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1 && cmp_trees "$T/out" B ||
-            { rerun_bad=$((rerun_bad + 1)); echo "  re-run after a kill at call $n did not give B:"; cat "$T/why"; }
+            { rerun_bad=$((rerun_bad + 1)); echo "  re-run after a kill at $call $n did not give B:"; cat "$T/why"; }
     else
         "$CTKGEN" -q generate -c "$T/a.json" -o "$T/out" >/dev/null 2>&1 && cmp_trees "$T/out" A ||
-            { back_bad=$((back_bad + 1)); echo "  A after a kill at call $n did not give A back"; }
+            { back_bad=$((back_bad + 1)); echo "  A after a kill at $call $n did not give A back"; }
     fi
-    n=$((n + step))
-done
+done < "$T/kill-points"
+check "SIGKILL: every one of $kills runs was killed ($landed)" [ "$landed" -eq "$kills" ]
 check "SIGKILL at $kills points: every file old or new each time" [ "$bad" -eq 0 ]
 check "SIGKILL: re-running the new config completes the tree, no temp files" [ "$rerun_bad" -eq 0 ]
 check "SIGKILL: running the old config again rolls the tree back" [ "$back_bad" -eq 0 ]
 
-# SIGINT / SIGTERM at about 20 points each: the whole tree is A or B
+# SIGINT / SIGTERM at about 24 points each: the whole tree is A or B, and
+# ctkgen exits as the signal asks (130 / 143), or 0 if it came too late
+points 24 > "$T/sig-points"
 for sig in INT TERM; do
-    step=$((total / 20)); [ "$step" -ge 1 ] || step=1
-    n=1 runs=0 bad=0 saw_a=0 saw_b=0
-    while [ "$n" -le "$total" ]; do
-        rm -rf "$T/out" && cp -a "$T/A" "$T/out"
-        strace -f -qq -o /dev/null -e trace=$SYSCALLS -e inject=$SYSCALLS:signal=$sig:when=$n \
-            "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1
+    case $sig in INT) want=130 ;; TERM) want=143 ;; esac
+    runs=0 bad=0 saw_a=0 saw_b=0 stopped=0 badrc=0
+    while read -r call n; do
+        run_to "$sig" "$call" "$n"
         runs=$((runs + 1))
+        case $rc in
+            "$want") stopped=$((stopped + 1)) ;;
+            0) ;;
+            *) badrc=$((badrc + 1)); echo "  SIG$sig at $call $n: exit $rc" ;;
+        esac
         if cmp_trees "$T/out" A; then saw_a=$((saw_a + 1))
         elif cmp_trees "$T/out" B; then saw_b=$((saw_b + 1))
-        else bad=$((bad + 1)); echo "  SIG$sig at call $n left a mixed tree"; same_tree "$T/out" "$T/B"
+        else bad=$((bad + 1)); echo "  SIG$sig at $call $n left a mixed tree"; same_tree "$T/out" "$T/B"
         fi
-        n=$((n + step))
-    done
+    done < "$T/sig-points"
     check "SIG$sig at $runs points: tree wholly old ($saw_a) or new ($saw_b), no temp files" [ "$bad" -eq 0 ]
+    check "SIG$sig: exit $want when stopped ($stopped of $runs), never another status" [ "$badrc" -eq 0 ]
     check "SIG$sig: some signals landed while the tree was written (new tree seen)" [ "$saw_b" -gt 0 ]
+    check "SIG$sig: some signals stopped the run before it changed anything (old tree seen)" [ "$saw_a" -gt 0 ]
 done
 finish
