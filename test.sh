@@ -3,7 +3,7 @@
 # suite (unit tests, shell tests, real Lmod / Environment Modules / pkgconf /
 # nvcc integration), then the same suite on a sanitized build
 # (build-aux/sanitize.sh), then every fuzz target for CTK_FUZZ_RUNS
-# executions (default 200000; build-aux/fuzz.sh).  Fails if any part fails.
+# executions (default 100000; build-aux/fuzz.sh).  Fails if any part fails.
 # SPDX-License-Identifier: MIT
 set -eu
 cd "$(dirname "$0")"
@@ -25,5 +25,5 @@ echo "$passed passed, $failed failed, $skipped skipped"
 sh build-aux/sanitize.sh || status=1
 # each fuzz target for a fixed number of executions; a crash is saved under
 # tests/fuzz/regress/ and fails the run
-sh build-aux/fuzz.sh -r "${CTK_FUZZ_RUNS:-200000}" || status=1
+sh build-aux/fuzz.sh -r "${CTK_FUZZ_RUNS:-100000}" || status=1
 exit "$status"
