@@ -137,32 +137,42 @@ static int split_pkgconf(const char *out, char args[][4096], int max)
     return n;
 }
 
-START_TEST(test_quote_pc_reads_back_through_pkgconf)
+/* What `pkgconf --cflags` prints for a .pc file in a fresh directory whose
+ * Cflags are -I${dir}, with dir set to the quoted value q (caller frees). */
+static char *pkgconf_cflags_of(const char *q)
 {
-    static char args[4][4096];
-    const char *s = hostile[_i];
-    ctk_error_t err;
-    char *q, *dir = tu_mkdtemp(), *pc = NULL, *text = NULL, *outpath, *out;
+    char *dir = tu_mkdtemp(), *pc, *text = NULL, *outpath = NULL, *out;
 
-    ctk_error_init(&err);
-    q = ctk_quote_pc(s, "test", &err);
-    ck_assert_msg(q != NULL, "%s", err.text);
     ck_assert(asprintf(&text, "dir=%s\nName: t\nDescription: t\nVersion: 1\nCflags: -I${dir}\n", q) > 0);
     pc = tu_write(dir, "t.pc", text);
     ck_assert(asprintf(&outpath, "%s/out", dir) > 0);
     ck_assert_int_eq(tu_sh("cd '%s' && PKG_CONFIG_PATH=. pkgconf --cflags t > '%s'", dir, outpath), 0);
     out = tu_read(outpath);
     ck_assert_ptr_nonnull(out);
+    free(outpath);
+    free(pc);
+    free(text);
+    tu_rmtree(dir);
+    free(dir);
+    return out;
+}
+
+START_TEST(test_quote_pc_reads_back_through_pkgconf)
+{
+    static char args[4][4096];
+    const char *s = hostile[_i];
+    ctk_error_t err;
+    char *q, *out;
+
+    ctk_error_init(&err);
+    q = ctk_quote_pc(s, "test", &err);
+    ck_assert_msg(q != NULL, "%s", err.text);
+    out = pkgconf_cflags_of(q);
     ck_assert_int_eq(split_pkgconf(out, args, 4), 1);
     ck_assert_str_eq(args[0] + 2, s);
     ck_assert_int_ne(access("/tmp/ctkgen-pwned", F_OK), 0);
     free(out);
-    free(outpath);
-    free(pc);
-    free(text);
     free(q);
-    tu_rmtree(dir);
-    free(dir);
 }
 END_TEST
 
@@ -211,7 +221,7 @@ START_TEST(test_quote_pc_refuses_what_pkgconf_would_cut)
 {
     const size_t max = CTK_QUOTE_PC_ARG_MAX;
     ctk_error_t err;
-    char *s = malloc(max + 2), *q, *dir = tu_mkdtemp(), *text = NULL, *pc, *outpath, *out;
+    char *s = malloc(max + 2), *q, *out;
     size_t n;
 
     ck_assert_ptr_nonnull(s);
@@ -229,12 +239,7 @@ START_TEST(test_quote_pc_refuses_what_pkgconf_would_cut)
     ctk_error_init(&err);
     q = ctk_quote_pc(s, "p", &err);
     ck_assert_msg(q != NULL, "%s", err.text);
-    ck_assert(asprintf(&text, "dir=%s\nName: t\nDescription: t\nVersion: 1\nCflags: -I${dir}\n", q) > 0);
-    pc = tu_write(dir, "t.pc", text);
-    ck_assert(asprintf(&outpath, "%s/out", dir) > 0);
-    ck_assert_int_eq(tu_sh("cd '%s' && PKG_CONFIG_PATH=. pkgconf --cflags t > '%s'", dir, outpath), 0);
-    out = tu_read(outpath);
-    ck_assert_ptr_nonnull(out);
+    out = pkgconf_cflags_of(q);
     n = strlen(out);
     while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
         out[--n] = '\0';
@@ -242,13 +247,8 @@ START_TEST(test_quote_pc_refuses_what_pkgconf_would_cut)
     ck_assert(strncmp(out, "-I", 2) == 0);
     ck_assert_str_eq(out + 2, s);
     free(out);
-    free(outpath);
-    free(pc);
-    free(text);
     free(q);
     free(s);
-    tu_rmtree(dir);
-    free(dir);
 }
 END_TEST
 

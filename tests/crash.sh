@@ -15,20 +15,8 @@ root="$F/standalone/cuda-13.0"
 
 # config A: SDKs s01..s12; config B: s05..s16 with other help text, so a
 # run from A to B updates 8, removes 4 and creates 4 toolkits' files.
-mkconfig() { # FILE FIRST LAST HELP
-    {
-        printf '{ "module_name": "cudatoolkit", "default": "13.0-s%02d", "help": "%s",\n  "pkgconfig_dir": "/apps/pkgconfig",\n  "sdks": [\n' "$2" "$4"
-        i=$2
-        while [ "$i" -le "$3" ]; do
-            sep=,; [ "$i" -eq "$3" ] && sep=
-            printf '    { "version": "13.0", "name": "13.0-s%02d", "base": "%s" }%s\n' "$i" "$root" "$sep"
-            i=$((i + 1))
-        done
-        printf '  ]\n}\n'
-    } > "$1"
-}
-mkconfig "$T/a.json" 1 12 "old tree"
-mkconfig "$T/b.json" 5 16 "new tree"
+series_config "$T/a.json" 1 12 "old tree" "$root"
+series_config "$T/b.json" 5 16 "new tree" "$root"
 "$CTKGEN" -q generate -c "$T/a.json" -o "$T/A" || { fail "generate A"; finish; exit 1; }
 "$CTKGEN" -q generate -c "$T/b.json" -o "$T/B" || { fail "generate B"; finish; exit 1; }
 

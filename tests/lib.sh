@@ -52,3 +52,20 @@ load_and_run() {
 }
 
 print_vars='for v in '"$VARS"'; do eval "printf \"%s=%s\\n\" \$v \"\${$v-<unset>}\""; done'
+
+# series_config FILE FIRST LAST HELP TOOLKIT: a config of the SDKs
+# 13.0-sFIRST .. 13.0-sLAST (two digits), all at TOOLKIT, with HELP as the
+# site help text; pkgconfig_dir is fixed, so the tree does not depend on
+# where it is written.
+series_config() {
+    {
+        printf '{ "module_name": "cudatoolkit", "default": "13.0-s%02d", "help": "%s",\n  "pkgconfig_dir": "/apps/pkgconfig",\n  "sdks": [\n' "$2" "$4"
+        i=$2
+        while [ "$i" -le "$3" ]; do
+            sep=,; [ "$i" -eq "$3" ] && sep=
+            printf '    { "version": "13.0", "name": "13.0-s%02d", "base": "%s" }%s\n' "$i" "$5" "$sep"
+            i=$((i + 1))
+        done
+        printf '  ]\n}\n'
+    } > "$1"
+}
