@@ -1006,6 +1006,30 @@ static bool load_math(ctx_t *c, ctk_sdk_t *sdk)
     return true;
 }
 
+/* root holds bin/cicc or libdevice/; an error naming the field when not */
+static bool nvvm_parts(ctx_t *c, const char *root)
+{
+    char *p;
+    bool ok;
+
+    if (!(p = join(root, "bin/cicc", c->err)))
+        return false;
+    ok = access(p, X_OK) == 0;
+    free(p);
+    if (!ok) {
+        if (!(p = join(root, "libdevice", c->err)))
+            return false;
+        ok = ctk_is_dir(p);
+        free(p);
+    }
+    if (!ok)
+        sdk_error(c, CTK_E_SDK, CTK_F_NVVM,
+                  "no NVVM under %s (looked for lib64/libnvvm.so*, lib/libnvvm.so*, "
+                  "include/nvvm.h, bin/cicc, libdevice/)",
+                  root);
+    return ok;
+}
+
 static bool load_nvvm(ctx_t *c, ctk_sdk_t *sdk)
 {
     const char *conf_root = c->conf->nvvm;
@@ -1046,6 +1070,10 @@ static bool load_nvvm(ctx_t *c, ctk_sdk_t *sdk)
         d = NULL;
     }
     sdk->nvvm_incdir = d;
+    /* named in the config: it must be an NVVM tree (a wheel-assembled one keeps
+       only bin/cicc and libdevice/ there, libnvvm sitting in the toolkit's lib/) */
+    if (conf_root && !sdk->nvvm_libdir && !sdk->nvvm_incdir && !nvvm_parts(c, conf_root))
+        return false;
     return true;
 }
 

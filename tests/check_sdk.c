@@ -666,6 +666,23 @@ START_TEST(test_sdk_error_configured_roots_missing)
     ASSERT_ERR(e, CTK_E_SDK, CTK_F_NVVM,
                S("/sdks/0/nvvm: SDK 12.4: %s is not a directory", c.nvvm));
 
+    /* a directory that is not NVVM (here: NVSHMEM's) is named, not dropped */
+    conf_init(&c, "12.4", root);
+    c.nvvm = mkd("not-nvvm/lib");
+    wr("not-nvvm/include/nvshmem.h", "");
+    c.nvvm = S("%s/not-nvvm", g_tmp);
+    load_fails(&c, &e);
+    ASSERT_ERR(e, CTK_E_SDK, CTK_F_NVVM,
+               S("/sdks/0/nvvm: SDK 12.4: no NVVM under %s (looked for lib64/libnvvm.so*, "
+                 "lib/libnvvm.so*, include/nvvm.h, bin/cicc, libdevice/)",
+                 c.nvvm));
+
+    /* ... while one that keeps only libdevice/ (a wheel-assembled toolkit) is NVVM */
+    conf_init(&c, "12.4", root);
+    c.nvvm = mkd("wheel-nvvm/libdevice");
+    c.nvvm = S("%s/wheel-nvvm", g_tmp);
+    ctk_sdk_free(load_ok(&c));
+
     conf_init(&c, "12.4", root);
     c.cupti = mkd("cupti");
     load_fails(&c, &e);
