@@ -15,6 +15,7 @@
 #include <ctkconf.h>
 
 #include "config.h" /* generator/config.h: this directory comes first */
+#include "sdk.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -791,6 +792,10 @@ static bool check_version(check_t *c, const char *s)
             break;
         }
         parts++;
+        if (p - start > 1 && *start == '0')
+            return fail(c, "%s is not a CUDA version: a part has a leading zero "
+                           "(CUDA writes \"13.0\", not \"013.0\")",
+                        show(s, q));
         if (*p != '.' || parts == 3)
             break;
         p++;
@@ -1326,6 +1331,29 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
         snprintf(list[n].where, sizeof list[n].where, "%s", sdk->jpath);
         list[n++].sdk = i;
     }
+    /* <prefix>-<lib>-<name>.pc is a library .pc of SDK <name>: no SDK may be
+       named <lib>-<name> after another */
+    for (i = 0; i < cfg->n_sdks; i++) {
+        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+        bool named = sdk->pos[CTK_F_NAME].line != 0;
+        const char *lib;
+
+        for (j = 0; (lib = ctk_sdk_lib_name(j)) != NULL; j++) {
+            size_t len = strlen(lib);
+
+            if (strncmp(sdk->module_version, lib, len) != 0 || sdk->module_version[len] != '-')
+                continue;
+            hit = modver_find(list, cfg->n_sdks, sdk->module_version + len + 1);
+            if (!hit)
+                continue;
+            snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
+            fail_at(c, at, false,
+                    "%s %s would be written to %s-%s.pc, the %s .pc file of %s: choose another",
+                    named ? "name" : "version", show(sdk->module_version, q), cfg->pc_prefix,
+                    sdk->module_version, lib, hit->where);
+            goto out;
+        }
+    }
     for (i = 0; i < cfg->n_sdks; i++) {
         const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
 
@@ -1555,6 +1583,12 @@ ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *s
     ctk_buf_init(&c.ptr);
     if (!source)
         source = "<string>";
+    /* RFC 8259 lets a parser ignore a byte-order mark; editors that write one
+       do not show it, so positions count from after it */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
     root = parse(text, len, &je);
     if (!root) {
         int line, column;

@@ -807,6 +807,11 @@ static const struct {
     {"nvshmem", "nvshmem_host", "nvshmem", NULL, "NVIDIA OpenSHMEM Library"},
 };
 
+const char *ctk_sdk_lib_name(size_t i)
+{
+    return i < sizeof lib_table / sizeof lib_table[0] ? lib_table[i].name : NULL;
+}
+
 static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem, ctk_error_t *err)
 {
     ctk_sdk_lib_t *libs, *l;

@@ -55,6 +55,10 @@ bool ctk_version_parse(const char *s, int *major, int *minor, int *patch);
 /* Name of a version source for messages ("version.json", ...). */
 const char *ctk_version_source_name(ctk_version_source_t src);
 
+/* The libraries that get a .pc file of their own (<pc_prefix>-<lib>-<name>.pc),
+ * by index; NULL past the last. */
+const char *ctk_sdk_lib_name(size_t i);
+
 /* Read a toolkit's version in the order version.json, version.txt,
  * CUDART_VERSION in <incdir>/cuda_runtime_api.h, `nvcc --version`.
  * incdir and nvcc may be NULL.  Fails (CTK_E_SDK) when no source answers. */

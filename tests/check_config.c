@@ -354,6 +354,12 @@ static const bad_case_t bad_versions[] = {
     { "{'sdks': [{'version': ' 12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 23,
       "/sdks/0/version: \" 12.4\" is not a CUDA version; write \"X.Y\" or \"X.Y.Z\" in digits, e.g. \"12.4\"" },
+    { "{'sdks': [{'version': '013.0', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 23,
+      "/sdks/0/version: \"013.0\" is not a CUDA version: a part has a leading zero (CUDA writes \"13.0\", not \"013.0\")" },
+    { "{'sdks': [{'version': '12.04', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 23,
+      "/sdks/0/version: \"12.04\" is not a CUDA version: a part has a leading zero (CUDA writes \"13.0\", not \"013.0\")" },
     { "{'sdks': [{'version': '12-4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 23,
       "/sdks/0/version: \"12-4\" is not a CUDA version; write \"X.Y\" or \"X.Y.Z\" in digits, e.g. \"12.4\"" },
@@ -447,6 +453,10 @@ static const bad_case_t bad_names[] = {
 };
 
 static const bad_case_t duplicates[] = {
+    /* ctk-cublas-13.0.pc is SDK 13.0's cuBLAS .pc: no SDK may take that name */
+    { "{'sdks': [{'version': '13.0', 'base': '/a'}, {'version': '13.0', 'name': 'cublas-13.0', 'base': '/b'}]}",
+      CTK_E_CONFIG, 1, 74,
+      "/sdks/1/name: name \"cublas-13.0\" would be written to ctk-cublas-13.0.pc, the cublas .pc file of /sdks/0: choose another" },
     { "{'sdks': [\n"
       "  {'version': '12.4', 'base': '/a'},\n"
       "  {'version': '12.6', 'base': '/b'},\n"
@@ -865,6 +875,25 @@ START_TEST(test_config_ignores_schema_key)
 
     ck_assert_uint_eq(cfg->n_sdks, 1);
     ctk_config_free(cfg);
+}
+END_TEST
+
+/* A byte-order mark is skipped; positions count from after it, as editors
+ * that write one show the text. */
+START_TEST(test_config_skips_byte_order_mark)
+{
+    ctk_config_t *cfg = load_ok("\xEF\xBB\xBF{'sdks': [{'version': '12.4', 'base': '/x'}]}");
+    ctk_error_t err;
+
+    ck_assert_str_eq(cfg->sdks[0].version, "12.4");
+    ctk_config_free(cfg);
+    ck_assert_ptr_null(load("\xEF\xBB\xBF{'sdks': [{'version': 12.4, 'base': '/x'}]}", &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFIG);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_eq(err.column, 23);
+    /* only at the start: elsewhere it is a stray character */
+    ck_assert_ptr_null(load("{\xEF\xBB\xBF'sdks': []}", &err));
+    ck_assert_int_eq(err.code, CTK_E_JSON);
 }
 END_TEST
 
@@ -1287,6 +1316,7 @@ int main(void)
     tcase_add_test(tc, test_config_reads_comm_libs_and_host_compiler_alone);
     tcase_add_test(tc, test_config_keeps_env_in_file_order_with_tabs);
     tcase_add_test(tc, test_config_ignores_schema_key);
+    tcase_add_test(tc, test_config_skips_byte_order_mark);
     tcase_add_test(tc, test_config_takes_null_err_and_keeps_first_error);
     tcase_add_loop_test(tc, test_config_rejects_malformed_json_at_the_bad_token, 0, N_OF(bad_json));
     tcase_add_loop_test(tc, test_config_rejects_unknown_key, 0, N_OF(unknown_keys));
