@@ -223,8 +223,8 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
             continue;
         printf("  %-9s %s\n", change_word(plan->items[i].kind), plan->items[i].relpath);
     }
-    printf("%s %zu files in %s: %zu created, %zu updated, %zu removed, %zu unchanged\n",
-           o->check ? "would change" : "wrote", c + u + r, absout, c, u, r, s);
+    printf("%s%s: %zu created, %zu updated, %zu removed, %zu unchanged\n", absout,
+           o->check ? " would change" : "", c, u, r, s);
     if (o->check)
         return;
     printf("\nTo use them:\n"
@@ -234,6 +234,20 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
            "                       pkg-config --cflags --libs %s-%s\n",
            absout, cfg->module_name, first, absout, cfg->module_name, first, absout,
            cfg->pc_prefix, first);
+}
+
+/* The output lock; when another run holds it and we may wait, say so
+ * first, since that run may take a while (a --validate). */
+static ctk_lock_t *take_lock(const char *absout, bool shared, bool wait, ctk_error_t *err)
+{
+    ctk_lock_t *lock = shared ? ctk_write_lock_shared(absout, false, err)
+                              : ctk_write_lock(absout, false, err);
+
+    if (lock || !wait || err->code != CTK_E_LOCK)
+        return lock;
+    ctk_cli_info("%s; waiting for it to finish", err->text);
+    ctk_error_init(err);
+    return shared ? ctk_write_lock_shared(absout, true, err) : ctk_write_lock(absout, true, err);
 }
 
 static int run(const gen_opts_t *o)
@@ -279,12 +293,11 @@ static int run(const gen_opts_t *o)
     if (!ctk_render_all(cfg, sdks, cfg->n_sdks, &ropts, &out, &err))
         goto fail;
 
-    /* --dry-run and --check only read, so they take no lock and create nothing */
-    if (!o->dry_run && !o->check) {
-        lock = ctk_write_lock(absout, !o->no_wait, &err);
-        if (!lock)
-            goto fail;
-    }
+    /* --dry-run and --check only read: they share the lock with each other,
+       wait for a writer, and create nothing */
+    lock = take_lock(absout, o->dry_run || o->check, !o->no_wait, &err);
+    if (!lock)
+        goto fail;
     plan = ctk_write_plan(absout, &out, &err);
     if (!plan)
         goto fail;
@@ -293,11 +306,16 @@ static int run(const gen_opts_t *o)
         if (!diff)
             goto fail;
         fputs(diff, stdout);
+        /* a real run would stop at a file edited by hand: so does this */
+        if (!ctk_plan_allowed(plan, o->force, &err))
+            goto fail;
         if (!ctk_plan_has_changes(plan))
             ctk_cli_info("nothing would change in %s", absout);
         goto done;
     }
     if (o->check) {
+        if (!ctk_plan_allowed(plan, o->force, &err))
+            goto fail;
         print_summary(o, cfg, sdks, plan, absout);
         rc = ctk_plan_has_changes(plan) ? CTK_EXIT_CHECK : CTK_EXIT_OK;
         goto done;
@@ -400,13 +418,9 @@ int ctk_cmd_generate(int argc, char **argv)
         return ctk_cli_usage("generate", "--jobs, --require-launch and --no-cache go with --validate");
     if (!*o.outdir)
         return ctk_cli_usage("generate", "--output needs a directory");
-    if (o.template_dir && !ctk_is_dir(o.template_dir)) {
-        ctk_error_t err;
-
-        ctk_error_init(&err);
-        ctk_error_set(&err, CTK_E_USAGE, NULL, 0, 0, "--template-dir %s: not a directory",
-                      o.template_dir);
-        return ctk_cli_error(&err);
-    }
+    if (o.config && !*o.config)
+        return ctk_cli_usage("generate", "--config needs a file");
+    if (o.template_dir && !ctk_is_dir(o.template_dir))
+        return ctk_cli_usage("generate", "--template-dir %s: not a directory", o.template_dir);
     return run(&o);
 }

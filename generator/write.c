@@ -1268,6 +1268,18 @@ static void conflict_error(const ctk_plan_t *plan, size_t nconf, ctk_error_t *er
     ctk_buf_fini(&b);
 }
 
+bool ctk_plan_allowed(const ctk_plan_t *plan, bool force, ctk_error_t *err)
+{
+    size_t nconf = 0;
+
+    ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &nconf);
+    if (nconf > 0 && !force) {
+        conflict_error(plan, nconf, err);
+        return false;
+    }
+    return true;
+}
+
 /* Termination signals wait while the tree is being changed. */
 static void hold_signals(sigset_t *saved)
 {
@@ -1360,15 +1372,12 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     sigset_t saved;
     char *mpath = NULL, *ppath = NULL, ptmp[NAME_MAX + 1] = "", mtmp[NAME_MAX + 1] = "";
     stage_t *stages = NULL;
-    size_t nconf = 0, i, staged = 0;
+    size_t i, staged = 0;
     bool ok = false, changes, second = false;
     int outfd = -1;
 
-    ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &nconf);
-    if (nconf > 0 && !force) {
-        conflict_error(plan, nconf, err);
+    if (!ctk_plan_allowed(plan, force, err))
         return false;
-    }
     changes = ctk_plan_has_changes(plan);
     if (!changes && !plan->manifest_changed) {
         /* nothing to write; a killed run's temp files still go */
@@ -1487,7 +1496,7 @@ static long lock_holder(int fd)
     return (end != buf && pid > 0) ? pid : 0;
 }
 
-ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err)
+static ctk_lock_t *lock_take(const char *outdir, bool shared, bool wait, ctk_error_t *err)
 {
     ctk_lock_t *lock = NULL, *res = NULL;
     char *path = NULL, pidline[32];
@@ -1495,19 +1504,29 @@ ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err)
     int outfd = -1, fd = -1;
     long holder;
 
-    if (!mkdir_p(outdir, err))
+    if (!shared && !mkdir_p(outdir, err))
         goto out;
     path = ctk_path_join(outdir, CTK_LOCK_NAME, err);
     if (!path)
         goto out;
     outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0 && shared && (errno == ENOENT || errno == ENOTDIR))
+        goto nolock; /* no tree yet: nothing to read half-written */
     if (outfd < 0) {
         ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open output directory: %s",
                       strerror(errno));
         goto out;
     }
-    /* O_CLOEXEC: probes and compilers we start must not inherit the lock */
-    fd = openat(outfd, CTK_LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+    /* O_CLOEXEC: probes and compilers we start must not inherit the lock.
+     * A reader opens the lock file read-only and never creates it: a tree
+     * on a read-only file system, or one no run has locked, can be read */
+    if (shared)
+        fd = openat(outfd, CTK_LOCK_NAME, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    else
+        fd = openat(outfd, CTK_LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+                    0644);
+    if (fd < 0 && shared && errno == ENOENT)
+        goto nolock;
     if (fd < 0) {
         if (errno == ELOOP)
             ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
@@ -1522,7 +1541,7 @@ ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err)
         ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0, "is not a regular file");
         goto out;
     }
-    while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+    while (flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) < 0) {
         if (errno == EINTR)
             continue;
         if (errno == EWOULDBLOCK) {
@@ -1542,9 +1561,10 @@ ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err)
      * stale pid from a killed run does not matter either, since flock
      * locks die with their process. */
     snprintf(pidline, sizeof pidline, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) < 0 || pwrite(fd, pidline, strlen(pidline), 0) < 0) {
+    if (!shared && (ftruncate(fd, 0) < 0 || pwrite(fd, pidline, strlen(pidline), 0) < 0)) {
         /* nothing to do */
     }
+nolock:
     lock = malloc(sizeof *lock);
     if (!lock) {
         ctk_error_nomem(err);
@@ -1562,10 +1582,21 @@ out:
     return res;
 }
 
+ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err)
+{
+    return lock_take(outdir, false, wait, err);
+}
+
+ctk_lock_t *ctk_write_lock_shared(const char *outdir, bool wait, ctk_error_t *err)
+{
+    return lock_take(outdir, true, wait, err);
+}
+
 void ctk_write_unlock(ctk_lock_t *lock)
 {
     if (!lock)
         return;
-    close(lock->fd);
+    if (lock->fd >= 0)
+        close(lock->fd);
     free(lock);
 }

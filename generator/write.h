@@ -95,8 +95,12 @@ bool ctk_plan_has_changes(const ctk_plan_t *plan);
  * Caller frees. */
 char *ctk_plan_diff(const ctk_plan_t *plan, ctk_error_t *err);
 
+/* Whether apply may carry out the plan: false with CTK_E_CONFLICT, naming
+ * the files edited by hand, when a change hits one and force is false. */
+bool ctk_plan_allowed(const ctk_plan_t *plan, bool force, ctk_error_t *err);
+
 /* Carry out the plan.  Refuses with CTK_E_CONFLICT, writing nothing, when a
- * change hits a conflict and force is false. */
+ * change hits a conflict and force is false (ctk_plan_allowed). */
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err);
 
 /* Replace one file at path with data, atomically: a temp file next to it,
@@ -108,6 +112,10 @@ bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_e
  * with CTK_E_LOCK when another run holds it. */
 typedef struct ctk_lock ctk_lock_t;
 ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err);
+/* The same lock, shared, for a run that only reads the tree (--check,
+ * --dry-run): it waits for a writer to finish, runs beside other readers,
+ * and creates nothing; with no tree or no lock file yet it locks nothing. */
+ctk_lock_t *ctk_write_lock_shared(const char *outdir, bool wait, ctk_error_t *err);
 void ctk_write_unlock(ctk_lock_t *lock);
 
 #endif

@@ -436,6 +436,14 @@ START_TEST(test_write_refuses_hand_edited_file)
     ck_assert_uint_eq(conf, 1);
     ck_assert_int_eq(plan->items[0].kind, CTK_CHANGE_UPDATE);
     ck_assert(plan->items[0].conflict);
+    /* what --check and --dry-run ask: the same refusal, and --force lifts it */
+    ctk_error_init(&err);
+    ck_assert(!ctk_plan_allowed(plan, false, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.text, "lmod/cudatoolkit/12.4.lua was edited by hand (or not written "
+                               "by ctkgen); use --force to overwrite");
+    ctk_error_init(&err);
+    ck_assert(ctk_plan_allowed(plan, true, &err));
     ctk_error_init(&err);
     ck_assert(!ctk_write_apply(plan, false, &err));
     ck_assert_int_eq(err.code, CTK_E_CONFLICT);
@@ -1044,6 +1052,70 @@ START_TEST(test_lock_second_run_fails_without_wait)
     close(down[0]);
     close(down[1]);
     free(lockpath);
+}
+END_TEST
+
+/* Readers share the lock with readers, not with a writer, and create nothing. */
+START_TEST(test_lock_shared_for_readers)
+{
+    char *lockpath = path_in(out, ".ctkgen.lock"), *missing = path_in(out, "none");
+    ctk_lock_t *w, *r1, *r2;
+    ctk_error_t err;
+    pid_t child;
+    int status;
+
+    /* no tree, no lock file: nothing to wait for, nothing created */
+    r1 = ctk_write_lock_shared(missing, false, NULL);
+    ck_assert_ptr_nonnull(r1);
+    ck_assert(access(missing, F_OK) != 0);
+    ctk_write_unlock(r1);
+    r1 = ctk_write_lock_shared(out, false, NULL);
+    ck_assert_ptr_nonnull(r1);
+    ck_assert(!exists(out, ".ctkgen.lock"));
+    ctk_write_unlock(r1);
+
+    w = ctk_write_lock(out, false, NULL);
+    ck_assert_ptr_nonnull(w);
+    /* flock is per open file: a child sees our locks as another run's */
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        ctk_error_t e;
+
+        ctk_error_init(&e);
+        r1 = ctk_write_lock_shared(out, false, &e);
+        _exit(!r1 && e.code == CTK_E_LOCK ? 0 : 1);
+    }
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a reader got past a writer");
+    ctk_write_unlock(w);
+
+    r1 = ctk_write_lock_shared(out, false, NULL);
+    ck_assert_ptr_nonnull(r1);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        ctk_error_t e;
+
+        ctk_error_init(&e);
+        r2 = ctk_write_lock_shared(out, false, &e); /* beside our r1 */
+        ctk_write_unlock(r2);
+        ctk_error_init(&e);
+        w = ctk_write_lock(out, false, &e); /* not beside it */
+        _exit(!r2 || w || e.code != CTK_E_LOCK ? 1 : 0);
+    }
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "readers did not share, or a writer got past a reader");
+    ctk_write_unlock(r1);
+
+    /* a read-only lock file is enough for a reader */
+    ck_assert_int_eq(chmod(lockpath, 0444), 0);
+    r1 = ctk_write_lock_shared(out, false, &err);
+    ck_assert_ptr_nonnull(r1);
+    ctk_write_unlock(r1);
+    free(lockpath);
+    free(missing);
 }
 END_TEST
 
@@ -1697,6 +1769,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_manifest_outdir_may_not_exist);
     tcase_add_test(tc, test_lock_second_run_fails_without_wait);
     tcase_add_test(tc, test_lock_waits_for_holder);
+    tcase_add_test(tc, test_lock_shared_for_readers);
     tcase_add_test(tc, test_lock_refuses_symlink);
     tcase_add_loop_test(tc, test_diff_exact_output, 0, sizeof diffs / sizeof diffs[0]);
     tcase_add_test(tc, test_diff_matches_gnu_diff);

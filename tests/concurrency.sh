@@ -58,18 +58,44 @@ if command -v flock >/dev/null; then
     check "--no-wait: fails at once (under 2 s)" [ $(((end - start) / 1000000)) -lt 2000 ]
     check "--no-wait: says another run holds the lock" grep -q "another ctkgen run holds" "$T/err3"
     check "--no-wait: the tree is untouched" same "$T/out3" "$T/A"
-    # without --no-wait it waits for the holder, then writes
+    # a reader (--check, --dry-run) does not read a tree a writer is changing
+    "$CTKGEN" generate --check --no-wait -c "$T/b.json" -o "$T/out3" > /dev/null 2> "$T/err3c"
+    check "--check --no-wait while a writer holds the lock: exit 4" [ $? -eq 4 ]
+    "$CTKGEN" generate --dry-run --no-wait -c "$T/b.json" -o "$T/out3" > /dev/null 2> "$T/err3n"
+    check "--dry-run --no-wait while a writer holds the lock: exit 4" [ $? -eq 4 ]
+    # without --no-wait it says it waits for the holder, then writes
     start=$(date +%s%N)
-    "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out3" 2> "$T/err4"
+    "$CTKGEN" generate -c "$T/b.json" -o "$T/out3" > /dev/null 2> "$T/err4"
     rc=$? end=$(date +%s%N)
     check "a waiting run succeeds once the holder is gone" [ "$rc" -eq 0 ]
     check "... it did wait (over 2 s)" [ $(((end - start) / 1000000)) -gt 2000 ]
+    check "... saying whom it waits for" grep -q "another ctkgen run holds .*; waiting for it to finish" "$T/err4"
     check "... and wrote B" same "$T/out3" "$T/B"
+    kill "$holder" 2>/dev/null
+    wait "$holder" 2>/dev/null
+    # readers share the lock: one holding it does not stop another
+    flock -s "$T/out3/.ctkgen.lock" sleep 3 &
+    holder=$!
+    sleep 0.5
+    check "--check --no-wait beside another reader: runs (exit 0, nothing would change)" \
+        "$CTKGEN" -q generate --check --no-wait -c "$T/b.json" -o "$T/out3"
+    check "--dry-run --no-wait beside another reader: runs" \
+        "$CTKGEN" -q generate --dry-run --no-wait -c "$T/b.json" -o "$T/out3"
+    "$CTKGEN" -q generate --no-wait -c "$T/a.json" -o "$T/out3" 2>/dev/null
+    check "... while a writer still waits for the readers (--no-wait: exit 4)" [ $? -eq 4 ]
     kill "$holder" 2>/dev/null
     wait "$holder" 2>/dev/null
 else
     echo "SKIP: flock(1) not installed: the --no-wait checks did not run"
 fi
+
+# a reader creates nothing: not the tree, not a lock file
+"$CTKGEN" -q generate --check -c "$T/b.json" -o "$T/none" >/dev/null
+rc=$?
+check "--check on a missing tree: exit 1, and the tree is still missing" sh -c "[ $rc -eq 1 ] && [ ! -e '$T/none' ]"
+rm -f "$T/out1/.ctkgen.lock"
+"$CTKGEN" -q generate --dry-run -c "$T/a.json" -o "$T/out1" >/dev/null
+check "--dry-run on a tree with no lock file creates none" [ ! -e "$T/out1/.ctkgen.lock" ]
 
 # a lock file left by a run that was killed: the kernel dropped the lock
 cp -a "$T/A" "$T/out4"
