@@ -7,6 +7,7 @@
  */
 #include <ctkconf.h>
 
+#include "advice.h"
 #include "cli.h"
 #include "cmds.h"
 #include "config.h"
@@ -236,6 +237,22 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
            cfg->pc_prefix, first);
 }
 
+/* What is valid but may not be what the admin meant (advice.h). */
+static bool warn_advice(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const char *absout,
+                        ctk_error_t *err)
+{
+    ctk_strlist_t notes;
+    size_t i;
+    bool ok;
+
+    ctk_strlist_init(&notes);
+    ok = ctk_advise(cfg, sdks, cfg->n_sdks, absout, &notes, err);
+    for (i = 0; ok && i < notes.len; i++)
+        ctk_cli_warn("%s", notes.items[i]);
+    ctk_strlist_fini(&notes);
+    return ok;
+}
+
 /* The output lock; when another run holds it and we may wait, say so
  * first, since that run may take a while (a --validate). */
 static ctk_lock_t *take_lock(const char *absout, bool shared, bool wait, ctk_error_t *err)
@@ -291,6 +308,8 @@ static int run(const gen_opts_t *o)
     ropts.template_dir = o->template_dir;
     ropts.pkgconfig_dir = pcdir;
     if (!ctk_render_all(cfg, sdks, cfg->n_sdks, &ropts, &out, &err))
+        goto fail;
+    if (!warn_advice(cfg, sdks, absout, &err))
         goto fail;
 
     /* --dry-run and --check only read: they share the lock with each other,

@@ -149,13 +149,19 @@ static int try_version_json(const char *root, ctk_version_t *out, ctk_error_t *e
     if (!ctk_is_file(path))
         goto out;
     doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc)
-        goto out; /* malformed: fall through to the next source */
+    if (!doc) { /* malformed: the next source is tried, and the user told */
+        snprintf(out->passed_over, sizeof out->passed_over, "%s:%d:%d: not valid JSON: %s",
+                 path, jerr.line, jerr.column, jerr.text);
+        goto out;
+    }
     v = json_string_value(json_object_get(json_object_get(doc, "cuda"), "version"));
     if (v && parse_release(v, out)) {
         out->source = CTK_VSRC_VERSION_JSON;
         set_vpath(out, path);
         rc = 1;
+    } else {
+        snprintf(out->passed_over, sizeof out->passed_over,
+                 "%s: no CUDA release in its \"cuda\" \"version\"", path);
     }
 out:
     json_decref(doc);
@@ -201,6 +207,9 @@ static int try_version_txt(const char *root, ctk_version_t *out, ctk_error_t *er
         out->source = CTK_VSRC_VERSION_TXT;
         set_vpath(out, path);
         rc = 1;
+    } else if (!out->passed_over[0]) {
+        snprintf(out->passed_over, sizeof out->passed_over,
+                 "%s: no \"CUDA Version X.Y.Z\" line", path);
     }
 out:
     free(text);

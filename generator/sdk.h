@@ -47,6 +47,8 @@ typedef struct {
     int patch;                   /* -1 when the source does not say */
     ctk_version_source_t source;
     char path[4096];             /* the file (or nvcc) it was read from */
+    char passed_over[512];       /* an earlier source that exists but could not be
+                                    read ("version.json: not valid JSON ..."); "" if none */
 } ctk_version_t;
 
 /* Parse "X.Y" or "X.Y.Z" (digits only; patch -1 when absent). */

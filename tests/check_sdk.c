@@ -369,12 +369,26 @@ START_TEST(test_version_malformed_json_falls_through)
     detect_ok(root, NULL, NULL, &v);
     ck_assert_int_eq(v.source, CTK_VSRC_VERSION_TXT);
     ck_assert_int_eq(v.patch, 1);
+    /* ... and says which source it passed over, and why */
+    ck_assert_str_eq(v.passed_over, S("%s/version.json:1:23: not valid JSON: unexpected token near "
+                                      "end of file", root));
 
     /* valid JSON without a "cuda" entry says nothing either */
     wr("t/version.json", "{ \"cuda_nvcc\": { \"version\": \"12.4.99\" } }");
     unlink(S("%s/version.txt", root));
     detect_ok(root, S("%s/include", root), NULL, &v);
     ck_assert_int_eq(v.source, CTK_VSRC_HEADER);
+    ck_assert_str_eq(v.passed_over,
+                     S("%s/version.json: no CUDA release in its \"cuda\" \"version\"", root));
+
+    /* a version.txt without its line; nothing passed over when all is well */
+    unlink(S("%s/version.json", root));
+    wr("t/version.txt", "CUDA 12.4\n");
+    detect_ok(root, S("%s/include", root), NULL, &v);
+    ck_assert_str_eq(v.passed_over, S("%s/version.txt: no \"CUDA Version X.Y.Z\" line", root));
+    unlink(S("%s/version.txt", root));
+    detect_ok(root, S("%s/include", root), NULL, &v);
+    ck_assert_str_eq(v.passed_over, "");
 }
 END_TEST
 
