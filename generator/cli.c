@@ -14,15 +14,128 @@
 #include <string.h>
 
 ctk_verbosity_t ctk_cli_verbosity = CTK_NORMAL;
+const char *ctk_cli_command;
 
-const char ctk_cli_exit_codes_text[] =
-    "Exit status:\n"
-    "  0   success\n"
-    "  1   a check failed (--check: the output tree would change)\n"
-    "  2   usage error\n"
-    "  3   bad input: site config, toolkit tree, template, or a file edited by hand\n"
-    "  4   environment: cannot write the output, output locked, missing tool\n"
-    "  70  internal error\n";
+/* --help lines are wrapped to fit this many columns. */
+#define HELP_WIDTH 76
+
+/* Who can return an exit status: the commands, and MAIN for the table of
+ * `ctkgen --help`, which speaks for them all. */
+enum { MAIN = 1, GEN = 2, VAL = 4, SCAN = 8, LINT = 16 };
+
+/* One table for every --help and the man page's EXIT STATUS (keep them
+ * equal): a command lists only what it can return.  Statuses follow
+ * ctk_error_exit_code(); 128+N is for the commands that handle SIGINT,
+ * SIGTERM and SIGHUP: validate and lint catch them while their child
+ * processes run (ctk_proc_*), stop those, clean up and re-raise; generate
+ * holds them while it replaces files (write.c) and, with --validate,
+ * does what validate does. */
+static const struct {
+    const char *status;
+    unsigned who;
+    const char *text;
+} exit_rows[] = {
+    { "0", MAIN | GEN | SCAN, "success" },
+    { "0", VAL, "no artifact failed (a skip is not a failure)" },
+    { "0", LINT, "no error-level finding (warnings and notes allowed)" },
+    { "1", MAIN, "a check failed: generate --check (the output tree would change), "
+                 "validate or generate --validate (an artifact failed), lint (an error-level finding)" },
+    { "1", GEN, "--check: the output tree would change; --validate: an artifact failed" },
+    { "1", VAL, "an artifact failed (with --require-launch, also one that could not launch)" },
+    { "1", LINT, "at least one error-level finding" },
+    { "2", MAIN | GEN | VAL | SCAN | LINT, "usage error" },
+    { "3", MAIN, "bad input: site config, toolkit tree, template, a file edited by hand, "
+                 "a path lint cannot read" },
+    { "3", GEN, "bad input: site config, toolkit tree, template, or a file edited by hand" },
+    { "3", VAL, "bad input: site config, toolkit tree, or no generated tree in DIR" },
+    { "3", SCAN, "a toolkit's path that JSON cannot hold (not UTF-8)" },
+    { "3", LINT, "a FILE or DIR that does not exist or cannot be read" },
+    { "4", MAIN, "environment: no toolkit found, output cannot be written or is locked, "
+                 "missing tool" },
+    { "4", GEN, "environment: no toolkit found by a scan, output cannot be written or is "
+                "locked; with --validate, a missing tool" },
+    { "4", VAL, "environment: no toolkit found by a scan, no host compiler, --modulecmd or "
+                "--lmod finds nothing usable, no temp dir" },
+    { "4", SCAN, "no toolkit found (nothing is written), or FILE cannot be written" },
+    { "4", LINT, "environment: --modulecmd names no usable Environment Modules, no temp dir" },
+    { "70", MAIN | GEN | VAL | SCAN | LINT, "internal error" },
+    { "128+N", MAIN, "stopped by signal N (130 for SIGINT): generate finishes replacing "
+                     "files first; validate, lint and generate --validate stop what they run "
+                     "and remove their temp dirs" },
+    { "128+N", GEN, "stopped by signal N (130 for SIGINT), after the files being replaced "
+                    "are whole; --validate also stops its probes and removes their temp dirs" },
+    { "128+N", VAL, "stopped by signal N (130 for SIGINT), probes stopped and temp dirs removed" },
+    { "128+N", LINT, "stopped by signal N (130 for SIGINT), module loads and nvcc stopped and "
+                     "lint's temp dir removed" },
+};
+
+/* Print text from column col (the caller printed that much) to the end of
+ * the line, reflowed: line breaks and runs of blanks are single spaces,
+ * lines wrap at HELP_WIDTH, and continuation lines start at column indent. */
+static void put_wrapped(int col, int indent, const char *text)
+{
+    const char *p = text;
+    bool first = true;
+
+    while (*p) {
+        size_t n;
+
+        p += strspn(p, " \n");
+        n = strcspn(p, " \n");
+        if (n == 0)
+            break;
+        if (!first && col + 1 + (int)n > HELP_WIDTH) {
+            printf("\n%*s", indent, "");
+            col = indent;
+        } else if (!first) {
+            putchar(' ');
+            col++;
+        }
+        printf("%.*s", (int)n, p);
+        col += (int)n;
+        p += n;
+        first = false;
+    }
+    putchar('\n');
+}
+
+/* "  LEFT" padded to width, then text wrapped under itself; a LEFT too
+ * wide for its column gets a line of its own. */
+static void put_row(const char *left, int width, const char *text)
+{
+    int col = printf("  %s", left);
+
+    if (col > width + 2) {
+        printf("\n%*s", width + 4, "");
+    } else {
+        printf("%*s", width + 4 - col, "");
+    }
+    put_wrapped(width + 4, width + 4, text);
+}
+
+void ctk_cli_print_command(const char *name, const char *summary)
+{
+    put_row(name, 8, summary);
+}
+
+void ctk_cli_print_exit_codes(const char *cmd)
+{
+    unsigned who = MAIN;
+    size_t i;
+
+    if (cmd && !strcmp(cmd, "generate"))
+        who = GEN;
+    else if (cmd && !strcmp(cmd, "validate"))
+        who = VAL;
+    else if (cmd && !strcmp(cmd, "scan"))
+        who = SCAN;
+    else if (cmd && !strcmp(cmd, "lint"))
+        who = LINT;
+    printf("Exit status:\n");
+    for (i = 0; i < sizeof exit_rows / sizeof exit_rows[0]; i++)
+        if (exit_rows[i].who & who)
+            put_row(exit_rows[i].status, 5, exit_rows[i].text);
+}
 
 #define MAX_OPTS 32
 
@@ -77,7 +190,9 @@ void ctk_cli_print_help(const ctk_cmd_doc_t *doc)
 {
     const ctk_opt_t *o;
 
-    printf("Usage: ctkgen [-v|-q] %s %s\n%s\n\nOptions:\n", doc->name, doc->synopsis, doc->summary);
+    printf("Usage: ctkgen [-v|-q] %s %s\n", doc->name, doc->synopsis);
+    put_wrapped(0, 0, doc->summary);
+    printf("\nOptions:\n");
     for (o = doc->opts; o->long_name; o++) {
         char left[64];
 
@@ -87,11 +202,12 @@ void ctk_cli_print_help(const ctk_cmd_doc_t *doc)
         else
             snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->arg ? " " : "",
                      o->arg ? o->arg : "");
-        printf("  %-28s %s\n", left, o->help);
+        put_row(left, 22, o->help);
     }
     if (doc->details)
         printf("\n%s", doc->details);
-    printf("\n%s", ctk_cli_exit_codes_text);
+    putchar('\n');
+    ctk_cli_print_exit_codes(doc->name);
 }
 
 int ctk_cli_usage(const char *cmd, const char *fmt, ...)
@@ -141,6 +257,9 @@ int ctk_cli_error(const ctk_error_t *err)
 {
     if (!err || err->code == CTK_E_OK)
         return CTK_EXIT_OK;
+    /* a usage error found after option parsing reads like any other */
+    if (err->code == CTK_E_USAGE && !err->source[0])
+        return ctk_cli_usage(ctk_cli_command, "%s", err->text);
     if (err->source[0] && err->line > 0 && err->column > 0)
         fprintf(stderr, "%s:%d:%d: error: %s\n", err->source, err->line, err->column, err->text);
     else if (err->source[0] && err->line > 0)
@@ -191,6 +310,8 @@ void ctk_cli_warn(const char *fmt, ...)
 {
     va_list ap;
 
+    if (ctk_cli_verbosity < CTK_NORMAL)
+        return;
     va_start(ap, fmt);
     vnote("ctkgen: warning: ", fmt, ap);
     va_end(ap);

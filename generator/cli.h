@@ -13,6 +13,9 @@
 
 typedef enum { CTK_QUIET = 0, CTK_NORMAL = 1, CTK_VERBOSE = 2 } ctk_verbosity_t;
 extern ctk_verbosity_t ctk_cli_verbosity;
+/* The command being run ("generate"), for the "Try" line of a usage error
+ * reported through ctk_cli_error(); NULL before dispatch. */
+extern const char *ctk_cli_command;
 
 /* One row of a command's option table; the table drives both getopt_long
  * and the --help text.  End with a row whose long_name is NULL. */
@@ -29,7 +32,7 @@ typedef struct {
 typedef struct {
     const char *name;     /* "generate" */
     const char *synopsis; /* "[options]" */
-    const char *summary;  /* one line */
+    const char *summary;  /* one sentence; its line breaks are reflowed */
     const char *details;  /* paragraph(s) after the options; may be NULL */
     const ctk_opt_t *opts;
 } ctk_cmd_doc_t;
@@ -38,8 +41,17 @@ typedef struct {
  * usage error was printed.  *arg gets the option's argument. */
 int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char **arg);
 
+/* A command's --help on stdout: usage, options, details, and the exit
+ * statuses that command can return. */
 void ctk_cli_print_help(const ctk_cmd_doc_t *doc);
-/* "ctkgen: <cmd>: <text>" + "Try 'ctkgen <cmd> --help'."; returns CTK_EXIT_USAGE. */
+/* One "  NAME  summary" line of the command list in `ctkgen --help`, the
+ * summary reflowed and wrapped with a hanging indent. */
+void ctk_cli_print_command(const char *name, const char *summary);
+/* "Exit status:" and the statuses of cmd ("generate", "validate", "scan",
+ * "lint"), or with cmd NULL of ctkgen as a whole, on stdout. */
+void ctk_cli_print_exit_codes(const char *cmd);
+/* "ctkgen: <cmd>: <text>" + "Try 'ctkgen <cmd> --help'." (cmd NULL:
+ * "ctkgen: <text>" + "Try 'ctkgen --help'."); returns CTK_EXIT_USAGE. */
 int ctk_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parse a --jobs value (a whole number from 1 to 4096) into *jobs.
@@ -48,15 +60,14 @@ int ctk_cli_parse_jobs(const char *cmd, const char *arg, int *jobs);
 
 /* Print an error record (with the offending config line and a caret when
  * the source is a readable file and the line is known); returns its exit
- * code. */
+ * code.  A CTK_E_USAGE record is printed as ctk_cli_usage() would for
+ * ctk_cli_command, "Try" line included. */
 int ctk_cli_error(const ctk_error_t *err);
 
-/* stderr notes: ctk_cli_info() unless quiet, ctk_cli_debug() when verbose. */
+/* stderr notes: ctk_cli_info() and ctk_cli_warn() ("ctkgen: warning: ...")
+ * unless quiet (-q prints errors only), ctk_cli_debug() when verbose. */
 void ctk_cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ctk_cli_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ctk_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The exit-code table shared by every --help and the man page. */
-extern const char ctk_cli_exit_codes_text[];
 
 #endif

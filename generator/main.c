@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cmds.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,13 @@ static const command_t commands[] = {
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
+/* Where `make install` puts the Markdown docs (Makefile.am: dist_doc_DATA). */
+#ifdef CTK_DOCDIR
+#define DOCS_WHERE "site-config.md in " CTK_DOCDIR
+#else
+#define DOCS_WHERE "site-config.md among ctkgen's installed docs (PREFIX/share/doc/ctkgen)"
+#endif
+
 static void print_main_help(void)
 {
     size_t i;
@@ -32,19 +40,19 @@ static void print_main_help(void)
            "modulefiles and pkg-config files.\n\n"
            "Global options:\n"
            "  -v, --verbose   say more (each file, each toolkit found)\n"
-           "  -q, --quiet     only errors\n"
+           "  -q, --quiet     only errors: no notes, no warnings\n"
            "  -h, --help      this text\n"
            "  -V, --version   print the version\n\n"
            "Commands:\n");
     for (i = 0; i < N_COMMANDS; i++)
-        printf("  %-10s %s\n", commands[i].doc->name, commands[i].doc->summary);
-    printf("  %-10s %s\n", "help", "show help for a command (ctkgen help generate)");
-    printf("  %-10s %s\n", "version", "print the version");
+        ctk_cli_print_command(commands[i].doc->name, commands[i].doc->summary);
+    ctk_cli_print_command("help", "show help for a command (ctkgen help generate)");
+    ctk_cli_print_command("version", "print the version");
     printf("\nWith no config, 'ctkgen generate' scans the standard install places\n"
            "(/usr/local/cuda, /usr/local/cuda-*, /opt/cuda, /opt/nvidia/hpc_sdk, and\n"
            "/usr for Debian's packages) and writes into ./ctkgen-out.  See ctkgen(1)\n"
-           "and docs/site-config.md.\n\n%s",
-           ctk_cli_exit_codes_text);
+           "and " DOCS_WHERE ".\n\n");
+    ctk_cli_print_exit_codes(NULL);
 }
 
 static const command_t *find_command(const char *name)
@@ -79,23 +87,37 @@ int main(int argc, char **argv)
     }
     if (i >= argc)
         return ctk_cli_usage(NULL, "no command given (commands: generate, validate, scan, lint, help, version)");
-    if (!strcmp(argv[i], "version")) {
-        printf("ctkgen %s\n", PACKAGE_VERSION);
-        return CTK_EXIT_OK;
-    }
-    if (!strcmp(argv[i], "help")) {
-        if (i + 1 >= argc) {
+    /* help and version take no options but --help, and nothing more */
+    if (!strcmp(argv[i], "version") || !strcmp(argv[i], "help")) {
+        bool help = !strcmp(argv[i], "help");
+        const char *arg = i + 1 < argc ? argv[i + 1] : NULL;
+
+        if (arg && (!strcmp(arg, "-h") || !strcmp(arg, "--help")) && i + 2 == argc) {
             print_main_help();
             return CTK_EXIT_OK;
         }
-        cmd = find_command(argv[i + 1]);
+        if (!help && arg)
+            return ctk_cli_usage(NULL, "version: unexpected argument '%s'", arg);
+        if (help && i + 2 < argc)
+            return ctk_cli_usage(NULL, "help: unexpected argument '%s' (help takes one command)",
+                                 argv[i + 2]);
+        if (!help) {
+            printf("ctkgen %s\n", PACKAGE_VERSION);
+            return CTK_EXIT_OK;
+        }
+        if (!arg) {
+            print_main_help();
+            return CTK_EXIT_OK;
+        }
+        cmd = find_command(arg);
         if (!cmd)
-            return ctk_cli_usage(NULL, "no such command '%s'", argv[i + 1]);
+            return ctk_cli_usage(NULL, "help: no such command '%s'", arg);
         ctk_cli_print_help(cmd->doc);
         return CTK_EXIT_OK;
     }
     cmd = find_command(argv[i]);
     if (!cmd)
         return ctk_cli_usage(NULL, "no such command '%s' (commands: generate, validate, scan, lint, help, version)", argv[i]);
+    ctk_cli_command = cmd->doc->name;
     return cmd->run(argc - i, argv + i);
 }

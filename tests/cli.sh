@@ -29,8 +29,41 @@ for cmd in generate validate scan lint; do
         else fail "ctkgen.1 documents $cmd $o"; fi
     done
 done
+# --help stays readable: the command list is indented under its heading
+# (a summary that wraps does not fall back to column 0), nothing is wider
+# than 80 columns
+"$CTKGEN" --help > "$T/help-main"
+check "--help: every line of the command list is indented" awk \
+    '/^Commands:/ { c = 1; next } c && /^$/ { exit } c && !/^  / { bad = 1 } END { exit bad }' "$T/help-main"
+for cmd in main generate validate scan lint; do
+    check "$cmd --help fits 80 columns" awk 'length > 80 { bad = 1 } END { exit bad }' "$T/help-$cmd"
+done
+# each --help lists the exit statuses that command can return, and only those
+exit_statuses() { # exit_statuses FILE: the statuses under "Exit status:", one line
+    awk '/^Exit status:/ { e = 1; next } e && /^  [0-9]/ { printf "%s ", $1 } END { print "" }' "$1"
+}
+for want in "main:0 1 2 3 4 70 128+N" "generate:0 1 2 3 4 70 128+N" "validate:0 1 2 3 4 70 128+N" \
+            "scan:0 2 3 4 70" "lint:0 1 2 3 4 70 128+N"; do
+    cmd=${want%%:*}
+    check "$cmd --help lists exit statuses ${want#*:}" [ "$(exit_statuses "$T/help-$cmd")" = "${want#*:} " ]
+done
+check "scan --help does not mention --check" sh -c "! grep -q -- --check '$T/help-scan'"
+check "lint --help does not mention --check" sh -c "! grep -q -- --check '$T/help-lint'"
+for s in 0 1 2 3 4 70 128+N; do
+    check "ctkgen.1 documents exit status $s" grep -q "^\.B $s\$" "$top_srcdir/docs/ctkgen.1"
+done
+check "ctkgen.1 names .ctkgen-manifest and .ctkgen.lock" sh -c \
+    "grep -q 'ctkgen\\\\-manifest' '$top_srcdir/docs/ctkgen.1' && grep -q 'ctkgen\\.lock' '$top_srcdir/docs/ctkgen.1'"
+
 check "version" run 0 "$CTKGEN" version
 check "version prints the package version" grep -Eq '^ctkgen [0-9]+\.[0-9]+' "$T/out"
+check "version with an argument: exit 2" run 2 "$CTKGEN" version extra
+check "version with an argument: says what to try" grep -q "^Try 'ctkgen --help'" "$T/err"
+check "help generate with an extra argument: exit 2" run 2 "$CTKGEN" help generate extra
+check "help with an extra argument: says what to try" grep -q "^Try 'ctkgen --help'" "$T/err"
+check "help with an extra argument: prints no help" [ ! -s "$T/out" ]
+check "help --help, exit 0" run 0 "$CTKGEN" help --help
+check "help no-such-command: exit 2" run 2 "$CTKGEN" help frobnicate
 
 check "no command: exit 2" run 2 "$CTKGEN"
 check "unknown command: exit 2" run 2 "$CTKGEN" frobnicate
@@ -67,4 +100,21 @@ check "toolkit that does not exist: exit 3" run 3 "$CTKGEN" generate -c "$T/noba
 check "toolkit that does not exist: names the SDK field" grep -q "/sdks/0/base" "$T/err"
 
 check "--template-dir that is not a dir: exit 2" run 2 "$CTKGEN" generate -t "$T/none" -c "$T/bad.json"
+check "--template-dir that is not a dir: says what to try" grep -q "^Try 'ctkgen generate --help'" "$T/err"
+
+# -q: errors only, no notes and no warnings
+check "-q: an error still prints, exit 3" run 3 "$CTKGEN" -q generate -c "$T/none.json" -o "$T/o5"
+check "-q: the error is on stderr" grep -q "error:" "$T/err"
+if [ -n "$CTK_TEST_CUDA" ] && [ -x "$CTK_TEST_CUDA/bin/nvcc" ]; then
+    # a cache dir that cannot be made: validate warns "results not cached"
+    "$CTKGEN" scan -o "$T/q.json" "$CTK_TEST_CUDA" 2>/dev/null
+    check "-q: generate prints nothing" run 0 "$CTKGEN" -q generate -c "$T/q.json" -o "$T/q"
+    check "-q: generate prints nothing (stdout, stderr)" sh -c "[ ! -s '$T/out' ] && [ ! -s '$T/err' ]"
+    check "validate warns when it cannot cache" run 0 "$CTKGEN" validate -c "$T/q.json" -o "$T/q" --cache-dir /dev/null/x
+    check "validate's warning is on stderr" grep -q "^ctkgen: warning: " "$T/err"
+    check "-q validate: exit 0" run 0 "$CTKGEN" -q validate -c "$T/q.json" -o "$T/q" --cache-dir /dev/null/x
+    check "-q validate: no warning" [ ! -s "$T/err" ]
+else
+    echo "# no CUDA toolkit (CTK_TEST_CUDA): -q with validate's warnings not checked"
+fi
 finish
