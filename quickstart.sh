@@ -7,6 +7,17 @@
 set -eu
 cd "$(dirname "$0")"
 sh build-aux/build.sh
-: "${MODULES_CMD:=$(pwd)/.deps-local/environment-modules/usr/lib/x86_64-linux-gnu/modulecmd.tcl}"
+if [ -z "${MODULES_CMD:-}" ]; then
+    # deps.sh unpacks Debian's environment-modules here; the file sits in
+    # usr/lib/<multiarch>/, which differs by architecture
+    em=$(pwd)/.deps-local/environment-modules
+    MODULES_CMD=$(find "$em" -name modulecmd.tcl -type f 2>/dev/null | sort | head -n 1)
+    if [ -z "$MODULES_CMD" ]; then
+        echo "quickstart: no modulecmd.tcl under $em, where build-aux/deps.sh unpacks" >&2
+        echo "quickstart: Environment Modules; run 'sh build-aux/deps.sh' again, or set" >&2
+        echo "quickstart: MODULES_CMD to the modulecmd.tcl of an Environment Modules install" >&2
+        exit 1
+    fi
+fi
 export MODULES_CMD
 ./ctkgen generate -o ctkgen-out --validate "$@"

@@ -22,8 +22,10 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
 fi
 
+# modulecmd.tcl is in usr/lib/<multiarch>/ of the package: find it, whatever
+# the architecture (quickstart.sh looks for it the same way)
 em=$top/.deps-local/environment-modules
-if [ ! -f "$em/usr/lib/x86_64-linux-gnu/modulecmd.tcl" ]; then
+if [ -z "$(find "$em" -name modulecmd.tcl -type f 2>/dev/null | head -n 1)" ]; then
     echo "deps: unpacking environment-modules into $em"
     tmp=$(mktemp -d)
     ( cd "$tmp" && apt-get download environment-modules >/dev/null 2>&1 ) || {
@@ -33,5 +35,9 @@ if [ ! -f "$em/usr/lib/x86_64-linux-gnu/modulecmd.tcl" ]; then
     mkdir -p "$em"
     dpkg -x "$tmp"/environment-modules_*.deb "$em"
     rm -rf "$tmp"
+    [ -n "$(find "$em" -name modulecmd.tcl -type f | head -n 1)" ] || {
+        echo "deps: the environment-modules package holds no modulecmd.tcl (looked under $em)" >&2
+        exit 1
+    }
 fi
 echo "deps: ok"
