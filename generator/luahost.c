@@ -173,6 +173,7 @@ typedef struct {
     ctk_buf_t out;       /* what emit() produced */
     ctk_error_t qerr;    /* a quoting failure, reported as itself */
     ctk_error_t cberr;   /* the first error a host function raised; fatal */
+    int where_line;      /* line of the innermost Lua function when an error was raised */
     void *ud;            /* passed to host functions */
 } host_t;
 
@@ -588,28 +589,86 @@ static int setup_p(lua_State *L)
     return 1;
 }
 
-static int traceback_h(lua_State *L)
+/* The message handler of every protected run: the message as it is, with
+ * the line of the innermost Lua function on the stack noted in the host,
+ * for errors raised without a position (error(msg, 0)).  No traceback: a
+ * template is one short chunk, and FILE:LINE says where. */
+static int message_h(lua_State *L)
 {
-    const char *msg = lua_tostring(L, 1);
+    host_t *h = get_host(L);
+    lua_Debug ar;
+    int level;
 
-    if (!msg)
-        msg = luaL_typename(L, 1);
-    luaL_traceback(L, L, msg, 1);
+    for (level = 1; level < 64 && lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && ar.source[0] == '@') {
+            h->where_line = ar.currentline;
+            break;
+        }
+    }
+    if (!lua_isstring(L, 1))
+        lua_pushstring(L, luaL_typename(L, 1));
+    else
+        lua_pushvalue(L, 1);
     return 1;
 }
 
-/* "name:12: text" -> line 12; 0 when the message has no position. */
-static int message_line(const char *msg, const char *chunk)
+/* Length of the "NAME:LINE: " position Lua put at the start of msg, and the
+ * line in *line; 0 when msg has none.  NAME is the chunk's name as Lua
+ * shows it: the whole chunkname, or "..." and its tail when it is long. */
+static size_t message_pos(const char *msg, const char *chunk, int *line)
 {
-    size_t n = strlen(chunk);
-    long line = 0;
+    size_t n = strlen(chunk), k;
+    long l = 0;
     const char *p;
 
-    if (strncmp(msg, chunk, n) != 0 || msg[n] != ':')
+    *line = 0;
+    if (strncmp(msg, chunk, n) == 0 && msg[n] == ':') {
+        p = msg + n + 1;
+    } else if (strncmp(msg, "...", 3) == 0) {
+        const char *colon = strchr(msg + 3, ':');
+
+        if (!colon)
+            return 0;
+        k = (size_t)(colon - (msg + 3));
+        if (k == 0 || k > n || strncmp(chunk + n - k, msg + 3, k) != 0)
+            return 0;
+        p = colon + 1;
+    } else {
         return 0;
-    for (p = msg + n + 1; *p >= '0' && *p <= '9'; p++)
-        line = line * 10 + (*p - '0');
-    return (*p == ':' && line < 1000000) ? (int)line : 0;
+    }
+    if (*p < '0' || *p > '9')
+        return 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if (l < 1000000)
+            l = l * 10 + (*p - '0');
+    if (*p != ':' || l >= 1000000)
+        return 0;
+    p++;
+    if (*p == ' ')
+        p++;
+    *line = (int)l;
+    return (size_t)(p - msg);
+}
+
+/* The line msg names, else the fallback. */
+static int chunk_line(const char *msg, const char *chunk, int fallback)
+{
+    int line;
+
+    message_pos(msg, chunk, &line);
+    return line ? line : fallback;
+}
+
+/* The error of msg: its position becomes the error's line (else the
+ * fallback, from the stack) and leaves the text, so that the printer's
+ * "chunkname:LINE: error: " is the only position shown. */
+static void set_chunk_error(ctk_error_t *err, ctk_errcode_t code, const char *chunkname,
+                            const char *msg, int fallback_line)
+{
+    int line;
+    size_t skip = message_pos(msg, chunkname, &line);
+
+    ctk_error_set(err, code, chunkname, line ? line : fallback_line, 0, "%s", msg + skip);
 }
 
 /* Set up the sandbox in a fresh state and run the chunk: the part
@@ -634,7 +693,7 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
                           h->poison);
         goto out;
     }
-    lua_pushcfunction(L, traceback_h);                        /* 1: handler */
+    lua_pushcfunction(L, message_h);                          /* 1: handler */
     lua_pushcfunction(L, setup_p);
     lua_pushlightuserdata(L, (void *)args);
     if (lua_pcall(L, 1, 1, 1) != LUA_OK) {                    /* 2: env */
@@ -661,7 +720,7 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
         else if (status == LUA_ERRMEM || h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while loading", h->poison ? h->poison : "out of memory");
         else
-            ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s", msg);
+            set_chunk_error(err, CTK_E_TEMPLATE, chunkname, msg ? msg : "syntax error", 0);
         goto out;
     }
     lua_pushvalue(L, 2);
@@ -678,18 +737,17 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
         if (h->nomem)
             ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
         else if (h->poisoned)
-            ctk_error_set(err, CTK_E_LIMIT, chunkname, message_line(msg, chunkname), 0,
-                          "%s (limits: %zu bytes, %lu instructions)", h->poison, h->limit,
+            ctk_error_set(err, CTK_E_LIMIT, chunkname, chunk_line(msg, chunkname, h->where_line),
+                          0, "%s (limits: %zu bytes, %lu instructions)", h->poison, h->limit,
                           h->instr_limit);
         else if (ctk_error_is_set(&h->cberr))
             ctk_error_set(err, h->cberr.code, h->cberr.source[0] ? h->cberr.source : chunkname,
                           h->cberr.line, h->cberr.column, "%s", h->cberr.text);
         else if (ctk_error_is_set(&h->qerr))
-            ctk_error_set(err, h->qerr.code, chunkname, message_line(msg, chunkname), 0, "%s",
-                          h->qerr.text);
+            ctk_error_set(err, h->qerr.code, chunkname, chunk_line(msg, chunkname, h->where_line),
+                          0, "%s", h->qerr.text);
         else
-            ctk_error_set(err, CTK_E_TEMPLATE, chunkname, message_line(msg, chunkname), 0, "%s",
-                          msg);
+            set_chunk_error(err, CTK_E_TEMPLATE, chunkname, msg, h->where_line);
         goto out;
     }
     /* Lua lets some failures pass (a string table that cannot be resized
@@ -729,6 +787,46 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
 out:
     ctk_buf_fini(&h.out);
     return result;
+}
+
+bool ctk_lua_check_syntax(const char *chunkname, const char *src, size_t len, ctk_error_t *err)
+{
+    host_t h;
+    lua_State *L;
+    char *name = NULL;
+    bool ok = false;
+    int status;
+
+    memset(&h, 0, sizeof h);
+    h.limit = DEFAULT_MEM_LIMIT;
+    /* no libraries, no environment: the chunk is compiled, never run */
+    L = lua_newstate(host_alloc, &h);
+    if (!L) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    name = ctk_printf(err, "@%s", chunkname);
+    if (!name)
+        goto out;
+    status = luaL_loadbufferx(L, src, len, name, "t");
+    if (status == LUA_OK) {
+        ok = !h.nomem;
+        if (!ok)
+            ctk_error_nomem(err);
+    } else if (h.nomem) {
+        ctk_error_nomem(err);
+    } else if (status == LUA_ERRMEM || h.poisoned) {
+        ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while compiling",
+                      h.poison ? h.poison : "out of memory");
+    } else {
+        const char *msg = lua_tostring(L, -1);
+
+        set_chunk_error(err, CTK_E_TEMPLATE, chunkname, msg ? msg : "syntax error", 0);
+    }
+out:
+    lua_close(L);
+    free(name);
+    return ok;
 }
 
 /* ---- host functions (ctk_lua_run) ------------------------------------------

@@ -45,12 +45,22 @@ typedef struct {
  *                   safe on a comment line of any of the formats
  *   lua_q(s[,what]) tcl_q(s[,what]) pc_q(s[,what])   quote.h, raising
  *                   an error (reported as CTK_E_QUOTE) when impossible
- * Errors carry chunkname, line and a traceback in err->text.  The sandbox's
+ * Errors carry chunkname as source and the line where known (from Lua's
+ * message, else the innermost line of the chunk on the stack); err->text
+ * is Lua's message without that position and without a traceback, so
+ * that cli.c prints one "chunkname:LINE: error: message".  The sandbox's
  * memory cap or instruction budget running out is CTK_E_LIMIT; the system
  * allocator failing below the cap is CTK_E_NOMEM, even where Lua got over
  * it (an emergency collection): the run is failed either way. */
 char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
                      const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err);
+
+/* Compile src as a Lua chunk (text only) in a fresh state, without
+ * running it: whether Lua, and so Lmod, can load it.  A syntax error is
+ * CTK_E_TEMPLATE with source chunkname, the line, and Lua's message
+ * without its position; CTK_E_LIMIT past the default memory cap;
+ * CTK_E_NOMEM. */
+bool ctk_lua_check_syntax(const char *chunkname, const char *src, size_t len, ctk_error_t *err);
 
 /* ---- running a chunk against host functions ------------------------------
  * ctk_lua_run() runs a chunk in the same sandbox (whitelisted globals,
