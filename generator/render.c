@@ -14,12 +14,36 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define TEMPLATE_MAX_BYTES (1u << 20)
 
 /* ---- templates ------------------------------------------------------------- */
+/* What an output must be, to be written at all. */
+typedef enum {
+    OUT_LUA, /* compiles as Lua (Lmod loads it as a chunk) */
+    OUT_TCL, /* "#%Module" first, then a complete Tcl script */
+    OUT_PC   /* parses as a .pc file: fields, variables, Name/Description/Version */
+} out_kind_t;
+
+/* Every template ctkgen reads: one list for rendering and for the check
+ * of a site's template dir.  ctk_builtin_templates holds the same names. */
+enum { T_LMOD, T_LMOD_RC, T_TCL, T_TCL_RC, T_PC, T_PC_LIB, T__COUNT };
+static const struct {
+    const char *name;
+    out_kind_t kind;
+} templates[T__COUNT] = {
+    [T_LMOD] = { "lmod.lua", OUT_LUA },  [T_LMOD_RC] = { "lmod-rc.lua", OUT_LUA },
+    [T_TCL] = { "tcl.lua", OUT_TCL },    [T_TCL_RC] = { "tcl-rc.lua", OUT_TCL },
+    [T_PC] = { "pc.lua", OUT_PC },       [T_PC_LIB] = { "pc-lib.lua", OUT_PC },
+};
+
 /* Source of a template: the site's directory first, then the built-in one.
  * *owned is set when the text was read from disk and must be freed. */
 static const char *template_text(const ctk_render_opts_t *opts, const char *name, size_t *len,
@@ -56,21 +80,687 @@ static const char *template_text(const ctk_render_opts_t *opts, const char *name
     return NULL;
 }
 
-static bool run_template(const ctk_render_opts_t *opts, const char *name, const ctk_lval_t *data,
+/* ---- a site's template dir ----------------------------------------------------
+ * Every entry of the dir must be a template ctkgen reads, as every key of
+ * the config must be one it knows: a misspelt template would otherwise be
+ * ignored without a word, and the site would believe it is in use.  Names
+ * starting with '.' (.git, editor state) are left alone.  A dir holding no
+ * template at all is refused too: it changes nothing, which is never what
+ * -t was given for. */
+
+/* Optimal string alignment distance (edits, with swaps of neighbours
+ * counting one), for "did you mean"; SIZE_MAX for long names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { MAXLEN = 63 };
+    size_t la = strlen(a), lb = strlen(b), i, j;
+    size_t d[MAXLEN + 1][MAXLEN + 1];
+
+    if (la > MAXLEN || lb > MAXLEN)
+        return SIZE_MAX;
+    for (i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (i = 1; i <= la; i++) {
+        for (j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
+
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+static int template_index(const char *name)
+{
+    int i;
+
+    for (i = 0; i < T__COUNT; i++)
+        if (strcmp(templates[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* The known name closest to name (at most two edits, or the same but for
+ * case); NULL when none is. */
+static const char *closest_template(const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = 3, d;
+    int i;
+
+    for (i = 0; i < T__COUNT; i++) {
+        d = strcasecmp(name, templates[i].name) == 0 ? 0 : edit_distance(name, templates[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = templates[i].name;
+        }
+    }
+    return best;
+}
+
+#define KNOWN_TEMPLATES "lmod.lua, lmod-rc.lua, tcl.lua, tcl-rc.lua, pc.lua and pc-lib.lua"
+
+static bool check_template_dir(const char *dir, ctk_error_t *err)
+{
+    DIR *d;
+    struct dirent *e;
+    char *bad = NULL, *path = NULL;
+    size_t known = 0;
+    bool ok = false;
+
+    errno = 0;
+    d = opendir(dir);
+    if (!d) {
+        if (errno == ENOMEM)
+            ctk_error_nomem(err);
+        else
+            ctk_error_set(err, CTK_E_IO, dir, 0, 0, "cannot read the template dir: %s",
+                          strerror(errno));
+        return false;
+    }
+    for (;;) {
+        errno = 0;
+        if (!(e = readdir(d))) {
+            if (errno) {
+                ctk_error_set(err, CTK_E_IO, dir, 0, 0, "cannot read the template dir: %s",
+                              strerror(errno));
+                goto out;
+            }
+            break;
+        }
+        if (e->d_name[0] == '.')
+            continue;
+        if (template_index(e->d_name) >= 0) {
+            /* a dir or a dangling link of a known name would be passed
+             * over for the built-in template */
+            if (!(path = ctk_path_join(dir, e->d_name, err)))
+                goto out;
+            if (!ctk_is_file(path)) {
+                ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0,
+                              "not a regular file: a template must be one");
+                goto out;
+            }
+            free(path);
+            path = NULL;
+            known++;
+            continue;
+        }
+        /* the first in byte order, so that the message does not depend on
+         * the order readdir() gives */
+        if (!bad || strcmp(e->d_name, bad) < 0) {
+            free(bad);
+            if (!(bad = ctk_strdup(e->d_name, err)))
+                goto out;
+        }
+    }
+    if (bad) {
+        const char *near = closest_template(bad);
+
+        if (!(path = ctk_path_join(dir, bad, err)))
+            goto out;
+        if (near)
+            ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0,
+                          "not a template ctkgen knows; did you mean %s?", near);
+        else
+            ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0,
+                          "not a template ctkgen knows (it reads " KNOWN_TEMPLATES
+                          "; names starting with '.' are left alone): move it out of the "
+                          "template dir");
+        goto out;
+    }
+    if (known == 0) {
+        ctk_error_set(err, CTK_E_TEMPLATE, dir, 0, 0,
+                      "holds none of the templates ctkgen reads (" KNOWN_TEMPLATES
+                      "), so it would change nothing");
+        goto out;
+    }
+    ok = true;
+out:
+    closedir(d);
+    free(path);
+    free(bad);
+    return ok;
+}
+
+/* ---- checks of what a template wrote ----------------------------------------- */
+/* The line of text holding at. */
+static int line_of(const char *text, const char *at)
+{
+    int line = 1;
+    const char *p;
+
+    for (p = text; p < at; p++)
+        if (*p == '\n')
+            line++;
+    return line;
+}
+
+/* Tcl's parser (tclParse.c of Tcl 8.6: Tcl_ParseCommand, ParseComment,
+ * ParseWhiteSpace, ParseTokens, Tcl_ParseVarName, ParseBraces) reduced to
+ * what decides completeness.  Braces count raw (a backslash escapes the
+ * next byte), double quotes and brackets hold substitutions, ';', newline
+ * and (inside brackets) ']' end a command, '#' at a command's start runs
+ * to the end of its line (a backslash escapes there too), ${name} needs
+ * its '}', $name(index) its ')', and a backslash-newline as the last two
+ * bytes leaves the script open. */
+typedef struct {
+    const char *end;
+    bool incomplete;
+    bool failed;
+    const char *at;  /* where the trouble starts */
+    const char *why;
+    int depth;
+} tcl_t;
+
+#define TCL_MAX_DEPTH 500
+
+enum {
+    M_SPACE = 1u << 0, /* blanks end a word */
+    M_END = 1u << 1,   /* '\n' and ';' */
+    M_BRACK = 1u << 2, /* ']' */
+    M_QUOTE = 1u << 3, /* '"' */
+    M_PAREN = 1u << 4  /* ')' */
+};
+
+static bool tcl_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static bool tcl_in_mask(char c, unsigned mask)
+{
+    return ((mask & M_SPACE) && tcl_space(c)) || ((mask & M_END) && (c == '\n' || c == ';')) ||
+           ((mask & M_BRACK) && c == ']') || ((mask & M_QUOTE) && c == '"') ||
+           ((mask & M_PAREN) && c == ')');
+}
+
+static bool tcl_fail(tcl_t *t, const char *at, const char *why, bool incomplete)
+{
+    t->failed = true;
+    t->at = at;
+    t->why = why;
+    t->incomplete = t->incomplete || incomplete;
+    return false;
+}
+
+static void tcl_open_end(tcl_t *t, const char *bs)
+{
+    if (!t->incomplete) {
+        t->incomplete = true;
+        t->at = bs;
+        t->why = "a backslash-newline at the end continues the script into nothing";
+    }
+}
+
+/* ParseWhiteSpace: blanks and backslash-newlines. */
+static const char *tcl_ws(tcl_t *t, const char *p)
+{
+    for (;;) {
+        while (p < t->end && tcl_space(*p))
+            p++;
+        if (p + 1 < t->end && p[0] == '\\' && p[1] == '\n') {
+            p += 2;
+            if (p == t->end)
+                tcl_open_end(t, p - 2);
+            continue;
+        }
+        return p;
+    }
+}
+
+/* ParseComment: blank lines and comments before a command. */
+static const char *tcl_comments(tcl_t *t, const char *p)
+{
+    while (p < t->end) {
+        for (;;) {
+            p = tcl_ws(t, p);
+            if (p < t->end && *p == '\n')
+                p++;
+            else
+                break;
+        }
+        if (p == t->end || *p != '#')
+            break;
+        while (p < t->end) {
+            if (*p == '\\') {
+                const char *q = tcl_ws(t, p);
+
+                p = q != p ? q : p + (p + 1 < t->end ? 2 : 1);
+            } else if (*p++ == '\n') {
+                break;
+            }
+        }
+    }
+    return p;
+}
+
+static bool tcl_command(tcl_t *t, const char *p, bool nested, const char **next,
+                        const char **term);
+
+/* ParseTokens: text up to a byte of mask (or the end) with its $, [ and
+ * backslash substitutions; *out gets where it stopped. */
+static bool tcl_tokens(tcl_t *t, const char *p, unsigned mask, const char **out);
+
+/* Tcl_ParseVarName, p at '$'. */
+static bool tcl_var(tcl_t *t, const char **pp)
+{
+    const char *dollar = *pp, *p = dollar + 1, *q;
+
+    if (p < t->end && *p == '{') {
+        while (++p < t->end && *p != '}')
+            ;
+        if (p == t->end)
+            return tcl_fail(t, dollar, "missing close-brace for variable name", true);
+        *pp = p + 1;
+        return true;
+    }
+    while (p < t->end) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            *p == '_') {
+            p++;
+        } else if (*p == ':' && p + 1 < t->end && p[1] == ':') {
+            for (p += 2; p < t->end && *p == ':'; p++)
+                ;
+        } else {
+            break;
+        }
+    }
+    if (p == t->end || *p != '(') {
+        *pp = p; /* with no name this is a plain '$' */
+        return true;
+    }
+    if (++t->depth > TCL_MAX_DEPTH)
+        return tcl_fail(t, p, "array indices nested too deep", false);
+    if (!tcl_tokens(t, p + 1, M_PAREN, &q))
+        return false;
+    t->depth--;
+    if (q == t->end)
+        return tcl_fail(t, dollar, "missing ) of an array index", true);
+    *pp = q + 1;
+    return true;
+}
+
+static bool tcl_tokens(tcl_t *t, const char *p, unsigned mask, const char **out)
+{
+    while (p < t->end && !tcl_in_mask(*p, mask)) {
+        if (*p == '$') {
+            if (!tcl_var(t, &p))
+                return false;
+        } else if (*p == '[') {
+            const char *open = p, *term;
+
+            if (++t->depth > TCL_MAX_DEPTH)
+                return tcl_fail(t, open, "brackets nested too deep", false);
+            for (p++;;) {
+                if (!tcl_command(t, p, true, &p, &term))
+                    return false;
+                if (term < t->end && *term == ']')
+                    break;
+                if (p == t->end)
+                    return tcl_fail(t, open, "missing close-bracket", true);
+            }
+            t->depth--;
+        } else if (*p == '\\') {
+            if (p + 1 == t->end) {
+                p++;
+                continue;
+            }
+            if (p[1] == '\n') {
+                if (p + 2 == t->end)
+                    tcl_open_end(t, p);
+                if (mask & M_SPACE)
+                    break; /* a backslash-newline is a blank: it ends the word */
+            }
+            p += 2;
+        } else {
+            p++;
+        }
+    }
+    *out = p;
+    return true;
+}
+
+/* ParseBraces, p at '{'; *out gets the byte after the matching '}'. */
+static bool tcl_braces(tcl_t *t, const char *p, const char **out)
+{
+    const char *open = p;
+    int level = 1;
+
+    for (p++; p < t->end; p++) {
+        if (*p == '{') {
+            level++;
+        } else if (*p == '}') {
+            if (--level == 0) {
+                *out = p + 1;
+                return true;
+            }
+        } else if (*p == '\\' && p + 1 < t->end) {
+            if (p[1] == '\n' && p + 2 == t->end)
+                tcl_open_end(t, p);
+            p++;
+        }
+    }
+    return tcl_fail(t, open, "missing close-brace", true);
+}
+
+/* Tcl_ParseCommand: one command from p; *next gets where the next one
+ * starts, *term its terminator (or the end). */
+static bool tcl_command(tcl_t *t, const char *p, bool nested, const char **next,
+                        const char **term)
+{
+    unsigned ends = M_END | (nested ? M_BRACK : 0);
+
+    p = tcl_comments(t, p);
+    for (;;) {
+        bool expanded = false;
+        const char *q;
+
+        p = tcl_ws(t, p);
+        if (p == t->end || tcl_in_mask(*p, ends)) {
+            *term = p;
+            *next = p == t->end ? p : p + 1;
+            return true;
+        }
+word:
+        if (*p == '"') {
+            if (!tcl_tokens(t, p + 1, M_QUOTE, &q))
+                return false;
+            if (q == t->end)
+                return tcl_fail(t, p, "missing close-quote", true);
+            p = q + 1;
+        } else if (*p == '{') {
+            const char *open = p;
+
+            if (!tcl_braces(t, p, &p))
+                return false;
+            /* {*} right before a word: that word, expanded */
+            if (!expanded && p - open == 3 && open[1] == '*' && p < t->end &&
+                tcl_ws(t, p) == p && *p != '\n' && *p != ';') {
+                expanded = true;
+                goto word;
+            }
+        } else {
+            if (!tcl_tokens(t, p, M_SPACE | ends, &p))
+                return false;
+        }
+        q = tcl_ws(t, p);
+        if (q != p || p == t->end || tcl_in_mask(*p, ends)) {
+            p = q;
+            continue;
+        }
+        return tcl_fail(t, p, p[-1] == '"' ? "extra characters after close-quote"
+                                           : "extra characters after close-brace", false);
+    }
+}
+
+ctk_tcl_check_t ctk_render_check_tcl(const char *text, size_t len, int *line, const char **why)
+{
+    tcl_t t;
+    const char *p = text, *term;
+
+    memset(&t, 0, sizeof t);
+    t.end = text + len;
+    while (p < t.end) {
+        if (!tcl_command(&t, p, false, &p, &term))
+            break;
+    }
+    if (line)
+        *line = t.at ? line_of(text, t.at) : 0;
+    if (why)
+        *why = t.why;
+    /* as in Tcl's CommandComplete: a parse error that is not a missing
+     * close is "complete", but still no script */
+    if (t.incomplete)
+        return CTK_TCL_INCOMPLETE;
+    return t.failed ? CTK_TCL_BAD : CTK_TCL_COMPLETE;
+}
+
+/* A .pc file as libpkgconf reads it (parser.c, fgetline): a line is blank,
+ * a comment, "name=value" or "Field: value", a '#' not after a backslash
+ * starts a comment, and a backslash-newline joins lines.  Beyond what
+ * pkgconf checks: Name, Description and Version are each there once and
+ * not empty, Version has no blank, and every ${name} is a variable defined
+ * above it (pkgconf would put nothing in its place). */
+static bool check_pc(const char *text, size_t len, int *line, char *why, size_t whylen)
+{
+    static const char *const needed[] = { "Name", "Description", "Version" };
+    static const char *const builtin[] = { "pcfiledir", "pc_sysrootdir", "pc_top_builddir" };
+    const char *p = text, *end = text + len;
+    struct {
+        const char *s;
+        size_t n;
+    } vars[256];
+    size_t n_vars = 0, i, k;
+    bool overflow = false; /* more variables than vars holds: no ${} check */
+    int seen[3] = { 0, 0, 0 }, ln = 0, next_ln = 1;
+
+    while (p < end) {
+        const char *eol = p, *key, *q, *v, *vend;
+        size_t klen;
+        bool quoted = false;
+        char op;
+
+        /* one logical line, as pkgconf_fgetline() reads it: a backslash
+         * escapes the next byte (a newline too: the lines join), an
+         * unescaped '#' ends the line's text and the line */
+        ln = next_ln;
+        vend = NULL;
+        for (eol = p; eol < end; eol++) {
+            if (*eol == '\n')
+                next_ln++;
+            if (*eol == '\\' && !quoted) {
+                quoted = true;
+                continue;
+            }
+            if (*eol == '#' && !quoted) {
+                vend = eol;
+                while (eol < end && *eol != '\n')
+                    eol++;
+                if (eol < end)
+                    next_ln++;
+                break;
+            }
+            if (*eol == '\n' && !quoted)
+                break;
+            quoted = false;
+        }
+        if (!vend)
+            vend = eol;
+        for (key = p; key < vend && isspace((unsigned char)*key); key++)
+            ;
+        if (key == vend)
+            goto next;
+        for (q = key; q < vend && (isalnum((unsigned char)*q) || *q == '_' || *q == '.'); q++)
+            ;
+        klen = (size_t)(q - key);
+        while (q < vend && (*q == ' ' || *q == '\t'))
+            q++;
+        op = q < vend ? *q : '\0';
+        if (klen == 0 || !isalpha((unsigned char)key[0]) || (op != ':' && op != '=')) {
+            *line = ln;
+            snprintf(why, whylen, "neither a variable (name=value) nor a field (Name: value)");
+            return false;
+        }
+        for (v = q + 1; v < vend && (*v == ' ' || *v == '\t'); v++)
+            ;
+        while (vend > v && isspace((unsigned char)vend[-1]))
+            vend--;
+        /* every ${name} names a variable above */
+        for (q = v; q < vend; q++) {
+            const char *close;
+            bool known = false;
+
+            if (q[0] != '$' || q + 1 >= vend || q[1] != '{')
+                continue;
+            for (close = q + 2; close < vend && *close != '}'; close++)
+                ;
+            if (close == vend) {
+                *line = ln;
+                snprintf(why, whylen, "a '${' with no '}'");
+                return false;
+            }
+            for (i = 0; i < n_vars && !known; i++)
+                known = vars[i].n == (size_t)(close - q - 2) &&
+                        strncmp(vars[i].s, q + 2, vars[i].n) == 0;
+            for (i = 0; i < sizeof builtin / sizeof builtin[0] && !known; i++)
+                known = strlen(builtin[i]) == (size_t)(close - q - 2) &&
+                        strncmp(builtin[i], q + 2, (size_t)(close - q - 2)) == 0;
+            if (!known && !overflow) {
+                *line = ln;
+                snprintf(why, whylen, "${%.*s} names no variable defined above it",
+                         (int)(close - q - 2 > 64 ? 64 : close - q - 2), q + 2);
+                return false;
+            }
+            q = close;
+        }
+        if (op == '=') {
+            if (n_vars < sizeof vars / sizeof vars[0]) {
+                vars[n_vars].s = key;
+                vars[n_vars++].n = klen;
+            } else {
+                overflow = true;
+            }
+            goto next;
+        }
+        for (k = 0; k < 3; k++) {
+            if (klen != strlen(needed[k]) || strncmp(key, needed[k], klen) != 0)
+                continue;
+            if (seen[k]++) {
+                *line = ln;
+                snprintf(why, whylen, "a second %s field", needed[k]);
+                return false;
+            }
+            if (v == vend) {
+                *line = ln;
+                snprintf(why, whylen, "an empty %s field", needed[k]);
+                return false;
+            }
+            for (q = v; k == 2 && q < vend; q++) {
+                if (isspace((unsigned char)*q)) {
+                    *line = ln;
+                    snprintf(why, whylen, "a blank inside the Version");
+                    return false;
+                }
+            }
+        }
+next:
+        p = eol < end ? eol + 1 : end;
+    }
+    for (k = 0; k < 3; k++) {
+        if (!seen[k]) {
+            *line = 0;
+            snprintf(why, whylen, "no %s field", needed[k]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Control bytes shown as '?', for paths in messages. */
+static void visible(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+/* Whether text, which template `label` wrote for relpath, can be written:
+ * not empty, no NUL byte, and of its kind (out_kind_t).  The error names
+ * the template as its source and the output in the text. */
+static bool check_output(out_kind_t kind, const char *label, const char *relpath,
+                         const char *text, size_t len, ctk_error_t *err)
+{
+    ctk_error_t e;
+    char why[256];
+    const char *tw;
+    int line = 0;
+
+    if (len == 0) {
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0, "wrote nothing for %s", relpath);
+        return false;
+    }
+    if (memchr(text, '\0', len)) {
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0, "wrote a NUL byte into %s (line %d)",
+                      relpath, line_of(text, memchr(text, '\0', len)));
+        return false;
+    }
+    switch (kind) {
+    case OUT_LUA:
+        ctk_error_init(&e);
+        if (ctk_lua_check_syntax(relpath, text, len, &e))
+            return true;
+        if (e.code != CTK_E_TEMPLATE) {
+            ctk_error_set(err, e.code, e.source, e.line, e.column, "%s", e.text);
+            return false;
+        }
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                      "wrote %s, which Lua cannot load: line %d: %s", relpath, e.line, e.text);
+        return false;
+    case OUT_TCL:
+        /* Environment Modules reads no file without its magic cookie */
+        if (len < 8 || memcmp(text, "#%Module", 8) != 0) {
+            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                          "wrote %s, which does not start with \"#%%Module\" (Environment "
+                          "Modules would not read it)", relpath);
+            return false;
+        }
+        switch (ctk_render_check_tcl(text, len, &line, &tw)) {
+        case CTK_TCL_COMPLETE:
+            return true;
+        case CTK_TCL_INCOMPLETE:
+            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                          "wrote %s, which is not a complete Tcl script: line %d: %s", relpath,
+                          line, tw);
+            return false;
+        case CTK_TCL_BAD:
+            break;
+        }
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                      "wrote %s, which Tcl cannot parse: line %d: %s", relpath, line, tw);
+        return false;
+    case OUT_PC:
+        if (check_pc(text, len, &line, why, sizeof why))
+            return true;
+        if (line)
+            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                          "wrote %s, which is not a .pc file: line %d: %s", relpath, line, why);
+        else
+            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                          "wrote %s, which is not a .pc file: %s", relpath, why);
+        return false;
+    }
+    ctk_error_set(err, CTK_E_INTERNAL, label, 0, 0, "no check for %s", relpath);
+    return false;
+}
+
+/* Render template t over data into out as relpath, once it passes its
+ * check: a broken template stops the run before anything is written. */
+static bool run_template(const ctk_render_opts_t *opts, int t, const ctk_lval_t *data,
                          const char *relpath, ctk_outset_t *out, ctk_error_t *err)
 {
     char *owned = NULL, *label = NULL, *text = NULL;
     size_t len = 0, outlen = 0;
-    const char *src = template_text(opts, name, &len, &owned, &label, err);
+    const char *src = template_text(opts, templates[t].name, &len, &owned, &label, err);
     bool ok = false;
 
     if (!src)
         goto out;
     text = ctk_lua_render(label, src, len, data, NULL, &outlen, err);
-    if (!text)
+    if (!text || !check_output(templates[t].kind, label, relpath, text, outlen, err))
         goto out;
     ok = ctk_outset_take(out, relpath, text, outlen, err);
+    text = NULL; /* taken, even on failure */
 out:
+    free(text);
     free(owned);
     free(label);
     return ok;
@@ -351,8 +1041,8 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
 }
 
 /* ---- checks before rendering ------------------------------------------------ */
-static bool check_pathvars(const ctk_config_t *cfg, const ctk_sdk_t *s, const char *pkgconfig_dir,
-                           ctk_error_t *err)
+/* The SDK's own dirs, named by the SDK and the config position of its base. */
+static bool check_pathvars(const ctk_config_t *cfg, const ctk_sdk_t *s, ctk_error_t *err)
 {
     const ctk_strlist_t *lists[] = { &s->path, &s->cpath, &s->library_path, &s->ld_library_path,
                                      &s->manpath };
@@ -360,57 +1050,206 @@ static bool check_pathvars(const ctk_config_t *cfg, const ctk_sdk_t *s, const ch
     size_t i, j;
 
     ctk_error_init(&e);
-    for (i = 0; i < sizeof lists / sizeof lists[0]; i++)
-        for (j = 0; j < lists[i]->len; j++)
-            if (!ctk_quote_check_pathvar(lists[i]->items[j], lists[i]->items[j], &e))
-                goto bad;
-    if (ctk_quote_check_pathvar(pkgconfig_dir, "pkgconfig dir", &e))
+    for (i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        for (j = 0; j < lists[i]->len; j++) {
+            if (!ctk_quote_check_pathvar(lists[i]->items[j], lists[i]->items[j], &e)) {
+                ctk_error_set(err, CTK_E_QUOTE, cfg->source, s->conf->pos[CTK_F_BASE].line,
+                              s->conf->pos[CTK_F_BASE].column, "%s: SDK %s: %s", s->conf->jpath,
+                              s->module_version, e.text);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The pkgconfig dir every modulefile puts on PKG_CONFIG_PATH comes from the
+ * output dir (-o) or "pkgconfig_dir", not from any SDK: no config position. */
+static bool check_pkgconfig_dir(const char *dir, ctk_error_t *err)
+{
+    ctk_error_t e;
+    char *shown;
+
+    ctk_error_init(&e);
+    if (ctk_quote_check_pathvar(dir, "it", &e))
         return true;
-bad:
-    ctk_error_set(err, CTK_E_QUOTE, cfg->source, s->conf->pos[CTK_F_BASE].line,
-                  s->conf->pos[CTK_F_BASE].column, "%s: SDK %s: %s", s->conf->jpath,
-                  s->module_version, e.text);
+    if (!(shown = ctk_strdup(dir, err)))
+        return false;
+    visible(shown);
+    ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                  "pkgconfig dir %s (from the output dir, or \"pkgconfig_dir\" in the config), "
+                  "which every modulefile puts on PKG_CONFIG_PATH: %s", shown, e.text);
+    free(shown);
     return false;
 }
 
-/* A name users can load: module versions, explicit aliases, full versions. */
-typedef struct {
-    const char *name;
-    size_t sdk;
-    bool automatic; /* a full version added by ctkgen, yields to others */
-} alias_t;
+/* ---- default and aliases -------------------------------------------------------
+ * Both .modulerc files always name the default, so that `module load NAME`
+ * selects the same toolkit under Lmod and Environment Modules: left to
+ * themselves they differ (Lmod ranks "13.0" above "13.0-hpc", Environment
+ * Modules the other way round).  The rule, documented in
+ * docs/site-config.md:
+ *   1. the config's "default" (an alias there is resolved by config.c);
+ *   2. else the SDK whose toolkit version is highest, comparing major,
+ *      minor and patch as numbers; a toolkit whose patch level is unknown
+ *      (its version came from CUDART_VERSION or nvcc) counts lower than
+ *      any with a known patch level of the same major.minor;
+ *   3. among equal versions, the first SDK in the config. */
+static int version_cmp(const ctk_version_t *a, const ctk_version_t *b)
+{
+    if (a->major != b->major)
+        return a->major < b->major ? -1 : 1;
+    if (a->minor != b->minor)
+        return a->minor < b->minor ? -1 : 1;
+    if (a->patch != b->patch) /* unknown is -1: below every known one */
+        return a->patch < b->patch ? -1 : 1;
+    return 0;
+}
 
-/* Collect aliases for the .modulerc files; explicit clashes were refused by
- * config.c, automatic ones that clash with anything are dropped. */
+const char *ctk_render_default(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks)
+{
+    size_t i, best = 0;
+
+    if (cfg->default_version)
+        return cfg->default_version;
+    if (n_sdks == 0)
+        return NULL;
+    for (i = 1; i < n_sdks; i++)
+        if (version_cmp(&sdks[i]->version, &sdks[best]->version) > 0)
+            best = i;
+    return sdks[best]->module_version;
+}
+
+/* Why SDK i gets no automatic full-version alias. */
+typedef enum {
+    FULL_KEPT = 0,    /* it gets one */
+    FULL_NONE,        /* no full version, or it is the module version itself */
+    FULL_OWN_ALIAS,   /* an explicit alias of i says the same: nothing lost */
+    FULL_SHARED,      /* another SDK has the same full version (other) */
+    FULL_MODULE,      /* it is the module version of SDK other */
+    FULL_ALIAS        /* it is an explicit alias of SDK other */
+} full_alias_t;
+
+static bool has_alias(const ctk_sdk_t *s, const char *name)
+{
+    size_t k;
+
+    for (k = 0; k < s->conf->n_aliases; k++)
+        if (strcmp(s->conf->aliases[k], name) == 0)
+            return true;
+    return false;
+}
+
+/* Explicit names clashing were refused by config.c; the automatic one
+ * yields to any name that is taken, by another SDK or by its own alias. */
+static full_alias_t full_alias(ctk_sdk_t *const *sdks, size_t n, size_t i, size_t *other)
+{
+    const char *full = sdks[i]->version_full;
+    full_alias_t why = FULL_KEPT;
+    size_t j;
+
+    if (!full || strcmp(full, sdks[i]->module_version) == 0)
+        return FULL_NONE;
+    for (j = 0; j < n; j++) {
+        if (j != i && strcmp(sdks[j]->module_version, full) == 0) {
+            *other = j;
+            return FULL_MODULE;
+        }
+    }
+    for (j = 0; j < n; j++) {
+        if (j != i && has_alias(sdks[j], full)) {
+            *other = j;
+            return FULL_ALIAS;
+        }
+    }
+    for (j = 0; j < n && why == FULL_KEPT; j++) {
+        if (j != i && sdks[j]->version_full && strcmp(sdks[j]->version_full, full) == 0) {
+            *other = j;
+            why = FULL_SHARED;
+        }
+    }
+    if (why == FULL_KEPT && has_alias(sdks[i], full))
+        why = FULL_OWN_ALIAS;
+    return why;
+}
+
+bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
+                      ctk_strlist_t *notes, ctk_error_t *err)
+{
+    size_t i, j, other = 0;
+
+    for (i = 0; i < n_sdks; i++) {
+        const char *full = sdks[i]->version_full, *name = cfg->module_name;
+        char *note = NULL;
+
+        switch (full_alias(sdks, n_sdks, i, &other)) {
+        case FULL_KEPT:
+        case FULL_NONE:
+        case FULL_OWN_ALIAS:
+            continue;
+        case FULL_MODULE:
+            note = ctk_printf(err, "%s: %s is the full version of %s and a module version of its "
+                              "own: no %s alias for %s written", name, full,
+                              sdks[i]->module_version, full, sdks[i]->module_version);
+            break;
+        case FULL_ALIAS:
+            note = ctk_printf(err, "%s: %s is the full version of %s and an alias of %s: no %s "
+                              "alias for %s written", name, full, sdks[i]->module_version,
+                              sdks[other]->module_version, full, sdks[i]->module_version);
+            break;
+        case FULL_SHARED: {
+            /* one note for all the SDKs sharing it, at the first of them */
+            ctk_buf_t b;
+            size_t n = 0, k = 0;
+
+            if (other < i)
+                continue;
+            for (j = 0; j < n_sdks; j++)
+                if (sdks[j]->version_full && strcmp(sdks[j]->version_full, full) == 0)
+                    n++;
+            ctk_buf_init(&b);
+            ctk_buf_printf(&b, "%s: %s is the full version of %s", name, full,
+                           n == 2 ? "both " : "");
+            for (j = 0; j < n_sdks; j++) {
+                if (!sdks[j]->version_full || strcmp(sdks[j]->version_full, full) != 0)
+                    continue;
+                k++;
+                ctk_buf_printf(&b, "%s%s", k == 1 ? "" : k == n ? " and " : ", ",
+                               sdks[j]->module_version);
+            }
+            ctk_buf_printf(&b, ": no %s alias written", full);
+            if (b.failed)
+                ctk_error_nomem(err);
+            else
+                note = ctk_buf_take(&b, NULL);
+            ctk_buf_fini(&b);
+            break;
+        }
+        }
+        if (!note || !ctk_strlist_take(notes, note, err))
+            return false;
+    }
+    return true;
+}
+
+/* The data of the .modulerc files: the default and every alias. */
 static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n)
 {
     ctk_lval_t *m = ctk_lval_map(), *mods = ctk_lval_list();
-    size_t i, j, k;
+    size_t i, k, other;
 
     bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
     bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
-    bput(b, m, "default", ctk_lval_str(cfg->default_version));
+    bput(b, m, "default", ctk_lval_str(ctk_render_default(cfg, sdks, n)));
+    bput(b, m, "default_implicit", ctk_lval_bool(!cfg->default_version));
     for (i = 0; i < n; i++) {
         ctk_lval_t *e = ctk_lval_map(), *al = ctk_lval_list();
-        const char *full = sdks[i]->version_full;
 
         bput(b, e, "version", ctk_lval_str(sdks[i]->module_version));
         for (k = 0; k < sdks[i]->conf->n_aliases; k++)
             bpush(b, al, ctk_lval_str(sdks[i]->conf->aliases[k]));
-        if (full && strcmp(full, sdks[i]->module_version) != 0) {
-            bool clash = false;
-
-            for (j = 0; j < n && !clash; j++) {
-                if (strcmp(sdks[j]->module_version, full) == 0)
-                    clash = true;
-                if (j != i && sdks[j]->version_full && strcmp(sdks[j]->version_full, full) == 0)
-                    clash = true;
-                for (k = 0; k < sdks[j]->conf->n_aliases && !clash; k++)
-                    clash = strcmp(sdks[j]->conf->aliases[k], full) == 0;
-            }
-            if (!clash)
-                bpush(b, al, ctk_lval_str(full));
-        }
+        if (full_alias(sdks, n, i, &other) == FULL_KEPT)
+            bpush(b, al, ctk_lval_str(sdks[i]->version_full));
         bput(b, e, "aliases", al);
         bpush(b, mods, e);
     }
@@ -428,10 +1267,14 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
     ctk_lval_t *data = NULL;
     build_t b = { true };
 
+    if (opts->template_dir && !check_template_dir(opts->template_dir, err))
+        goto out;
+    if (!check_pkgconfig_dir(pcdir, err))
+        goto out;
     for (i = 0; i < n_sdks; i++) {
         const ctk_sdk_t *s = sdks[i];
 
-        if (!check_pathvars(cfg, s, pcdir, err))
+        if (!check_pathvars(cfg, s, err))
             goto out;
         data = sdk_val(&b, cfg, s, pcdir, NULL, err);
         if (!b.ok || !data) {
@@ -439,15 +1282,15 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
             goto out;
         }
         if (!(rel = ctk_printf(err, "lmod/%s/%s.lua", cfg->module_name, s->module_version)) ||
-            !run_template(opts, "lmod.lua", data, rel, out, err))
+            !run_template(opts, T_LMOD, data, rel, out, err))
             goto out;
         free(rel);
         if (!(rel = ctk_printf(err, "tcl/%s/%s", cfg->module_name, s->module_version)) ||
-            !run_template(opts, "tcl.lua", data, rel, out, err))
+            !run_template(opts, T_TCL, data, rel, out, err))
             goto out;
         free(rel);
         if (!(rel = ctk_printf(err, "pkgconfig/%s-%s.pc", cfg->pc_prefix, s->module_version)) ||
-            !run_template(opts, "pc.lua", data, rel, out, err))
+            !run_template(opts, T_PC, data, rel, out, err))
             goto out;
         free(rel);
         rel = NULL;
@@ -461,7 +1304,7 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
             }
             if (!(rel = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", cfg->pc_prefix, s->libs[k].name,
                                    s->module_version)) ||
-                !run_template(opts, "pc-lib.lua", data, rel, out, err))
+                !run_template(opts, T_PC_LIB, data, rel, out, err))
                 goto out;
             free(rel);
             rel = NULL;
@@ -475,11 +1318,11 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
         goto out;
     }
     if (!(rel = ctk_printf(err, "lmod/%s/.modulerc.lua", cfg->module_name)) ||
-        !run_template(opts, "lmod-rc.lua", data, rel, out, err))
+        !run_template(opts, T_LMOD_RC, data, rel, out, err))
         goto out;
     free(rel);
     if (!(rel = ctk_printf(err, "tcl/%s/.modulerc", cfg->module_name)) ||
-        !run_template(opts, "tcl-rc.lua", data, rel, out, err))
+        !run_template(opts, T_TCL_RC, data, rel, out, err))
         goto out;
     ok = true;
 out:

@@ -1,11 +1,17 @@
 -- lmod-rc.lua - .modulerc.lua of the Lmod tree: default and aliases.
 -- SPDX-License-Identifier: MIT
+-- ctk.default is always set (when there is a toolkit at all): the config's
+-- "default", else the toolkit with the highest CUDA version (render.c says
+-- exactly how), so that Lmod and Environment Modules load the same one.
 -- The only default mechanism in this directory (no "default" symlink).
 
 emitln("-- -*- lua -*-")
 emitln("-- ", ctk.header)
 local name = ctk.module_name
 if ctk.default then
+  if ctk.default_implicit then
+    emitln("-- no \"default\" in the site config: the SDK with the highest CUDA version (the first of equals) is the default")
+  end
   emitln("module_version(", lua_q(name .. "/" .. ctk.default), ", \"default\")")
 end
 for _, m in ipairs(ctk.modules) do

@@ -7,6 +7,7 @@
 #include <ctkconf.h>
 
 #include "failmalloc.h"
+#include "luahost.h"
 #include "render.h"
 #include "testutil.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void push(ctk_strlist_t *l, const char *s)
 {
@@ -34,6 +36,9 @@ static ctk_sdk_t *fake_sdk(const ctk_sdk_conf_t *conf, const char *mm, const cha
     s->version_mm = strdup(mm);
     s->version_full = full ? strdup(full) : NULL;
     s->version.source = full ? CTK_VSRC_VERSION_JSON : CTK_VSRC_HEADER;
+    s->version.patch = -1;
+    ck_assert(sscanf(full ? full : mm, "%d.%d.%d", &s->version.major, &s->version.minor,
+                     &s->version.patch) >= 2);
     snprintf(s->version.path, sizeof s->version.path, "%s/%s", conf->base,
              full ? "version.json" : "include/cuda_runtime_api.h");
     s->root = strdup(conf->base);
@@ -76,6 +81,31 @@ static ctk_sdk_t *fake_sdk(const ctk_sdk_conf_t *conf, const char *mm, const cha
     s->libs[1].libdir = strdup(mlib ? mlib : lib);
     s->libs[1].link = strdup("-lcublas -lcublasLt");
     return s;
+}
+
+/* NVSHMEM under comm_libs, placed as sdk.c places it: its bin after the
+ * toolkit's, its dirs last on each variable, its own .pc file. */
+static void add_nvshmem(ctk_sdk_t *s, const char *root)
+{
+    ctk_sdk_lib_t *libs = realloc(s->libs, (s->n_libs + 1) * sizeof *libs);
+
+    ck_assert_ptr_nonnull(libs);
+    s->libs = libs;
+    s->nvshmem_incdir = tu_str("%s/include", root);
+    s->nvshmem_libdir = tu_str("%s/lib", root);
+    s->nvshmem_bindir = tu_str("%s/bin", root);
+    push(&s->path, s->nvshmem_bindir);
+    push(&s->cpath, s->nvshmem_incdir);
+    push(&s->library_path, s->nvshmem_libdir);
+    push(&s->ld_library_path, s->nvshmem_libdir);
+    s->nvshmem_incdir = strdup(s->nvshmem_incdir); /* the record owns its own copies */
+    s->nvshmem_libdir = strdup(s->nvshmem_libdir);
+    s->nvshmem_bindir = strdup(s->nvshmem_bindir);
+    libs[s->n_libs].name = "nvshmem";
+    libs[s->n_libs].description = "NVIDIA OpenSHMEM Library";
+    libs[s->n_libs].libdir = strdup(s->nvshmem_libdir);
+    libs[s->n_libs].link = strdup("-lnvshmem_host -lnvshmem");
+    s->n_libs++;
 }
 
 static ctk_config_t *base_config(void)
@@ -221,12 +251,13 @@ START_TEST(test_render_hpcsdk_split_matches_golden)
 END_TEST
 
 /* One SDK with its own build of the records, for the error cases. */
-static bool render_one(const char *base, const char *tdir, ctk_outset_t *out, ctk_error_t *err)
+static bool render_one_pc(const char *base, const char *tdir, const char *pcdir, ctk_outset_t *out,
+                          ctk_error_t *err)
 {
     ctk_config_t *cfg = base_config();
     ctk_sdk_t *s;
     char inc[512], lib[512];
-    ctk_render_opts_t o = { tdir, "/out/pkgconfig" };
+    ctk_render_opts_t o = { tdir, pcdir };
     bool ok;
 
     cfg->sdks = calloc(1, sizeof *cfg->sdks);
@@ -245,6 +276,11 @@ static bool render_one(const char *base, const char *tdir, ctk_outset_t *out, ct
     ctk_outset_fini(out);
     free_all(cfg, &s, 1);
     return ok;
+}
+
+static bool render_one(const char *base, const char *tdir, ctk_outset_t *out, ctk_error_t *err)
+{
+    return render_one_pc(base, tdir, "/out/pkgconfig", out, err);
 }
 
 START_TEST(test_render_refuses_colon_in_search_path)
@@ -285,11 +321,708 @@ START_TEST(test_render_uses_site_template_dir)
     ck_assert_str_eq(err.source, p);
     ck_assert_int_eq(err.line, 2);
     free(p);
-    p = tu_write(dir, "pc.lua", "emit('site pc for ', ctk.version, '\\n')\n");
+    p = tu_write(dir, "pc.lua", "emitln('# site pc for ', ctk.version)\n"
+                 "emitln('Name: x') emitln('Description: y') emitln('Version: 1')\n");
     ck_assert_msg(render_one("/opt/cuda-12.4", dir, &out, &err), "%s", err.text);
     free(p);
     tu_rmtree(dir);
     free(dir);
+}
+END_TEST
+
+/* A file of the outset by path; fails the test when absent. */
+static const char *out_file(const ctk_outset_t *out, const char *relpath)
+{
+    size_t i;
+
+    for (i = 0; i < out->n; i++)
+        if (strcmp(out->files[i].relpath, relpath) == 0)
+            return out->files[i].data;
+    ck_abort_msg("no %s in the output", relpath);
+    return NULL;
+}
+
+/* ---- NVSHMEM, per-SDK help --------------------------------------------------- */
+START_TEST(test_render_nvshmem_and_sdk_help_match_golden)
+{
+    const char *r = "/opt/nvidia/hpc_sdk/Linux_x86_64/25.9";
+    ctk_config_t *cfg = base_config();
+    ctk_sdk_conf_t *c;
+    ctk_sdk_t *s;
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
+    const char *lua, *tcl, *pc;
+
+    cfg->sdks = calloc(1, sizeof *cfg->sdks);
+    cfg->n_sdks = 1;
+    c = &cfg->sdks[0];
+    c->version = strdup("13.0");
+    c->base = tu_str("%s/cuda/13.0", r);
+    c->base = strdup(c->base);
+    c->help = strdup("NVSHMEM needs a launcher: run programs with nvshmrun or srun --mpi=pmix.");
+    strcpy(c->jpath, "/sdks/0");
+    s = fake_sdk(c, "13.0", "13.0.2", tu_str("%s/cuda/13.0/targets/x86_64-linux/include", r),
+                 tu_str("%s/cuda/13.0/targets/x86_64-linux/lib", r),
+                 tu_str("%s/math_libs/13.0/include", r), tu_str("%s/math_libs/13.0/lib64", r),
+                 tu_str("%s/cuda/13.0/extras/CUPTI/include", r),
+                 tu_str("%s/cuda/13.0/extras/CUPTI/lib64", r), tu_str("%s/cuda/13.0/nvvm/lib64", r),
+                 tu_str("%s/comm_libs/13.0/nccl/include", r), tu_str("%s/comm_libs/13.0/nccl/lib", r));
+    add_nvshmem(s, tu_str("%s/comm_libs/13.0/nvshmem", r));
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_render_all(cfg, &s, 1, &o, &out, &err), "%s:%d: %s", err.source, err.line, err.text);
+    compare_golden("nvshmem", &out);
+
+    lua = out_file(&out, "lmod/cudatoolkit/13.0.lua");
+    tcl = out_file(&out, "tcl/cudatoolkit/13.0");
+    pc = out_file(&out, "pkgconfig/ctk-13.0.pc");
+    /* nvshmem's bin on PATH, after the toolkit's (prepended in reverse) */
+    ck_assert_ptr_nonnull(strstr(lua, "prepend_path(\"PATH\", \"/opt/nvidia/hpc_sdk/Linux_x86_64/25.9/comm_libs/13.0/nvshmem/bin\")\n"
+                                      "prepend_path(\"PATH\", \"/opt/nvidia/hpc_sdk/Linux_x86_64/25.9/cuda/13.0/bin\")"));
+    ck_assert_ptr_nonnull(strstr(tcl, "prepend-path \"PATH\" \"/opt/nvidia/hpc_sdk/Linux_x86_64/25.9/comm_libs/13.0/nvshmem/bin\""));
+    ck_assert_ptr_nonnull(strstr(pc, "nvshmem_includedir="));
+    ck_assert_ptr_nonnull(strstr(pc, "-I${nvshmem_includedir}"));
+    ck_assert_ptr_nonnull(strstr(pc, "-L${nvshmem_libdir}"));
+    ck_assert_ptr_nonnull(strstr(out_file(&out, "pkgconfig/ctk-nvshmem-13.0.pc"),
+                                 "Libs: -lnvshmem_host -lnvshmem\n"));
+    /* the SDK's own help, in both modulefiles */
+    ck_assert_ptr_nonnull(strstr(lua, "run programs with nvshmrun"));
+    ck_assert_ptr_nonnull(strstr(tcl, "run programs with nvshmrun"));
+    ctk_outset_fini(&out);
+    free_all(cfg, &s, 1);
+    tu_free_kept();
+}
+END_TEST
+
+/* ---- several SDKs: aliases, the implicit default, no run path ----------------- */
+static ctk_config_t *multi_config(ctk_sdk_t **sdks)
+{
+    static const struct {
+        const char *version, *name, *full, *alias;
+    } v[] = {
+        { "12.9", NULL, "12.9.1", "legacy" },
+        { "13.0", NULL, "13.0.0", NULL },
+        { "13.0", "13.0-hpc", "13.0.0", "hpc" },
+    };
+    ctk_config_t *cfg = base_config();
+    size_t i;
+
+    cfg->pc_rpath = false;
+    cfg->sdks = calloc(3, sizeof *cfg->sdks);
+    cfg->n_sdks = 3;
+    for (i = 0; i < 3; i++) {
+        ctk_sdk_conf_t *c = &cfg->sdks[i];
+        const char *mv = v[i].name ? v[i].name : v[i].version;
+
+        c->version = strdup(v[i].version);
+        c->module_version = v[i].name ? strdup(v[i].name) : NULL;
+        c->base = tu_str("/sw/cuda-%s", mv);
+        c->base = strdup(c->base);
+        if (v[i].alias) {
+            c->aliases = calloc(1, sizeof *c->aliases);
+            c->n_aliases = 1;
+            c->aliases[0] = strdup(v[i].alias);
+        }
+        snprintf(c->jpath, sizeof c->jpath, "/sdks/%zu", i);
+        sdks[i] = fake_sdk(c, v[i].version, v[i].full, tu_str("%s/include", c->base),
+                           tu_str("%s/lib64", c->base), tu_str("%s/include", c->base),
+                           tu_str("%s/lib64", c->base), NULL, NULL, NULL, NULL, NULL);
+    }
+    return cfg;
+}
+
+START_TEST(test_render_multi_sdk_modulerc_matches_golden)
+{
+    ctk_sdk_t *sdks[3];
+    ctk_config_t *cfg = multi_config(sdks);
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
+    const char *lrc, *trc;
+    size_t i;
+
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s:%d: %s", err.source, err.line, err.text);
+    compare_golden("multi", &out);
+    lrc = out_file(&out, "lmod/cudatoolkit/.modulerc.lua");
+    trc = out_file(&out, "tcl/cudatoolkit/.modulerc");
+    /* no "default" in the config: 13.0 and 13.0-hpc tie at 13.0.0, the
+     * first in the config wins, and both files say so */
+    ck_assert_ptr_nonnull(strstr(lrc, "module_version(\"cudatoolkit/13.0\", \"default\")\n"));
+    ck_assert_ptr_nonnull(strstr(trc, "module-version \"cudatoolkit/13.0\" default\n"));
+    ck_assert_ptr_null(strstr(lrc, "13.0-hpc\", \"default"));
+    /* explicit aliases, and the full version where it is unique */
+    ck_assert_ptr_nonnull(strstr(lrc, "module_version(\"cudatoolkit/12.9\", \"legacy\")\n"));
+    ck_assert_ptr_nonnull(strstr(lrc, "module_version(\"cudatoolkit/12.9\", \"12.9.1\")\n"));
+    ck_assert_ptr_nonnull(strstr(lrc, "module_version(\"cudatoolkit/13.0-hpc\", \"hpc\")\n"));
+    ck_assert_ptr_nonnull(strstr(trc, "module-version \"cudatoolkit/13.0-hpc\" \"hpc\"\n"));
+    ck_assert_ptr_null(strstr(lrc, "13.0.0"));
+    ck_assert_ptr_null(strstr(trc, "13.0.0"));
+    /* pc_rpath false: no run path anywhere */
+    for (i = 0; i < out.n; i++)
+        ck_assert_msg(strstr(out.files[i].data, "rpath") == NULL, "%s", out.files[i].relpath);
+    ck_assert_ptr_nonnull(strstr(out_file(&out, "pkgconfig/ctk-13.0.pc"),
+                                 "Libs: -L${libdir} -lcudart\n"));
+    ctk_outset_fini(&out);
+    free_all(cfg, sdks, 3);
+    tu_free_kept();
+}
+END_TEST
+
+/* ---- the default rule ---------------------------------------------------------- */
+static const struct {
+    const char *versions[4]; /* "X.Y" (patch unknown) or "X.Y.Z"; module versions v0, v1... */
+    const char *configured;
+    const char *want;
+} default_cases[] = {
+    { { "12.4.1", "13.0.0" }, NULL, "v1" },
+    { { "13.0.0", "12.4.1" }, NULL, "v0" },
+    { { "13.0.0", "13.0.0" }, NULL, "v0" },            /* a tie: the first */
+    { { "13.0.0", "13.0.0", "13.0.0" }, NULL, "v0" },
+    { { "13.0", "13.0.0" }, NULL, "v1" },              /* unknown patch below any known */
+    { { "13.0.0", "13.0" }, NULL, "v0" },
+    { { "13.0", "13.0" }, NULL, "v0" },
+    { { "13.0.1", "13.0.10" }, NULL, "v1" },           /* numbers, not text */
+    { { "13.10.0", "13.9.5" }, NULL, "v0" },
+    { { "9.2.148", "10.0.130" }, NULL, "v1" },
+    { { "11.8.0", "12.0", "12.0.1", "11.8.1" }, NULL, "v2" },
+    { { "12.4.1", "13.0.0" }, "v0", "v0" },            /* the config's own wins */
+    { { "12.4.1" }, NULL, "v0" },
+};
+
+START_TEST(test_render_default_follows_the_rule)
+{
+    ctk_config_t *cfg = base_config();
+    ctk_sdk_t *sdks[4];
+    size_t n = 0, i;
+    char *full = NULL;
+
+    cfg->sdks = calloc(4, sizeof *cfg->sdks);
+    for (n = 0; n < 4 && default_cases[_i].versions[n]; n++) {
+        const char *v = default_cases[_i].versions[n];
+        ctk_sdk_conf_t *c = &cfg->sdks[n];
+        bool has_patch = strchr(strchr(v, '.') + 1, '.') != NULL;
+
+        c->version = has_patch ? strndup(v, (size_t)(strrchr(v, '.') - v)) : strdup(v);
+        c->module_version = tu_str("v%zu", n);
+        c->module_version = strdup(c->module_version);
+        c->base = strdup("/sw/cuda");
+        full = has_patch ? (char *)v : NULL;
+        sdks[n] = fake_sdk(c, c->version, full, "/sw/cuda/include", "/sw/cuda/lib64", NULL, NULL,
+                           NULL, NULL, NULL, NULL, NULL);
+    }
+    cfg->n_sdks = n;
+    cfg->default_version = default_cases[_i].configured ? strdup(default_cases[_i].configured) : NULL;
+    ck_assert_str_eq(ctk_render_default(cfg, sdks, n), default_cases[_i].want);
+    /* the .modulerc files say the same */
+    {
+        ctk_outset_t out;
+        ctk_error_t err;
+        ctk_render_opts_t o = { NULL, "/p" };
+        char *want_l = tu_str("module_version(\"cudatoolkit/%s\", \"default\")\n", default_cases[_i].want);
+        char *want_t = tu_str("module-version \"cudatoolkit/%s\" default\n", default_cases[_i].want);
+
+        ctk_outset_init(&out);
+        ctk_error_init(&err);
+        ck_assert_msg(ctk_render_all(cfg, sdks, n, &o, &out, &err), "%s", err.text);
+        ck_assert_ptr_nonnull(strstr(out_file(&out, "lmod/cudatoolkit/.modulerc.lua"), want_l));
+        ck_assert_ptr_nonnull(strstr(out_file(&out, "tcl/cudatoolkit/.modulerc"), want_t));
+        /* one default line in each, whatever the rest */
+        ck_assert_ptr_null(strstr(strstr(out_file(&out, "lmod/cudatoolkit/.modulerc.lua"), want_l) + strlen(want_l),
+                                  "\"default\")"));
+        ck_assert_ptr_null(strstr(strstr(out_file(&out, "tcl/cudatoolkit/.modulerc"), want_t) + strlen(want_t),
+                                  " default\n"));
+        ctk_outset_fini(&out);
+    }
+    for (i = 0; i < n; i++)
+        ctk_sdk_free(sdks[i]);
+    ctk_config_free(cfg);
+    tu_free_kept();
+}
+END_TEST
+
+/* ---- dropped automatic aliases, as notes ---------------------------------------- */
+/* SDKs "name=full[+alias]" in order. */
+static ctk_config_t *named_config(const char *const *spec, size_t n, ctk_sdk_t **sdks)
+{
+    ctk_config_t *cfg = base_config();
+    size_t i;
+
+    cfg->sdks = calloc(n, sizeof *cfg->sdks);
+    cfg->n_sdks = n;
+    for (i = 0; i < n; i++) {
+        ctk_sdk_conf_t *c = &cfg->sdks[i];
+        char *sp = strdup(spec[i]), *eq = strchr(sp, '='), *plus = strchr(sp, '+');
+
+        *eq = '\0';
+        if (plus) {
+            *plus = '\0';
+            c->aliases = calloc(1, sizeof *c->aliases);
+            c->n_aliases = 1;
+            c->aliases[0] = strdup(plus + 1);
+        }
+        c->module_version = strdup(sp);
+        c->version = strndup(eq + 1, (size_t)(strrchr(eq + 1, '.') - (eq + 1)));
+        c->base = strdup("/sw/cuda");
+        sdks[i] = fake_sdk(c, c->version, eq + 1, "/sw/cuda/include", "/sw/cuda/lib64", NULL, NULL,
+                           NULL, NULL, NULL, NULL, NULL);
+        free(sp);
+    }
+    return cfg;
+}
+
+static const struct {
+    const char *spec[3];
+    const char *notes[2];
+    const char *absent; /* no such alias line in .modulerc.lua */
+} note_cases[] = {
+    { { "13.0=13.0.0", "13.0-hpc=13.0.0" },
+      { "cudatoolkit: 13.0.0 is the full version of both 13.0 and 13.0-hpc: no 13.0.0 alias written" },
+      "\"13.0.0\")" },
+    { { "13.0=13.0.0", "13.0-a=13.0.0", "13.0-b=13.0.0" },
+      { "cudatoolkit: 13.0.0 is the full version of 13.0, 13.0-a and 13.0-b: no 13.0.0 alias written" },
+      "\"13.0.0\")" },
+    { { "12.4=12.4.1", "12.4-b=12.4.0+12.4.1" },
+      { "cudatoolkit: 12.4.1 is the full version of 12.4 and an alias of 12.4-b: no 12.4.1 alias for 12.4 written" },
+      "cudatoolkit/12.4\", \"12.4.1\")" },
+    { { "12.4=12.4.1", "12.4.1=12.4.1" },
+      { "cudatoolkit: 12.4.1 is the full version of 12.4 and a module version of its own: no 12.4.1 alias for 12.4 written" },
+      "\"12.4.1\")" },
+    /* an explicit alias of its own that says the same: nothing lost */
+    { { "12.4=12.4.1+12.4.1" }, { NULL }, NULL },
+    { { "12.4=12.4.1", "13.0=13.0.0" }, { NULL }, NULL },
+    { { "12.4=12.4.1", "12.4-x=12.4.1", "13.0=13.0.2" },
+      { "cudatoolkit: 12.4.1 is the full version of both 12.4 and 12.4-x: no 12.4.1 alias written" },
+      "\"12.4.1\")" },
+};
+
+START_TEST(test_render_notes_name_dropped_full_version_aliases)
+{
+    ctk_sdk_t *sdks[3];
+    size_t n = 0, i;
+    ctk_config_t *cfg;
+    ctk_strlist_t notes;
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/p" };
+
+    while (n < 3 && note_cases[_i].spec[n])
+        n++;
+    cfg = named_config(note_cases[_i].spec, n, sdks);
+    ctk_strlist_init(&notes);
+    ctk_error_init(&err);
+    ck_assert(ctk_render_notes(cfg, sdks, n, &notes, &err));
+    for (i = 0; i < 2 && note_cases[_i].notes[i]; i++) {
+        ck_assert_uint_gt(notes.len, i);
+        ck_assert_str_eq(notes.items[i], note_cases[_i].notes[i]);
+    }
+    ck_assert_uint_eq(notes.len, i);
+    ctk_outset_init(&out);
+    ck_assert_msg(ctk_render_all(cfg, sdks, n, &o, &out, &err), "%s", err.text);
+    if (note_cases[_i].absent)
+        ck_assert_ptr_null(strstr(out_file(&out, "lmod/cudatoolkit/.modulerc.lua"), note_cases[_i].absent));
+    ctk_outset_fini(&out);
+    ctk_strlist_fini(&notes);
+    free_all(cfg, sdks, n);
+}
+END_TEST
+
+/* ---- Tcl completeness ------------------------------------------------------------ */
+static const struct {
+    const char *text;
+    ctk_tcl_check_t want;
+    int line;
+} tcl_cases[] = {
+    { "", CTK_TCL_COMPLETE, 0 },
+    { "puts a\n", CTK_TCL_COMPLETE, 0 },
+    { "proc ModulesHelp {} {\n    puts stderr \"x\"\n}\n", CTK_TCL_COMPLETE, 0 },
+    { "proc ModulesHelp {} {\n    puts stderr \"x\"\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a {b {c}\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a {b \\}\n", CTK_TCL_INCOMPLETE, 1 },          /* an escaped brace does not count */
+    { "a {b \\{}\n", CTK_TCL_COMPLETE, 0 },
+    { "a {b \\\\}\n", CTK_TCL_COMPLETE, 0 },           /* an escaped backslash does not escape */
+    { "a }\n", CTK_TCL_COMPLETE, 0 },                   /* a stray close is a plain character */
+    { "a b}\n", CTK_TCL_COMPLETE, 0 },
+    { "a \"b\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a \"b\\\"\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a \"b\\\\\"\n", CTK_TCL_COMPLETE, 0 },
+    { "a \"b\nc\"\n", CTK_TCL_COMPLETE, 0 },
+    { "a b\"c\n", CTK_TCL_COMPLETE, 0 },               /* a quote inside a word is text */
+    { "a b{c\n", CTK_TCL_COMPLETE, 0 },
+    { "a \"{\"\n", CTK_TCL_COMPLETE, 0 },               /* braces inside quotes do not count */
+    { "a {\"}\n", CTK_TCL_COMPLETE, 0 },                /* quotes inside braces do not count */
+    { "a [b\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a [b]\n", CTK_TCL_COMPLETE, 0 },
+    { "a [b [c]\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a \"[b\"\n", CTK_TCL_INCOMPLETE, 1 },           /* brackets work inside quotes */
+    { "a \"[b]\"\n", CTK_TCL_COMPLETE, 0 },
+    { "a {[b}\n", CTK_TCL_COMPLETE, 0 },                /* and not inside braces */
+    { "a [b \"]\"]\n", CTK_TCL_COMPLETE, 0 },
+    { "a [b {]}]\n", CTK_TCL_COMPLETE, 0 },
+    { "a ]\n", CTK_TCL_COMPLETE, 0 },
+    { "a \\[b\n", CTK_TCL_COMPLETE, 0 },
+    { "# {\n", CTK_TCL_COMPLETE, 0 },                   /* comments hide braces at the top level */
+    { "# a\\\n{\n", CTK_TCL_COMPLETE, 0 },              /* a comment continues past backslash-newline */
+    { "# a\\\\\n{\n", CTK_TCL_INCOMPLETE, 2 },
+    { "a ;# {\n", CTK_TCL_COMPLETE, 0 },
+    { "a # {\n", CTK_TCL_INCOMPLETE, 1 },               /* not at a command's start: a word */
+    { "proc p {} {\n  # {\n}\n", CTK_TCL_INCOMPLETE, 1 }, /* inside braces a comment is text */
+    { "[# ]\n]", CTK_TCL_COMPLETE, 0 },
+    { "[# ]", CTK_TCL_INCOMPLETE, 1 },
+    { "a \\\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a \\\\\n", CTK_TCL_COMPLETE, 0 },
+    { "a\\\n", CTK_TCL_INCOMPLETE, 1 },
+    { "# a \\\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a\\", CTK_TCL_COMPLETE, 0 },
+    { "a\\\nb\n", CTK_TCL_COMPLETE, 0 },
+    { "a ${b\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a ${b}\n", CTK_TCL_COMPLETE, 0 },
+    { "a ${}\n", CTK_TCL_COMPLETE, 0 },
+    { "a $b(c\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a $b(c d e]\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a $b(c)\n", CTK_TCL_COMPLETE, 0 },
+    { "a $(c\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a $::b(\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a $:b(\n", CTK_TCL_COMPLETE, 0 },
+    { "a $ (\n", CTK_TCL_COMPLETE, 0 },
+    { "a $b([c)\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a {$b(}\n", CTK_TCL_COMPLETE, 0 },
+    { "a \"$b(\"\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a {*}{b c}\n", CTK_TCL_COMPLETE, 0 },
+    { "a {*}$b\n", CTK_TCL_COMPLETE, 0 },
+    { "a {*}\n", CTK_TCL_COMPLETE, 0 },
+    { "a {*}{b\n", CTK_TCL_INCOMPLETE, 1 },
+    { "a\nb {\n\nc\n", CTK_TCL_INCOMPLETE, 2 },
+    { "a\r\nb\r\n", CTK_TCL_COMPLETE, 0 },
+    /* complete, but no script Tcl runs */
+    { "a {b}c\n", CTK_TCL_BAD, 1 },
+    { "a\n\"b\"c\n", CTK_TCL_BAD, 2 },
+    { "a {*}{*}b\n", CTK_TCL_BAD, 1 },
+    { "a \"b\"c {\n", CTK_TCL_BAD, 1 },                 /* the error comes first */
+};
+
+START_TEST(test_render_tcl_check_cases)
+{
+    int line = -1;
+    const char *why = NULL;
+    const char *t = tcl_cases[_i].text;
+
+    ck_assert_msg(ctk_render_check_tcl(t, strlen(t), &line, &why) == tcl_cases[_i].want,
+                  "case %d: \"%s\": %s", _i, t, why ? why : "complete");
+    ck_assert_int_eq(line, tcl_cases[_i].line);
+    ck_assert(tcl_cases[_i].want == CTK_TCL_COMPLETE ? why == NULL : why != NULL);
+}
+END_TEST
+
+/* Brackets nested past the limit: refused, the C stack untouched. */
+START_TEST(test_render_tcl_check_deep_nesting)
+{
+    size_t n = 100000, i;
+    char *t = malloc(2 * n + 1);
+
+    for (i = 0; i < n; i++) {
+        t[i] = '[';
+        t[n + i] = ']';
+    }
+    t[2 * n] = '\0';
+    ck_assert_int_eq(ctk_render_check_tcl(t, 2 * n, NULL, NULL), CTK_TCL_BAD);
+    free(t);
+}
+END_TEST
+
+/* Every case above, and random scripts of Tcl's special characters, against
+ * the real `info complete` of the tclsh on PATH. */
+START_TEST(test_render_tcl_check_agrees_with_tclsh)
+{
+    static const char alphabet[] = "{}[]\"\\$()#; \n\tab:*";
+    char *dir = tu_mkdtemp(), *in, *script, *outp, *got, *line, *save = NULL;
+    FILE *f;
+    size_t n = sizeof tcl_cases / sizeof tcl_cases[0], total, i, k, disagree = 0;
+    char buf[32];
+    unsigned seed = 12345;
+
+    if (tu_sh("command -v tclsh >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "SKIP: check_render: no tclsh on PATH: the Tcl checker was not compared "
+                "with Tcl's own info complete\n");
+        tu_rmtree(dir);
+        free(dir);
+        return;
+    }
+    in = tu_str("%s/cases", dir);
+    script = tu_write(dir, "ic.tcl",
+                      "fconfigure stdin -translation binary\n"
+                      "while {[gets stdin line] >= 0} {\n"
+                      "    set s [encoding convertfrom utf-8 [binary format H* [string trim $line]]]\n"
+                      "    puts [info complete $s]\n"
+                      "}\n");
+    outp = tu_str("%s/answers", dir);
+    total = n + 5000;
+    {
+        char **texts = calloc(total, sizeof *texts);
+
+        f = fopen(in, "w");
+        ck_assert_ptr_nonnull(f);
+        for (i = 0; i < total; i++) {
+            if (i < n) {
+                texts[i] = strdup(tcl_cases[i].text);
+            } else {
+                size_t len = (seed = seed * 1103515245u + 12345u) >> 16 & 15;
+
+                texts[i] = calloc(len + 1, 1);
+                for (k = 0; k < len; k++) {
+                    seed = seed * 1103515245u + 12345u;
+                    texts[i][k] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+                }
+            }
+            for (k = 0; texts[i][k]; k++)
+                fprintf(f, "%02x", (unsigned char)texts[i][k]);
+            fputc('\n', f);
+        }
+        fclose(f);
+        ck_assert_int_eq(tu_sh("tclsh '%s' < '%s' > '%s'", script, in, outp), 0);
+        got = tu_read(outp);
+        ck_assert_ptr_nonnull(got);
+        for (i = 0, line = strtok_r(got, "\n", &save); i < total && line;
+             i++, line = strtok_r(NULL, "\n", &save)) {
+            ctk_tcl_check_t r = ctk_render_check_tcl(texts[i], strlen(texts[i]), NULL, NULL);
+            int mine = r != CTK_TCL_INCOMPLETE;
+
+            if (mine != atoi(line)) {
+                disagree++;
+                if (disagree < 10) {
+                    size_t m = 0;
+
+                    for (k = 0; texts[i][k] && m + 5 < sizeof buf; k++)
+                        m += (size_t)snprintf(buf + m, sizeof buf - m,
+                                              texts[i][k] == '\n' ? "\\n" : "%c", texts[i][k]);
+                    buf[m] = '\0';
+                    fprintf(stderr, "check_render: tclsh says %s for [%s], the checker %d\n", line,
+                            buf, mine);
+                }
+            }
+        }
+        ck_assert_uint_eq(i, total);
+        for (i = 0; i < total; i++)
+            free(texts[i]);
+        free(texts);
+        free(got);
+    }
+    ck_assert_msg(disagree == 0, "%zu of %zu scripts judged otherwise than tclsh", disagree, total);
+    free(script);
+    tu_rmtree(dir);
+    free(dir);
+    tu_free_kept();
+}
+END_TEST
+
+/* ---- broken templates: nothing broken is ever kept ----------------------------- */
+static const struct {
+    const char *name;    /* the site template */
+    const char *text;
+    const char *output;  /* the output its error names */
+    const char *why;     /* in the error text */
+} broken_cases[] = {
+    { "lmod.lua", "emitln('-- -*- lua -*-') emitln('setenv(\"A\", ')", "lmod/cudatoolkit/12.4.lua",
+      "which Lua cannot load: line 3: unexpected symbol near <eof>" },
+    { "lmod.lua", "emit('')", "lmod/cudatoolkit/12.4.lua", "wrote nothing" },
+    { "lmod.lua", "emit('a = 1\\0')", "lmod/cudatoolkit/12.4.lua", "wrote a NUL byte" },
+    { "lmod-rc.lua", "emitln('module_version(\"cudatoolkit/12.4\" \"x\")')",
+      "lmod/cudatoolkit/.modulerc.lua", "which Lua cannot load: line 1: ')' expected near '\"x\"'" },
+    { "tcl.lua", "emitln('## no magic') emitln('setenv A b')", "tcl/cudatoolkit/12.4",
+      "does not start with \"#%Module\"" },
+    { "tcl.lua", "emitln('#%Module1.0') emitln('proc ModulesHelp {} {') emitln('  puts x')",
+      "tcl/cudatoolkit/12.4", "not a complete Tcl script: line 2: missing close-brace" },
+    { "tcl.lua", "emitln('#%Module1.0') emitln('setenv A \"b')", "tcl/cudatoolkit/12.4",
+      "not a complete Tcl script: line 2: missing close-quote" },
+    { "tcl.lua", "emitln('#%Module1.0') emitln('setenv A {b}c')", "tcl/cudatoolkit/12.4",
+      "which Tcl cannot parse: line 2: extra characters after close-brace" },
+    { "tcl-rc.lua", "emitln('module-version cudatoolkit/12.4 default')", "tcl/cudatoolkit/.modulerc",
+      "does not start with \"#%Module\"" },
+    { "tcl-rc.lua", "emitln('#%Module') emitln('module-version [x default')",
+      "tcl/cudatoolkit/.modulerc", "line 2: missing close-bracket" },
+    { "pc.lua", "emitln('Name: ctk') emitln('Description: d')", "pkgconfig/ctk-12.4.pc",
+      "not a .pc file: no Version field" },
+    { "pc.lua", "emitln('Name: ctk') emitln('Description: d') emitln('Version: 1 2')",
+      "pkgconfig/ctk-12.4.pc", "line 3: a blank inside the Version" },
+    { "pc.lua", "emitln('Name: ctk') emitln('Description: d') emitln('Version: 1') emitln('Cflags: -I${incdir}')",
+      "pkgconfig/ctk-12.4.pc", "line 4: ${incdir} names no variable defined above it" },
+    { "pc.lua", "emitln('Name: ctk') emitln('-L/x') emitln('Description: d') emitln('Version: 1')",
+      "pkgconfig/ctk-12.4.pc", "line 2: neither a variable" },
+    { "pc-lib.lua", "emitln('Name: x') emitln('Name: y') emitln('Description: d') emitln('Version: 1')",
+      "pkgconfig/ctk-cudart-12.4.pc", "line 2: a second Name field" },
+};
+
+START_TEST(test_render_refuses_broken_template_output)
+{
+    char *dir = tu_mkdtemp(), *p = tu_write(dir, broken_cases[_i].name, broken_cases[_i].text);
+    ctk_outset_t out;
+    ctk_error_t err;
+
+    ck_assert(!render_one("/opt/cuda-12.4", dir, &out, &err));
+    ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+    ck_assert_str_eq(err.source, p);
+    ck_assert_msg(strstr(err.text, broken_cases[_i].output) != NULL, "%s", err.text);
+    ck_assert_msg(strstr(err.text, broken_cases[_i].why) != NULL, "%s", err.text);
+    free(p);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* What the built-in templates write passes the same checks (it did above,
+ * in every golden test); the checks accept a .pc file of every shape they
+ * write, continued lines and escaped '#' included. */
+START_TEST(test_render_pc_check_accepts_pkgconf_syntax)
+{
+    char *dir = tu_mkdtemp(), *p;
+    ctk_outset_t out;
+    ctk_error_t err;
+
+    p = tu_write(dir, "pc.lua",
+                 "emitln('# c') emitln('  ') emitln('prefix=/a\\\\#b # c') emitln('libdir=${prefix}/lib')\n"
+                 "emitln('Name: ctk # not part of it') emitln('Description: a \\\\') emitln('  b')\n"
+                 "emitln('Version: 1.2') emitln('Libs: -L${libdir} -L${pcfiledir}')\n");
+    ck_assert_msg(render_one("/opt/cuda-12.4", dir, &out, &err), "%s", err.text);
+    free(p);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* ---- the template dir holds templates only ---------------------------------------- */
+static const struct {
+    const char *files[3];   /* "name" (a file) or "name/" (a dir) */
+    const char *bad;        /* the entry the error names; "" for the dir itself; NULL: fine */
+    const char *why;
+} tdir_cases[] = {
+    { { "lmod.lau" }, "lmod.lau", "not a template ctkgen knows; did you mean lmod.lua?" },
+    { { "lmod.lua", "tcl-rc.lau" }, "tcl-rc.lau", "did you mean tcl-rc.lua?" },
+    { { "pc.lua", "PC-LIB.LUA" }, "PC-LIB.LUA", "did you mean pc-lib.lua?" },
+    { { "lmod.lua", "README" }, "README", "not a template ctkgen knows (it reads lmod.lua, " },
+    { { "lmod.lua", "zz.lua", "aa.txt" }, "aa.txt", "not a template ctkgen knows" },
+    { { "lmod.lua/" }, "lmod.lua", "not a regular file" },
+    { { NULL }, "", "holds none of the templates ctkgen reads" },
+    { { ".git/", ".lmod.lua.swp" }, "", "holds none of the templates" },
+    { { "lmod.lua", ".git/", ".lmod.lua.swp" }, NULL, NULL },
+    { { "lmod.lua", "lmod-rc.lua", "pc-lib.lua" }, NULL, NULL },
+};
+
+START_TEST(test_render_template_dir_holds_templates_only)
+{
+    char *dir = tu_mkdtemp(), *want;
+    const char *base = "emitln('-- -*- lua -*-')";
+    ctk_outset_t out;
+    ctk_error_t err;
+    size_t i;
+
+    for (i = 0; i < 3 && tdir_cases[_i].files[i]; i++) {
+        const char *f = tdir_cases[_i].files[i];
+
+        if (f[strlen(f) - 1] == '/')
+            free(tu_mkdirs(dir, f));
+        else if (strcmp(f, "lmod.lua") == 0)
+            free(tu_write(dir, f, "emitln('-- -*- lua -*-')"));
+        else if (strcmp(f, "lmod-rc.lua") == 0)
+            free(tu_write(dir, f, base));
+        else if (strcmp(f, "pc-lib.lua") == 0)
+            free(tu_write(dir, f, "emitln('Name: a') emitln('Description: b') emitln('Version: 1')"));
+        else
+            free(tu_write(dir, f, "x"));
+    }
+    if (!tdir_cases[_i].bad) {
+        ck_assert_msg(render_one("/opt/cuda-12.4", dir, &out, &err), "%s: %s", err.source, err.text);
+    } else {
+        ck_assert(!render_one("/opt/cuda-12.4", dir, &out, &err));
+        ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+        want = *tdir_cases[_i].bad ? tu_str("%s/%s", dir, tdir_cases[_i].bad) : tu_str("%s", dir);
+        ck_assert_str_eq(err.source, want);
+        ck_assert_int_eq(err.line, 0);
+        ck_assert_msg(strstr(err.text, tdir_cases[_i].why) != NULL, "%s", err.text);
+    }
+    tu_rmtree(dir);
+    free(dir);
+    tu_free_kept();
+}
+END_TEST
+
+/* ---- one clean FILE:LINE: error ------------------------------------------------------ */
+static const struct {
+    const char *text;
+    int line;
+    const char *msg; /* err.text exactly */
+} lerr_cases[] = {
+    { "emit('x')\nlocal y = nil .. 1\n", 2, "attempt to concatenate a nil value" },
+    { "emit('x')\nerror('no such thing')\n", 2, "no such thing" },
+    /* raised with no position: the line of the function that raised it */
+    { "local function f()\n  error('raised at level 0', 0)\nend\nf()\n", 2, "raised at level 0" },
+    { "emit('x'\n", 2, "')' expected (to close '(' at line 1) near <eof>" },
+    { "local t = nil\n\nreturn t.x\n", 3, "attempt to index a nil value (local 't')" },
+    { "emit(string.rep('x', -1, {}))\n", 1,
+      "bad argument #3 to 'rep' (string expected, got table)" },
+};
+
+START_TEST(test_render_template_error_is_one_line_with_one_position)
+{
+    /* a long dir: Lua shortens long chunk names to "...tail" in its messages */
+    char *dir = tu_mkdtemp(), *deep, *p;
+    ctk_outset_t out;
+    ctk_error_t err;
+    int pass, c = _i / 2;
+
+    deep = tu_mkdirs(dir, _i % 2 ? "a-rather-long-directory-name/that-goes-on-and-on/and-on/templates" : "t");
+    for (pass = 0; pass < 2; pass++) {
+        p = tu_write(deep, pass ? "tcl.lua" : "lmod.lua", lerr_cases[c].text);
+        ck_assert(!render_one("/opt/cuda-12.4", deep, &out, &err));
+        ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+        ck_assert_str_eq(err.source, p);
+        ck_assert_int_eq(err.line, lerr_cases[c].line);
+        ck_assert_str_eq(err.text, lerr_cases[c].msg);
+        unlink(p);
+        free(p);
+    }
+    free(deep);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_render_lua_check_syntax_compiles_without_running)
+{
+    ctk_error_t err;
+    const char *ok = "error('never run')\nwhile true do end\n";
+
+    ctk_error_init(&err);
+    ck_assert(ctk_lua_check_syntax("x.lua", ok, strlen(ok), &err));
+    ck_assert(!ctk_lua_check_syntax("x.lua", "a = \n\n", 6, &err));
+    ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+    ck_assert_str_eq(err.source, "x.lua");
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_str_eq(err.text, "unexpected symbol near <eof>");
+    ctk_error_init(&err);
+    ck_assert(!ctk_lua_check_syntax("x.lua", "\x1bLua", 4, &err)); /* text only */
+    ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+}
+END_TEST
+
+/* ---- the pkgconfig dir is no SDK's ---------------------------------------------------- */
+START_TEST(test_render_bad_pkgconfig_dir_has_no_config_position)
+{
+    ctk_outset_t out;
+    ctk_error_t err;
+
+    ck_assert(!render_one_pc("/opt/cuda-12.4", NULL, "/srv/out\nx/pkgconfig", &out, &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+    ck_assert_str_eq(err.source, "");
+    ck_assert_int_eq(err.line, 0);
+    ck_assert_int_eq(err.column, 0);
+    ck_assert_msg(strstr(err.text, "pkgconfig dir /srv/out?x/pkgconfig") != NULL, "%s", err.text);
+    ck_assert_msg(strstr(err.text, "newline") != NULL, "%s", err.text);
+    ck_assert_msg(strstr(err.text, "/sdks/0") == NULL, "%s", err.text);
+    ck_assert(!render_one_pc("/opt/cuda-12.4", NULL, "/srv/a:b/pkgconfig", &out, &err));
+    ck_assert_str_eq(err.source, "");
+    ck_assert_msg(strstr(err.text, "':'") != NULL, "%s", err.text);
 }
 END_TEST
 
@@ -413,6 +1146,24 @@ int main(void)
     tcase_add_test(tc, test_render_refuses_colon_in_search_path);
     tcase_add_test(tc, test_render_refuses_newline_in_path);
     tcase_add_test(tc, test_render_uses_site_template_dir);
+    tcase_add_test(tc, test_render_nvshmem_and_sdk_help_match_golden);
+    tcase_add_test(tc, test_render_multi_sdk_modulerc_matches_golden);
+    tcase_add_loop_test(tc, test_render_default_follows_the_rule, 0,
+                        sizeof default_cases / sizeof default_cases[0]);
+    tcase_add_loop_test(tc, test_render_notes_name_dropped_full_version_aliases, 0,
+                        sizeof note_cases / sizeof note_cases[0]);
+    tcase_add_loop_test(tc, test_render_tcl_check_cases, 0, sizeof tcl_cases / sizeof tcl_cases[0]);
+    tcase_add_test(tc, test_render_tcl_check_deep_nesting);
+    tcase_add_test(tc, test_render_tcl_check_agrees_with_tclsh);
+    tcase_add_loop_test(tc, test_render_refuses_broken_template_output, 0,
+                        sizeof broken_cases / sizeof broken_cases[0]);
+    tcase_add_test(tc, test_render_pc_check_accepts_pkgconf_syntax);
+    tcase_add_loop_test(tc, test_render_template_dir_holds_templates_only, 0,
+                        sizeof tdir_cases / sizeof tdir_cases[0]);
+    tcase_add_loop_test(tc, test_render_template_error_is_one_line_with_one_position, 0,
+                        2 * (sizeof lerr_cases / sizeof lerr_cases[0]));
+    tcase_add_test(tc, test_render_lua_check_syntax_compiles_without_running);
+    tcase_add_test(tc, test_render_bad_pkgconfig_dir_has_no_config_position);
     if (tu_alloc_sweeps_possible("check_render")) {
         tcase_set_timeout(tc, 300);
         tcase_add_test(tc, test_render_out_of_memory_is_nomem_and_leaks_nothing);
