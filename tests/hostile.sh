@@ -284,7 +284,7 @@ links() {
 }
 
 # fixture I BASE MATH CUPTI NVVM CCBIN: the trees for SDK I (MATH, CUPTI empty
-# when the source toolkit lacks them)
+# when the source toolkit lacks them; NVVM holds libdevice/, as a real one does)
 fixture() {
     links "$2/bin" "$CUDA/bin/nvcc" &&
         links "$2/include" "$src_inc/cuda_runtime.h" "$src_inc/cuda_runtime_api.h" &&
@@ -293,7 +293,7 @@ fixture() {
                            links "$3/lib" "$math_lib"/libcublas.so*; }; } &&
         { [ -z "$4" ] || { links "$4/include" "$cupti_inc/cupti.h" &&
                            links "$4/lib" "$cupti_lib"/libcupti.so*; }; } &&
-        mkdir -p "$5/bin" "$(dirname "$6")" && ln -sf /bin/true "$6"
+        mkdir -p "$5/bin" "$5/libdevice" "$(dirname "$6")" && ln -sf /bin/true "$6"
 }
 
 # a path of about 2500 bytes: 12 levels, each a hostile name of 200 bytes
