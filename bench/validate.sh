@@ -32,7 +32,7 @@ R_SLOW=${R_SLOW:-3}
 R_WARM=${R_WARM:-10}
 CUDA=${CTK_BENCH_CUDA:-/usr/local/cuda-13.0}
 CTKGEN=${CTKGEN:-$(command -v ctkgen || :)}
-MODULES_CMD=${MODULES_CMD:-$here/.deps-local/environment-modules/usr/lib/x86_64-linux-gnu/modulecmd.tcl}
+MODULES_CMD=${MODULES_CMD:-$here/.deps-local/environment-modules/usr/lib/modulecmd.tcl}
 LMOD_CMD=${LMOD_CMD:-/usr/share/lmod/lmod/libexec/lmod}
 PROBE=$here/kernels/probe.cu
 

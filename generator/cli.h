@@ -11,6 +11,14 @@
 
 #include <stdbool.h>
 
+/* Where `make install` puts the site config reference (Makefile.am:
+ * dist_doc_DATA and CTK_DOCDIR), for messages that point at it. */
+#ifdef CTK_DOCDIR
+#define CTK_SITE_CONFIG_DOC "site-config.md in " CTK_DOCDIR
+#else
+#define CTK_SITE_CONFIG_DOC "site-config.md among ctkgen's installed docs (PREFIX/share/doc/ctkgen)"
+#endif
+
 typedef enum { CTK_QUIET = 0, CTK_NORMAL = 1, CTK_VERBOSE = 2 } ctk_verbosity_t;
 extern ctk_verbosity_t ctk_cli_verbosity;
 /* The command being run ("generate"), for the "Try" line of a usage error

@@ -168,7 +168,7 @@ static ctk_config_t *scan_config(char *const *dirs, size_t n, int max_depth, boo
         else
             ctk_error_set(err, CTK_E_ENV, NULL, 0, 0,
                           "no CUDA toolkit found in %s; describe yours in a site config and pass "
-                          "it with -c (see docs/site-config.md)",
+                          "it with -c (see " CTK_SITE_CONFIG_DOC ")",
                           where.data ? where.data : "");
         ctk_buf_fini(&where);
         goto out;

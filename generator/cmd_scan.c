@@ -150,7 +150,7 @@ int ctk_cmd_scan(int argc, char **argv)
             goto fail;
         ctk_error_set(&err, CTK_E_ENV, NULL, 0, 0,
                       "no CUDA toolkit found in %s; name the directories that hold one "
-                      "(ctkgen scan DIR...), or describe it in a site config (see docs/site-config.md)",
+                      "(ctkgen scan DIR...), or describe it in a site config (see " CTK_SITE_CONFIG_DOC ")",
                       where);
         goto fail;
     }

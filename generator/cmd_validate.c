@@ -62,7 +62,7 @@ static const ctk_opt_t validate_opts[] = {
     { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each build or probe run (default: 120)" },
     { "modulecmd", 0, "FILE", OPT_MODULECMD, "Environment Modules' modulecmd.tcl (default: $MODULES_CMD, then the standard places)" },
     { "lmod", 0, NULL, OPT_LMOD, "also load each Lua modulefile with the real Lmod and compare" },
-    { "lmod-cmd", 0, "FILE", OPT_LMOD_CMD, "Lmod's libexec/lmod (default: $LMOD_CMD, then the standard places)" },
+    { "lmod-cmd", 0, "FILE", OPT_LMOD_CMD, "Lmod's libexec/lmod (default: $LMOD_CMD, then the standard places); implies --lmod" },
     { "cc", 0, "CC", OPT_CC, "host C compiler for the probes (default: cc on PATH)" },
     { "cxx", 0, "CXX", OPT_CXX, "host C++ compiler that links the CUDA probe (default: c++ on PATH)" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },

@@ -24,13 +24,6 @@ static const command_t commands[] = {
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
-/* Where `make install` puts the Markdown docs (Makefile.am: dist_doc_DATA). */
-#ifdef CTK_DOCDIR
-#define DOCS_WHERE "site-config.md in " CTK_DOCDIR
-#else
-#define DOCS_WHERE "site-config.md among ctkgen's installed docs (PREFIX/share/doc/ctkgen)"
-#endif
-
 static void print_main_help(void)
 {
     size_t i;
@@ -51,7 +44,7 @@ static void print_main_help(void)
     printf("\nWith no config, 'ctkgen generate' scans the standard install places\n"
            "(/usr/local/cuda, /usr/local/cuda-*, /opt/cuda, /opt/nvidia/hpc_sdk, and\n"
            "/usr for Debian's packages) and writes into ./ctkgen-out.  See ctkgen(1)\n"
-           "and " DOCS_WHERE ".\n\n");
+           "and " CTK_SITE_CONFIG_DOC ".\n\n");
     ctk_cli_print_exit_codes(NULL);
 }
 
