@@ -50,6 +50,52 @@ else
     echo "SKIP: Lmod's check_module_tree_syntax not installed (not counted)"
 fi
 
+# the HPC SDK split layout, with every statement a module can hold: math_libs,
+# cupti, nvvm and NCCL apart from base, a host compiler (prereq and
+# NVCC_CCBIN), aliases and the default in .modulerc.lua, help text and env
+HPC=$FIX/hpcsdk/Linux_$(uname -m)/25.9
+sed "s|@HPC@|$HPC|g" > "$T/split.json" <<'JSON'
+{ "module_name": "cudatoolkit", "family": "cuda", "default": "13",
+  "help": "Site help.\n\t\"quoted\" $HOME [tcl] {brace} back\\slash 100% %s",
+  "env": { "SITE_GPU_DOCS": "https://example.org/gpu" },
+  "sdks": [ { "version": "13.0", "name": "13.0-hpcsdk", "base": "@HPC@/cuda/13.0",
+              "math_libs": "@HPC@/math_libs/13.0", "cupti": "@HPC@/cuda/13.0/extras/CUPTI",
+              "nvvm": "@HPC@/cuda/13.0/nvvm", "comm_libs": { "nccl": "@HPC@/comm_libs/13.0/nccl" },
+              "host_compiler": { "module": "gcc/13", "ccbin": "/usr/bin/g++" },
+              "aliases": ["13", "latest"], "help": "SDK help", "env": { "SITE_SDK": "hpc" } } ] }
+JSON
+split=$T/split-out
+check "split: generate exits 0" "$CTKGEN" -q generate -c "$T/split.json" -o "$split"
+sl=$split/lmod/cudatoolkit/13.0-hpcsdk.lua
+check "split: the Lua module holds the prereq, NVCC_CCBIN and the math_libs, CUPTI and NCCL dirs" sh -c \
+    "grep -q 'prereq(\"gcc/13\")' '$sl' && grep -q 'NVCC_CCBIN' '$sl' && grep -q '$HPC/math_libs/13.0/include' '$sl' && \
+     grep -q 'extras/CUPTI/lib64' '$sl' && grep -q '$HPC/comm_libs/13.0/nccl/lib' '$sl'"
+if [ -x "$LMOD_SYNTAX" ]; then
+    check "split: Lmod's check_module_tree_syntax accepts the tree" \
+        sh -c "MODULEPATH='$split/lmod' '$LMOD_SYNTAX' '$split/lmod' > '$T/split-syntax.log' 2>&1"
+    # the check evaluates the module down to its prereq line: an undefined
+    # function there is caught
+    cp -R "$split/lmod" "$T/split-broken"
+    sed 's/^prereq(/prereqq(/' "$sl" > "$T/split-broken/cudatoolkit/13.0-hpcsdk.lua"
+    check "split: check_module_tree_syntax rejects the tree with its prereq line broken" \
+        sh -c "! MODULEPATH='$T/split-broken' '$LMOD_SYNTAX' '$T/split-broken' > /dev/null 2>&1"
+else
+    echo "SKIP: Lmod's check_module_tree_syntax not installed (not counted)"
+fi
+# check_module_tree_syntax does not read .modulerc.lua; `module avail` does,
+# and lists the aliases from it
+if [ -f "$LMOD_EXEC" ]; then
+    check "split: Lmod reads .modulerc.lua without error and lists its aliases" sh -c \
+        "$CLEAN_ENV MODULEPATH='$split/lmod' '$LMOD_EXEC' bash -t avail > /dev/null 2> '$T/split-avail' && \
+         ! grep -qi error '$T/split-avail' && grep -qx 'cudatoolkit/13(@cudatoolkit/13.0-hpcsdk)' '$T/split-avail' && \
+         grep -qx 'cudatoolkit/latest(@cudatoolkit/13.0-hpcsdk)' '$T/split-avail'"
+    cp -R "$split/lmod" "$T/split-badrc"
+    sed 's/)$//' "$split/lmod/cudatoolkit/.modulerc.lua" > "$T/split-badrc/cudatoolkit/.modulerc.lua"
+    check "split: ... and reports a broken .modulerc.lua" sh -c \
+        "! $CLEAN_ENV MODULEPATH='$T/split-badrc' '$LMOD_EXEC' bash -t avail > /dev/null 2> '$T/split-badrc.err' && \
+         grep -qi error '$T/split-badrc.err'"
+fi
+
 # determinism and idempotence: same bytes, no file rewritten
 ( cd "$out" && find . -type f ! -name .ctkgen.lock -exec md5sum {} + | sort ) > "$T/sums1"
 find "$out" -type f -exec touch -d '2001-01-01 00:00:00' {} +

@@ -12,7 +12,13 @@
 #     and it runs against the module's libcudart;
 #  3. with no module loaded, nvcc + pkg-config --cflags compiles a .cu,
 #     c++ + pkg-config --libs links it, and it runs against that toolkit;
-#  4. in the split layout, cuBLAS + CUPTI build from the artifacts alone.
+#  4. in the split layout, cuBLAS + CUPTI build from the artifacts alone, and
+#     every per-library .pc builds, links and runs a program that calls its
+#     library, with cc, c++ and nvcc;
+#  5. `module unload` and `module purge` give back the environment from
+#     before; whatis and help read the same in both systems; a host compiler
+#     prerequisite is enforced; `module avail` marks aliases and the default;
+#     `module load cudatoolkit` picks the same toolkit in both systems.
 . "$(dirname "$0")/lib.sh"
 need_cuda
 need_lmod
@@ -40,6 +46,11 @@ extra_of() {
 
 first_of() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | cut -d: -f1; }
 
+# The variables compared between the two systems: lib.sh's, plus the ones
+# only modules set (<MODULE_NAME>_VERSION, NVCC_CCBIN).
+IVARS="$VARS CUDATOOLKIT_VERSION NVCC_CCBIN"
+print_ivars='for v in '"$IVARS"'; do eval "printf \"%s=%s\\n\" \$v \"\${$v-<unset>}\""; done'
+
 for L in $layouts; do
     base=$(base_of "$L")
     out=$T/out-$L
@@ -51,8 +62,8 @@ JSON
 
     # Lmod and Environment Modules spell a trailing empty MANPATH element
     # as "::" and ":" respectively; fold runs of ':' before comparing
-    lenv=$(load_and_run lmod "$out/lmod" cudatoolkit/13.0 "$print_vars" | sed '/^MANPATH=/s/::*/:/g')
-    tenv=$(load_and_run tcl "$out/tcl" cudatoolkit/13.0 "$print_vars" | sed '/^MANPATH=/s/::*/:/g')
+    lenv=$(load_and_run lmod "$out/lmod" cudatoolkit/13.0 "$print_ivars" | sed '/^MANPATH=/s/::*/:/g')
+    tenv=$(load_and_run tcl "$out/tcl" cudatoolkit/13.0 "$print_ivars" | sed '/^MANPATH=/s/::*/:/g')
     if [ -n "$lenv" ] && [ "$lenv" = "$tenv" ]; then
         pass "$L: Lmod and Environment Modules give the same environment"
     else
@@ -70,6 +81,8 @@ JSON
     check "$L: no stubs dir on LD_LIBRARY_PATH" \
         sh -c "! printf '%s\n' '$lenv' | grep '^LD_LIBRARY_PATH=' | grep -q stubs"
     check "$L: CUDA_HOME is the toolkit root" sh -c "printf '%s\n' '$lenv' | grep -qx 'CUDA_HOME=$base'"
+    check "$L: CUDATOOLKIT_VERSION is the toolkit's 13.0 version" \
+        sh -c "printf '%s\n' '$lenv' | grep -Eqx 'CUDATOOLKIT_VERSION=13\.0(\.[0-9]+)?'"
 
     # 2. host compile through the module alone, under each module system
     lib=$(first_of "$lenv" LD_LIBRARY_PATH)
@@ -160,6 +173,72 @@ check "split: from the .pc, the linker takes libcublas from math_libs" grep -q "
 check "split: without a module the .pc's run path finds math_libs' libcublas" \
     grep -q "libcublas.so.* => $HPC/math_libs/13.0/" "$w/ldd_pc"
 
+# every per-library .pc, alone, in a clean environment (no module, no
+# LD_LIBRARY_PATH): a program calling that library builds with cc, c++ and
+# nvcc from `pkgconf --cflags --libs ctk-<lib>-13.0`, runs, and ldd shows the
+# library taken from where the split layout keeps it.  The toolkit on this
+# machine is in ld.so's cache, so a missing or wrong run path shows as a
+# library resolved from there instead.
+libdir_of() {
+    case $1 in
+        cudart | nvrtc | nvjitlink) echo "$base/lib64" ;;
+        cublas | cufft | curand | cusolver | cusparse) echo "$HPC/math_libs/13.0/lib64" ;;
+        cupti) echo "$base/extras/CUPTI/lib64" ;;
+        nccl) echo "$HPC/comm_libs/13.0/nccl/lib" ;;
+    esac
+}
+soname_of() {
+    case $1 in
+        nvjitlink) echo libnvJitLink.so ;;
+        *) echo "lib$1.so" ;;
+    esac
+}
+PCLIBS="cudart cublas cufft curand cusolver cusparse nvrtc nvjitlink cupti nccl"
+for lib in $PCLIBS; do
+    check "split: ctk-$lib-13.0.pc is written" [ -f "$out/pkgconfig/ctk-$lib-13.0.pc" ]
+done
+for pc in "$out"/pkgconfig/ctk-*-13.0.pc; do
+    lib=${pc##*/ctk-}; lib=${lib%-13.0.pc}
+    case " $PCLIBS " in
+        *" $lib "*) ;;
+        *) fail "split: ctk-$lib-13.0.pc has no test here (add it to PCLIBS and tests/data/integration/libcall.c)"; continue ;;
+    esac
+    dir=$(libdir_of "$lib")
+    so=$(soname_of "$lib")
+    def=LIB_$(echo "$lib" | tr a-z A-Z)
+    w=$T/pclib/$lib
+    mkdir -p "$w"
+    for how in cc cxx nvcc; do
+        case $how in
+            cc) build="cc -x c" ;;
+            cxx) build="c++ -x c++" ;;
+            nvcc) build="'$base/bin/nvcc' -x cu" ;;
+        esac
+        if $CLEAN_ENV PKG_CONFIG_PATH="$out/pkgconfig" sh -c "cd '$w' && \
+                $build -D$def '$top_srcdir/tests/data/integration/libcall.c' -o $how \
+                    \$(pkgconf --cflags --libs ctk-$lib-13.0) && ./$how > run_$how && ldd ./$how > ldd_$how" \
+                > "$w/log_$how" 2>&1 && grep -Eqx "$lib [0-9]+" "$w/run_$how"; then
+            pass "split/$lib/$how: builds from ctk-$lib-13.0.pc alone and runs its call"
+        else
+            fail "split/$lib/$how: build or run from ctk-$lib-13.0.pc failed"; tail -n 20 "$w/log_$how"; cat "$w/run_$how" 2>/dev/null
+        fi
+        check "split/$lib/$how: ldd takes $so from $dir" grep -q "^[[:space:]]*$so[.0-9]* => $dir/$so" "$w/ldd_$how"
+    done
+    # Every CUDA library the program loads, its libraries' own dependencies
+    # included, comes from this toolkit's trees.  Known bug: libcusolver and
+    # libcusparse (math_libs) need libnvJitLink (cuda/X.Y/lib64); the .pc's
+    # run path is a DT_RUNPATH, which the loader uses for the program's own
+    # dependencies only, so libnvJitLink comes from ld.so's cache (another
+    # toolkit), or is not found at all without the module loaded.
+    others=$(grep -E '^[[:space:]]*lib(cu|nv|nccl)[^ ]* => ' "$w/ldd_cc" 2>/dev/null | grep -v " => $HPC/" |
+        awk '{ printf "%s%s => %s", (NR > 1 ? ", " : ""), $1, $3 }')
+    case $lib in
+        cusolver | cusparse)
+            known_bug "split/$lib: every CUDA library it loads comes from the split toolkit (${others:-all do})" [ -z "$others" ] ;;
+        *) check "split/$lib: every CUDA library it loads comes from the split toolkit${others:+ (not: $others)}" [ -z "$others" ] ;;
+    esac
+done
+
 # MANPATH only where the toolkit has man pages, the same in both systems
 man=$T/withman
 mkdir -p "$man" && cp -as "$FIX/standalone/cuda-13.0/." "$man/cuda" && mkdir -p "$man/cuda/doc/man/man1" &&
@@ -195,6 +274,304 @@ for sys in lmod tcl; do
         *cudatoolkit/13.0:*cudatoolkit/13.0-runfile*|*cudatoolkit/13.0-runfile:*cudatoolkit/13.0) fail "$sys: two toolkits loaded at once ($loaded)" ;;
         *) pass "$sys: a second toolkit is refused or swapped in ($loaded)" ;;
     esac
+done
+
+
+# ---- 5. module commands beyond load, in both systems ----------------------------
+# One tree with two toolkits, each with man pages (symlink copies of the
+# fixtures plus a doc/man), so MANPATH is changed too: the standalone layout
+# with an alias and the default, and the HPC SDK split layout with a host
+# compiler (a module prerequisite, and a ccbin that logs its calls), site and
+# SDK help text full of characters Lua and Tcl quote differently, and env.
+U=$T/u
+mkdir -p "$U/std" "$U/hpc" "$U/ccbin" "$U/gcc-lmod/gcc" "$U/gcc-tcl/gcc"
+cp -as "$FIX/standalone/cuda-13.0/." "$U/std/cuda" && mkdir -p "$U/std/cuda/doc/man/man1" &&
+    printf '.TH NVCC 1\n' > "$U/std/cuda/doc/man/man1/nvcc.1"
+cp -as "$HPC/." "$U/hpc" && mkdir -p "$U/hpc/cuda/13.0/doc/man/man1" &&
+    printf '.TH NVCC 1\n' > "$U/hpc/cuda/13.0/doc/man/man1/nvcc.1"
+printf '#!/bin/sh\necho "$*" >> "%s/ccbin.log"\nexec %s "$@"\n' "$U" "$(command -v g++)" > "$U/ccbin/g++"
+chmod +x "$U/ccbin/g++"
+printf 'setenv("FAKE_GCC", "13")\n' > "$U/gcc-lmod/gcc/13.lua"
+printf '#%%Module1.0\nsetenv FAKE_GCC 13\n' > "$U/gcc-tcl/gcc/13"
+sed "s|@U@|$U|g" > "$T/u.json" <<'JSON'
+{ "module_name": "cudatoolkit", "default": "13.0",
+  "help": "Site help: ask gpu@example.org.\n\tTabbed \"quoted\" $HOME [tcl] {brace} back\\slash ;semi 100% %s",
+  "env": { "SITE_GPU_DOCS": "https://example.org/gpu" },
+  "sdks": [
+    { "version": "13.0", "base": "@U@/std/cuda", "aliases": ["13"] },
+    { "version": "13.0", "name": "13.0-hpc", "base": "@U@/hpc/cuda/13.0",
+      "math_libs": "@U@/hpc/math_libs/13.0", "comm_libs": { "nccl": "@U@/hpc/comm_libs/13.0/nccl" },
+      "host_compiler": { "module": "gcc/13", "ccbin": "@U@/ccbin/g++" },
+      "help": "HPC SDK split: $CUDA_HOME is cuda/13.0; [x] {y} \\n stays", "env": { "SITE_SDK": "hpc" } } ] }
+JSON
+check "u: generate" "$CTKGEN" -q generate -c "$T/u.json" -o "$U/out"
+gcc_mp() { echo "$U/gcc-$1"; }
+
+# -- 5a. unload and purge give back the environment from before the load.
+# Compared: the whole environment but the module systems' own bookkeeping
+# (MODSYS_OWN in lib.sh).  Before the load, either nothing but PATH is set
+# ("bare") or every search path the modules touch holds a value ("preset").
+# Not asserted (recorded here): a CUDA_HOME (or CUDA_PATH, ...) set before the
+# load is unset after the unload in both Lmod and Environment Modules, not
+# given back, because the modules use setenv, which remembers no old value.
+PRESET="PATH=/opt/pre/bin:/usr/bin:/bin CPATH=/opt/pre/include LIBRARY_PATH=/opt/pre/lib \
+LD_LIBRARY_PATH=/opt/pre/lib PKG_CONFIG_PATH=/opt/pre/pkgconfig MANPATH=/opt/pre/man"
+# set_by_module PRE LOADED NAMES...: each NAME has another value in LOADED than
+# in PRE (environment snapshots); prints the ones that do not
+set_by_module() {
+    sb_pre=$1 sb_loaded=$2; shift 2
+    sb_bad=
+    for sb_v in "$@"; do
+        [ "$(grep "^$sb_v=" "$sb_pre")" != "$(grep "^$sb_v=" "$sb_loaded")" ] &&
+            grep -q "^$sb_v=." "$sb_loaded" || sb_bad="$sb_bad $sb_v"
+    done
+    [ -z "$sb_bad" ] || { echo "not changed by the load:$sb_bad"; return 1; }
+}
+MODVARS="PATH CPATH LIBRARY_PATH LD_LIBRARY_PATH PKG_CONFIG_PATH MANPATH CUDA_HOME CUDA_PATH CUDAToolkit_ROOT CUDATOOLKIT_VERSION SITE_GPU_DOCS"
+# kept MANPATH: it has an empty element, and /opt/pre/man as its one other entry
+kept() { case :$1: in *::*) [ "$(printf %s "$1" | tr : '\n' | grep -v '^$')" = /opt/pre/man ] ;; *) return 1 ;; esac; }
+for sys in lmod tcl; do
+    for name in 13.0 13.0-hpc; do
+        pre= vars=$MODVARS
+        [ "$name" = 13.0-hpc ] && pre="module load gcc/13 &&" vars="$MODVARS NVCC_CCBIN SITE_SDK"
+        for state in bare preset; do
+            w=$T/unload/$sys-$name-$state
+            mkdir -p "$w"
+            set --
+            [ "$state" = preset ] && set -- $PRESET
+            in_modules "$sys" "$U/out/$sys:$(gcc_mp $sys)" "cd '$w' && $snap_env > e_init && $pre
+                $snap_env > e_pre && module load cudatoolkit/$name && $snap_env > e_loaded &&
+                module unload cudatoolkit/$name && $snap_env > e_unloaded &&
+                module load cudatoolkit/$name && module purge && $snap_env > e_purged" "$@" > "$w/log" 2>&1
+            c="$sys/$name/$state"
+            check "$c: the load sets or changes every variable of the module" set_by_module "$w/e_pre" "$w/e_loaded" $vars
+            if [ -s "$w/e_pre" ] && cmp -s "$w/e_pre" "$w/e_unloaded"; then
+                pass "$c: 'module unload' gives back the environment exactly"
+            else
+                fail "$c: 'module unload' left the environment changed"; cat "$w/log"; diff "$w/e_pre" "$w/e_unloaded"
+            fi
+            check "$c: CUDA_HOME, CUDA_PATH, CUDAToolkit_ROOT, CUDATOOLKIT_VERSION, NVCC_CCBIN are unset after the unload" \
+                sh -c "[ -f '$w/e_unloaded' ] && ! grep -Eq '^(CUDA_HOME|CUDA_PATH|CUDAToolkit_ROOT|CUDATOOLKIT_VERSION|NVCC_CCBIN)=' '$w/e_unloaded'"
+            if [ -s "$w/e_init" ] && cmp -s "$w/e_init" "$w/e_purged"; then
+                pass "$c: 'module purge' gives back the environment exactly"
+            else
+                fail "$c: 'module purge' left the environment changed"; cat "$w/log"; diff "$w/e_init" "$w/e_purged"
+            fi
+        done
+    done
+    # A MANPATH with an empty element (man's "and the system's pages") keeps
+    # it, and its other entries, through a load and unload.
+    w=$T/unload/$sys-manpath
+    mkdir -p "$w"
+    v=$(in_modules "$sys" "$U/out/$sys" "module load cudatoolkit/13.0 && module unload cudatoolkit/13.0 &&
+        printf %s \"\${MANPATH-<unset>}\"" MANPATH=/opt/pre/man: 2>"$w/log")
+    # Known bug, Lmod only: the modules' append_path("MANPATH", "") takes the
+    # user's own empty element away on unload ("/opt/pre/man:" comes back as
+    # "/opt/pre/man"), so man stops finding the system's pages.
+    case $sys in
+        lmod) known_bug "$sys: MANPATH=/opt/pre/man: keeps its empty element through load and unload (got '$v')" kept "$v" ;;
+        *) check "$sys: MANPATH=/opt/pre/man: keeps its empty element through load and unload (got '$v')" kept "$v" ;;
+    esac
+done
+
+# -- 5b. whatis and help read the same in both systems, framing aside: Lmod
+# prefixes whatis lines with "name   : " and frames help with a dashed title
+# line; Environment Modules prints a dashed modulepath header, indents
+# whatis lines with "name: " and frames help with dashed lines and a
+# "Module Specific Help for FILE:" title.  Blank lines at either end of the
+# help are framing too.
+norm_whatis() {
+    sed -e '/^--*[[:space:]].*[[:space:]]--*$/d' -e '/^[[:space:]]*$/d' \
+        -e 's|^[[:space:]]*cudatoolkit/[^[:space:]:]*[[:space:]]*: ||'
+}
+norm_help() {
+    sed -e '/^--*$/d' -e '/^--* Module Specific Help for .* --*$/d' -e '/^Module Specific Help for .*:$/d' |
+        awk 'NF { for (; blank > 0; blank--) print ""; started = 1; print; next } started { blank++ }'
+}
+printf '%s\n' 'Site help: ask gpu@example.org.' \
+    '	Tabbed "quoted" $HOME [tcl] {brace} back\slash ;semi 100% %s' > "$T/help.expected"
+printf '%s\n' 'HPC SDK split: $CUDA_HOME is cuda/13.0; [x] {y} \n stays' >> "$T/help.expected"
+for name in 13.0 13.0-hpc; do
+    for sys in lmod tcl; do
+        in_modules "$sys" "$U/out/$sys" "module whatis cudatoolkit/$name" 2>&1 >/dev/null | norm_whatis > "$T/whatis.$sys"
+        in_modules "$sys" "$U/out/$sys" "module help cudatoolkit/$name" 2>&1 >/dev/null | norm_help > "$T/help.$sys"
+    done
+    if [ -s "$T/whatis.lmod" ] && cmp -s "$T/whatis.lmod" "$T/whatis.tcl"; then
+        pass "$name: 'module whatis' says the same in Lmod and Environment Modules"
+    else
+        fail "$name: 'module whatis' differs"; diff "$T/whatis.lmod" "$T/whatis.tcl"
+    fi
+    check "$name: whatis gives the toolkit's version" grep -qx 'Version: 13\.0\.0' "$T/whatis.lmod"
+    if [ -s "$T/help.lmod" ] && cmp -s "$T/help.lmod" "$T/help.tcl"; then
+        pass "$name: 'module help' says the same in Lmod and Environment Modules"
+    else
+        fail "$name: 'module help' differs"; diff "$T/help.lmod" "$T/help.tcl"
+    fi
+    n=2; [ "$name" = 13.0-hpc ] && n=3
+    check "$name: the site (and SDK) help text comes through byte for byte" \
+        sh -c "head -n $n '$T/help.expected' | while IFS= read -r line; do grep -Fqx -- \"\$line\" '$T/help.lmod' || exit 1; done"
+done
+
+# <MODULE_NAME>_VERSION follows module_name: "nv-cuda" sets NV_CUDA_VERSION,
+# the same in both systems
+printf '{ "module_name": "nv-cuda", "sdks": [ { "version": "13.0", "base": "%s" } ] }\n' "$FIX/standalone/cuda-13.0" > "$T/nv.json"
+check "nv-cuda: generate" "$CTKGEN" -q generate -c "$T/nv.json" -o "$T/nv"
+for sys in lmod tcl; do
+    v=$(load_and_run "$sys" "$T/nv/$sys" nv-cuda/13.0 'echo "${NV_CUDA_VERSION-<unset>}|${CUDATOOLKIT_VERSION-<unset>}"')
+    check "nv-cuda/$sys: the module sets NV_CUDA_VERSION to the toolkit's version, and no CUDATOOLKIT_VERSION ($v)" \
+        [ "$v" = "13.0.0|<unset>" ]
+done
+
+# -- 5c. the host compiler of 13.0-hpc: prereq("gcc/13") and NVCC_CCBIN.
+# docs/site-config.md: "loading the CUDA module without it loaded fails with
+# a message that says which to load first".
+printf '__global__ void k(void) {}\n' > "$T/k.cu"
+# loaded_after SYS MODULEPATH [NAME=VALUE...]: try to load 13.0-hpc; print
+# LOADEDMODULES, then the module system's messages
+try_hpc() {
+    th_sys=$1 th_mp=$2; shift 2
+    in_modules "$th_sys" "$th_mp" 'module load cudatoolkit/13.0-hpc; echo "LOADED=${LOADEDMODULES-}"' "$@" 2>&1
+}
+no_cuda() { printf '%s\n' "$1" | grep -q '^LOADED=' && ! printf '%s\n' "$1" | grep '^LOADED=' | grep -q cudatoolkit; }
+names_gcc() { printf '%s\n' "$1" | grep -v '^LOADED=' | grep -q 'gcc/13'; }
+for sys in lmod tcl; do
+    r=$(try_hpc "$sys" "$U/out/$sys")
+    check "$sys: without gcc/13 anywhere, loading 13.0-hpc fails" no_cuda "$r"
+    check "$sys: ... and the message names gcc/13" names_gcc "$r"
+done
+r=$(try_hpc lmod "$U/out/lmod:$U/gcc-lmod")
+check "lmod: with gcc/13 available but not loaded, loading 13.0-hpc fails" no_cuda "$r"
+check "lmod: ... and the message names gcc/13" names_gcc "$r"
+r=$(try_hpc tcl "$U/out/tcl:$U/gcc-tcl" MODULES_AUTO_HANDLING=0)
+check "tcl (auto_handling off): with gcc/13 available but not loaded, loading 13.0-hpc fails" no_cuda "$r"
+check "tcl (auto_handling off): ... and the message says to load gcc/13 first" \
+    names_gcc "$r"
+# Environment Modules 5 loads a missing prereq itself when it can
+# (auto_handling, on by default): then gcc/13 must be loaded before the CUDA
+# module, never the CUDA module alone.  (docs/site-config.md says only
+# "fails".)
+r=$(try_hpc tcl "$U/out/tcl:$U/gcc-tcl")
+l=$(printf '%s\n' "$r" | sed -n 's/^LOADED=//p')
+after_gcc() { case ":$1:" in *:cudatoolkit/*) case ":$1:" in *:gcc/13:*cudatoolkit/13.0-hpc:*) ;; *) return 1 ;; esac ;; esac; }
+check "tcl (default config): 13.0-hpc is refused or comes after gcc/13 (loaded: '$l')" after_gcc "$l"
+for sys in lmod tcl; do
+    rm -f "$U/ccbin.log"
+    v=$(in_modules "$sys" "$U/out/$sys:$(gcc_mp $sys)" "module load gcc/13 && module load cudatoolkit/13.0-hpc &&
+        echo \"\$LOADEDMODULES|\${FAKE_GCC-}|\${NVCC_CCBIN-<unset>}\" && cd '$T' && nvcc -c k.cu -o k_$sys.o" 2>"$T/ccbin.$sys.log")
+    check "$sys: with gcc/13 loaded first, 13.0-hpc loads and sets NVCC_CCBIN to host_compiler.ccbin" \
+        [ "$v" = "gcc/13:cudatoolkit/13.0-hpc|13|$U/ccbin/g++" ]
+    check "$sys: nvcc from the module compiles with the configured host compiler" sh -c "[ -s '$U/ccbin.log' ] && [ -s '$T/k_$sys.o' ]"
+done
+
+# -- 5d. `module load cudatoolkit` with no version loads the same toolkit in
+# both systems.  The rule (one explicit default is always written): the
+# configured default; else the highest toolkit version, ties going to the
+# first SDK in the config.  Names are chosen so that neither system's own
+# rule (the highest name) would give the right answer by luck.
+V7=$T/v7
+mkdir -p "$V7" && cp -as "$FIX/standalone/cuda-13.0/." "$V7/cuda" && rm "$V7/cuda/version.json" &&
+    sed 's/"13\.0\.0"/"13.0.7"/g' "$FIX/standalone/cuda-13.0/version.json" > "$V7/cuda/version.json"
+STD=$FIX/standalone/cuda-13.0
+HB=$HPC/cuda/13.0
+# def_config FILE DEFAULT SDK... where SDK is name=base[=aliases,comma-separated]
+def_config() {
+    dc_f=$1 dc_def=$2; shift 2
+    {
+        printf '{ "module_name": "cudatoolkit",'
+        [ -n "$dc_def" ] && printf ' "default": "%s",' "$dc_def"
+        printf ' "sdks": ['
+        dc_sep=
+        for dc_s in "$@"; do
+            dc_name=${dc_s%%=*}; dc_rest=${dc_s#*=}; dc_base=${dc_rest%%=*}; dc_al=
+            [ "$dc_rest" != "$dc_base" ] && dc_al=$(printf ', "aliases": ["%s"]' "$(echo "${dc_rest#*=}" | sed 's/,/", "/g')")
+            printf '%s\n  { "version": "13.0", "name": "%s", "base": "%s"%s }' "$dc_sep" "$dc_name" "$dc_base" "$dc_al"
+            dc_sep=,
+        done
+        printf ' ] }\n'
+    } > "$dc_f"
+}
+# default_is CASE EXPECTED: in both systems, `module load cudatoolkit` in the
+# tree $T/CASE loads EXPECTED, and CUDA_HOME is its base
+default_is() {
+    for sys in lmod tcl; do
+        got=$(in_modules "$sys" "$T/$1/$sys" 'module load cudatoolkit && echo "${LOADEDMODULES-}|${CUDA_HOME-}"' 2>/dev/null)
+        eval "got_$sys=\$got"
+        check "$1/$sys: 'module load cudatoolkit' loads $2 (got '${got%%|*}')" [ "${got%%|*}" = "cudatoolkit/$2" ]
+    done
+    check "$1: Lmod and Environment Modules load the same toolkit ('$got_lmod' / '$got_tcl')" \
+        [ -n "$got_lmod" -a "$got_lmod" = "$got_tcl" ]
+}
+# highest version wins: 13.0-a holds 13.0.7, 13.0-z 13.0.0
+def_config "$T/d-high.json" "" "13.0-z=$STD" "13.0-a=$V7/cuda"
+# a tie (both 13.0.0): the first in config order
+def_config "$T/d-tie.json" "" "13.0-a=$STD" "13.0-b=$HB"
+# a toolkit whose patch level is unknown (no version file: its version comes
+# from CUDART_VERSION) ranks below 13.0.0, though it comes first
+def_config "$T/d-nopatch.json" "" "13.0-z=$FIX/noversion/cuda-13.0" "13.0-a=$STD"
+# the naming docs/site-config.md advises (a standalone 13.0 and the
+# HPC SDK's copy as 13.0-hpc), a tie: left to themselves, Lmod picks 13.0 and
+# Environment Modules 13.0-hpc
+def_config "$T/d-names.json" "" "13.0=$STD" "13.0-hpc=$HB"
+# the configured default, here through an alias
+def_config "$T/d-conf.json" 13 "13.0-z=$STD" "13.0-a=$V7/cuda=latest" "13.0-m=$HB=13"
+for c in d-high d-tie d-nopatch d-names d-conf; do
+    check "$c: generate" "$CTKGEN" -q generate -c "$T/$c.json" -o "$T/$c"
+done
+default_is d-high 13.0-a
+default_is d-tie 13.0-a
+default_is d-nopatch 13.0-a
+default_is d-names 13.0
+default_is d-conf 13.0-m
+# two SDKs with the same full version: cudatoolkit/13.0.0 would be ambiguous,
+# so neither system offers it, while each SDK loads by its own name
+for sys in lmod tcl; do
+    v=$(in_modules "$sys" "$T/d-tie/$sys" 'module load cudatoolkit/13.0.0; echo "${LOADEDMODULES-}"' 2>/dev/null)
+    check "d-tie/$sys: the shared full version 13.0.0 is not offered (loaded: '$v')" sh -c "! printf %s '$v' | grep -q cudatoolkit"
+    for nb in "13.0-a|$STD" "13.0-b|$HB"; do
+        v=$(in_modules "$sys" "$T/d-tie/$sys" "module load cudatoolkit/${nb%%|*} && echo \"\$CUDA_HOME\"" 2>/dev/null)
+        check "d-tie/$sys: cudatoolkit/${nb%%|*} loads its own toolkit" [ "$v" = "${nb#*|}" ]
+    done
+done
+
+# -- 5e. `module avail` lists every toolkit, its aliases and the default.
+# avail_marks SYS MODULEPATH MODULE: the marks `module avail` prints next to
+# MODULE, one per line ("-" when listed bare), Lmod's D spelt "default";
+# nothing when MODULE is not listed.  Lmod writes "name (13,D:x)", Environment
+# Modules "name(13:default)".
+avail_marks() {
+    in_modules "$1" "$2" 'module avail' 2>&1 >/dev/null | sed 's/ (/(/g' | tr -s ' \t' '\n\n' |
+        awk -v m="$3" '$0 == m { print "-" }
+            index($0, m "(") == 1 { s = substr($0, length(m) + 2); sub(/\).*$/, "", s)
+                n = split(s, a, /[,:]/); for (i = 1; i <= n; i++) print (a[i] == "D" ? "default" : a[i]) }'
+}
+# has_marks MARKS WANTED...: every WANTED is among MARKS; "!X": X is not
+has_marks() {
+    hm_m=$1; shift
+    for hm_w in "$@"; do
+        case $hm_w in
+            !*) printf '%s\n' "$hm_m" | grep -qx -- "${hm_w#!}" && return 1 ;;
+            *) printf '%s\n' "$hm_m" | grep -qx -- "$hm_w" || return 1 ;;
+        esac
+    done
+    return 0
+}
+for sys in lmod tcl; do
+    m=$(avail_marks "$sys" "$T/d-conf/$sys" cudatoolkit/13.0-m)
+    check "d-conf/$sys: avail marks 13.0-m as the default, with its alias 13 ($(echo $m))" has_marks "$m" default 13
+    m=$(avail_marks "$sys" "$T/d-conf/$sys" cudatoolkit/13.0-a)
+    check "d-conf/$sys: avail lists 13.0-a with its aliases latest and 13.0.7, not as default ($(echo $m))" \
+        has_marks "$m" latest 13.0.7 '!default'
+    m=$(avail_marks "$sys" "$T/d-conf/$sys" cudatoolkit/13.0-z)
+    check "d-conf/$sys: avail lists 13.0-z, not as default ($(echo $m))" sh -c "[ -n '$m' ] && ! printf '%s\n' '$m' | grep -qx default"
+    # the default ctkgen chose itself (none configured) is marked too
+    m=$(avail_marks "$sys" "$T/d-names/$sys" cudatoolkit/13.0)
+    check "d-names/$sys: avail marks 13.0 as the default ($(echo $m))" has_marks "$m" default
+    m=$(avail_marks "$sys" "$T/d-names/$sys" cudatoolkit/13.0-hpc)
+    check "d-names/$sys: avail lists 13.0-hpc, not as default ($(echo $m))" sh -c "[ -n '$m' ] && ! printf '%s\n' '$m' | grep -qx default"
+    m=$(avail_marks "$sys" "$U/out/$sys" cudatoolkit/13.0)
+    check "u/$sys: avail marks 13.0 as the default, with its alias 13 ($(echo $m))" has_marks "$m" default 13
+    m=$(avail_marks "$sys" "$U/out/$sys" cudatoolkit/13.0-hpc)
+    check "u/$sys: avail lists 13.0-hpc, not as default ($(echo $m))" sh -c "[ -n '$m' ] && ! printf '%s\n' '$m' | grep -qx default"
 done
 
 finish

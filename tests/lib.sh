@@ -25,8 +25,25 @@ check() { # check DESCRIPTION COMMAND... : pass if the command succeeds
     d=$1; shift
     if "$@"; then pass "$d"; else fail "$d"; fi
 }
+# known_bug DESCRIPTION COMMAND...: a check that fails today because of a
+# reported, not yet fixed, bug.  A failure prints "not ok ... # TODO known
+# bug" (as TAP spells an expected failure) and does not fail the run; a pass
+# counts as a pass and says the marker can go.
+known=0
+known_bug() {
+    kb_desc=$1; shift
+    if "$@"; then
+        pass "$kb_desc # TODO known bug passes now: make it a plain check"
+    else
+        known=$((known + 1)); echo "not ok - $kb_desc # TODO known bug"
+    fi
+}
 finish() {
-    echo "$passes passed, $fails failed"
+    if [ "$known" -gt 0 ]; then
+        echo "$passes passed, $fails failed, $known known bugs (TODO)"
+    else
+        echo "$passes passed, $fails failed"
+    fi
     [ "$fails" -eq 0 ]
 }
 
@@ -52,6 +69,32 @@ load_and_run() {
 }
 
 print_vars='for v in '"$VARS"'; do eval "printf \"%s=%s\\n\" \$v \"\${$v-<unset>}\""; done'
+
+# module_fn SYS: shell code defining a `module` function for SYS (lmod or
+# tcl) that reads MODULEPATH from the environment, so that one shell can
+# load, unload and purge in turn, as a user's does.
+module_fn() {
+    case $1 in
+        lmod) printf 'module() { eval "$('"'%s'"' bash "$@")"; }' "$LMOD_EXEC" ;;
+        tcl) printf 'module() { eval "$(tclsh '"'%s'"' bash "$@")"; }' "$EM_CMD" ;;
+    esac
+}
+
+# in_modules SYS MODULEPATH SCRIPT [NAME=VALUE...]: run SCRIPT in a clean sh
+# where `module` is SYS's, with MODULEPATH and the NAME=VALUE pairs (which
+# win over CLEAN_ENV's) in the environment.  Messages of the module system
+# go to stderr, as in a user's shell.
+in_modules() {
+    im_sys=$1 im_mp=$2 im_script=$3; shift 3
+    $CLEAN_ENV MODULEPATH="$im_mp" "$@" sh -c "$(module_fn "$im_sys"); $im_script"
+}
+
+# The variables a module system keeps for its own bookkeeping (Lmod's module
+# table and reference counts, Environment Modules' __MODULES_*): left out
+# when an environment is compared before and after a module command.
+MODSYS_OWN='^(_ModuleTable[0-9]*_|_ModuleTable_Sz_|__LMOD_REF_COUNT_[A-Za-z0-9_]*|__MODULES_[A-Za-z0-9_]*)='
+# snap_env: shell code printing the environment, sorted, without MODSYS_OWN
+snap_env="env | grep -Ev '$MODSYS_OWN' | sort"
 
 # series_config FILE FIRST LAST HELP TOOLKIT: a config of the SDKs
 # 13.0-sFIRST .. 13.0-sLAST (two digits), all at TOOLKIT, with HELP as the
