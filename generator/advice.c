@@ -80,7 +80,6 @@ static bool advise_sdk(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i
     const char *name = cfg->module_name, *mv = s->module_version, *p;
     int dpatch = -1;
     char c;
-    size_t j;
 
     if (s->version.passed_over[0] &&
         !note(notes, err, "%s/%s: %s; the version was read from %s instead", name, mv,
@@ -121,16 +120,6 @@ static bool advise_sdk(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i
               "`nvcc $(pkg-config --cflags %s-%s)` fails; the modulefiles work",
               name, mv, p, cfg->pc_prefix, mv))
         return false;
-    /* the full-version alias goes when two SDKs share it (render.c) */
-    if (s->version_full && strcmp(s->version_full, mv) != 0)
-        for (j = 0; j < i; j++)
-            if (sdks[j]->version_full && strcmp(sdks[j]->version_full, s->version_full) == 0 &&
-                strcmp(sdks[j]->module_version, s->version_full) != 0)
-                return note(notes, err,
-                            "%s: %s is the full version of both %s and %s: neither can be "
-                            "loaded as %s/%s (add an alias to the one you mean)",
-                            name, s->version_full, sdks[j]->module_version, mv, name,
-                            s->version_full);
     return true;
 }
 

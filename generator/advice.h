@@ -2,6 +2,7 @@
  * admin meant: a version source passed over, a declared patch level the
  * toolkit cannot confirm, an HPC SDK whose math_libs were not named, paths
  * that some consumers of the output cannot take.  None stops a run.
+ * (Full-version aliases left out: ctk_render_notes().)
  * SPDX-License-Identifier: MIT
  */
 #ifndef CTK_ADVICE_H

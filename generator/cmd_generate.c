@@ -209,7 +209,7 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
                           const ctk_plan_t *plan, const char *absout)
 {
     size_t c, u, r, s, x, i;
-    const char *first = cfg->default_version ? cfg->default_version : sdks[0]->module_version;
+    const char *first = ctk_render_default(cfg, sdks, cfg->n_sdks);
 
     if (ctk_cli_verbosity < CTK_NORMAL)
         return;
@@ -237,7 +237,8 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
            cfg->pc_prefix, first);
 }
 
-/* What is valid but may not be what the admin meant (advice.h). */
+/* What is valid but may not be what the admin meant (advice.h), and the
+ * full-version aliases left out (render.h). */
 static bool warn_advice(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const char *absout,
                         ctk_error_t *err)
 {
@@ -246,7 +247,8 @@ static bool warn_advice(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const c
     bool ok;
 
     ctk_strlist_init(&notes);
-    ok = ctk_advise(cfg, sdks, cfg->n_sdks, absout, &notes, err);
+    ok = ctk_render_notes(cfg, sdks, cfg->n_sdks, &notes, err) &&
+         ctk_advise(cfg, sdks, cfg->n_sdks, absout, &notes, err);
     for (i = 0; ok && i < notes.len; i++)
         ctk_cli_warn("%s", notes.items[i]);
     ctk_strlist_fini(&notes);

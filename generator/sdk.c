@@ -801,46 +801,31 @@ static const struct {
     const char *stem;   /* lib<stem>.so* */
     const char *stem2;  /* tried when stem is absent, or NULL */
     const char *extra;  /* lib<extra>.so* in the same dir adds -l<extra>, or NULL */
+    /* lib<needs>.so*, which the library itself loads (NEEDED) and finds
+     * through its own run path ($ORIGIN) only when it sits beside it.  In
+     * a split layout (cuSPARSE in math_libs, nvJitLink in the toolkit's
+     * lib64) a program's run path does not reach a library's own needs, so
+     * the program is linked to it directly: once loaded by the program,
+     * the loader reuses it by its soname.  NULL when none. */
+    const char *needs;
     const char *description;
 } lib_table[] = {
-    {"cudart", "cudart", NULL, NULL, "CUDA Runtime Library"},
-    {"cublas", "cublas", NULL, "cublasLt", "CUDA BLAS Library"},
-    {"cufft", "cufft", NULL, NULL, "CUDA Fast Fourier Transform Library"},
-    {"curand", "curand", NULL, NULL, "CUDA Random Number Generation Library"},
-    {"cusolver", "cusolver", NULL, NULL, "CUDA Direct Solver Library"},
-    {"cusparse", "cusparse", NULL, NULL, "CUDA Sparse Matrix Library"},
-    {"nvrtc", "nvrtc", NULL, NULL, "CUDA Runtime Compilation Library"},
-    {"cupti", "cupti", NULL, NULL, "CUDA Profiling Tools Interface"},
-    {"nvjitlink", "nvJitLink", NULL, NULL, "CUDA JIT Linker Library"},
-    {"nccl", "nccl", NULL, NULL, "NVIDIA Collective Communication Library"},
-    {"nvshmem", "nvshmem_host", "nvshmem", NULL, "NVIDIA OpenSHMEM Library"},
+    {"cudart", "cudart", NULL, NULL, NULL, "CUDA Runtime Library"},
+    {"cublas", "cublas", NULL, "cublasLt", NULL, "CUDA BLAS Library"},
+    {"cufft", "cufft", NULL, NULL, NULL, "CUDA Fast Fourier Transform Library"},
+    {"curand", "curand", NULL, NULL, NULL, "CUDA Random Number Generation Library"},
+    {"cusolver", "cusolver", NULL, NULL, "nvJitLink", "CUDA Direct Solver Library"},
+    {"cusparse", "cusparse", NULL, NULL, "nvJitLink", "CUDA Sparse Matrix Library"},
+    {"nvrtc", "nvrtc", NULL, NULL, NULL, "CUDA Runtime Compilation Library"},
+    {"cupti", "cupti", NULL, NULL, NULL, "CUDA Profiling Tools Interface"},
+    {"nvjitlink", "nvJitLink", NULL, NULL, NULL, "CUDA JIT Linker Library"},
+    {"nccl", "nccl", NULL, NULL, NULL, "NVIDIA Collective Communication Library"},
+    {"nvshmem", "nvshmem_host", "nvshmem", NULL, NULL, "NVIDIA OpenSHMEM Library"},
 };
 
 const char *ctk_sdk_lib_name(size_t i)
 {
     return i < sizeof lib_table / sizeof lib_table[0] ? lib_table[i].name : NULL;
-}
-
-static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem, ctk_error_t *err)
-{
-    ctk_sdk_lib_t *libs, *l;
-    bool extra = lib_table[t].extra && dir_has_lib(dir, lib_table[t].extra);
-
-    libs = realloc(sdk->libs, (sdk->n_libs + 1) * sizeof *libs);
-    if (!libs) {
-        ctk_error_nomem(err);
-        return false;
-    }
-    sdk->libs = libs;
-    l = &libs[sdk->n_libs];
-    memset(l, 0, sizeof *l);
-    l->name = lib_table[t].name;
-    l->description = lib_table[t].description;
-    l->libdir = ctk_strdup(dir, err);
-    l->link = extra ? ctk_printf(err, "-l%s -l%s", stem, lib_table[t].extra)
-                    : ctk_printf(err, "-l%s", stem);
-    sdk->n_libs++; /* counted even when half filled, so ctk_sdk_free frees it */
-    return l->libdir && l->link;
 }
 
 /* not a stubs or compat dir, by spelling or resolved path */
@@ -856,6 +841,46 @@ static bool lib_dir_usable(const char *dir)
     free(real);
     return ok;
 }
+
+/* Whether lib<needs>.so* is in none of dir, but in another of the SDK's
+ * lib dirs (which the ctk .pc puts on -L and the run path). */
+static bool needs_elsewhere(const char *needs, const char *dir, const char *const *dirs, size_t n)
+{
+    size_t i;
+
+    if (!needs || dir_has_lib(dir, needs))
+        return false;
+    for (i = 0; i < n; i++)
+        if (dirs[i] && lib_dir_usable(dirs[i]) && dir_has_lib(dirs[i], needs))
+            return true;
+    return false;
+}
+
+static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem,
+                     const char *const *dirs, size_t n, ctk_error_t *err)
+{
+    ctk_sdk_lib_t *libs, *l;
+    bool extra = lib_table[t].extra && dir_has_lib(dir, lib_table[t].extra);
+    bool needs = needs_elsewhere(lib_table[t].needs, dir, dirs, n);
+
+    libs = realloc(sdk->libs, (sdk->n_libs + 1) * sizeof *libs);
+    if (!libs) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    sdk->libs = libs;
+    l = &libs[sdk->n_libs];
+    memset(l, 0, sizeof *l);
+    l->name = lib_table[t].name;
+    l->description = lib_table[t].description;
+    l->libdir = ctk_strdup(dir, err);
+    l->link = ctk_printf(err, "-l%s%s%s%s%s", stem, extra ? " -l" : "",
+                         extra ? lib_table[t].extra : "", needs ? " -l" : "",
+                         needs ? lib_table[t].needs : "");
+    sdk->n_libs++; /* counted even when half filled, so ctk_sdk_free frees it */
+    return l->libdir && l->link;
+}
+
 
 /* Look in every lib dir found, system ones included: a library in
  * /usr/lib/<multiarch> still gets its .pc file, though that dir stays off
@@ -875,7 +900,7 @@ static bool find_libs(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_err
 
                 if (!lib_dir_usable(dir) || !dir_has_lib(dir, stems[s]))
                     continue;
-                if (!push_lib(sdk, t, dir, stems[s], err))
+                if (!push_lib(sdk, t, dir, stems[s], dirs, n, err))
                     return false;
                 done = true;
             }

@@ -183,43 +183,6 @@ START_TEST(test_advice_paths_pkgconf_cannot_escape)
 }
 END_TEST
 
-START_TEST(test_advice_shared_full_version)
-{
-    static const char json[] =
-        "{\"sdks\": [{\"version\": \"13.0\", \"base\": \"/opt/a\"},"
-        " {\"version\": \"13.0\", \"name\": \"13.0-hpc\", \"base\": \"/opt/b\"},"
-        " {\"version\": \"13.0.0\", \"base\": \"/opt/c\"}]}";
-    ctk_error_t err;
-    size_t i;
-
-    ctk_error_init(&err);
-    g_cfg = ctk_config_load_string(json, strlen(json), "site.json", &err);
-    ck_assert_msg(g_cfg != NULL, "%s", err.text);
-    for (i = 0; i < 3; i++) {
-        g_sdk[i].conf = &g_cfg->sdks[i];
-        g_sdk[i].module_version = g_cfg->sdks[i].module_version;
-        g_sdk[i].root = g_cfg->sdks[i].base;
-        g_sdk[i].version_mm = "13.0";
-        g_sdk[i].version_full = "13.0.0";
-        g_sdk[i].math_libdir = "/opt/x/lib64";
-        g_sdks[i] = &g_sdk[i];
-    }
-    /* two SDKs share 13.0.0 and neither is named so: the alias goes */
-    ck_assert(ctk_advise(g_cfg, g_sdks, 2, "/apps", &g_notes, &err));
-    ck_assert_uint_eq(g_notes.len, 1);
-    ck_assert_str_eq(g_notes.items[0], "cudatoolkit: 13.0.0 is the full version of both 13.0 and "
-                                       "13.0-hpc: neither can be loaded as cudatoolkit/13.0.0 "
-                                       "(add an alias to the one you mean)");
-    /* a third SDK named 13.0.0 takes the name: nothing is lost */
-    ctk_strlist_fini(&g_notes);
-    ctk_strlist_init(&g_notes);
-    g_sdks[0] = &g_sdk[2];
-    g_sdks[1] = &g_sdk[0];
-    ck_assert(ctk_advise(g_cfg, g_sdks, 2, "/apps", &g_notes, &err));
-    ck_assert_uint_eq(g_notes.len, 0);
-}
-END_TEST
-
 START_TEST(test_advice_output_dir_environment_modules_cannot_use)
 {
     const char *v[] = {"12.4"}, *b[] = {"/opt/cuda-12.4"};
@@ -250,7 +213,6 @@ static Suite *advice_suite(void)
     tcase_add_test(tc, test_advice_points_an_hpc_sdk_at_its_math_libs);
     tcase_add_test(tc, test_advice_quiet_when_no_math_libs_dir_exists);
     tcase_add_test(tc, test_advice_paths_pkgconf_cannot_escape);
-    tcase_add_test(tc, test_advice_shared_full_version);
     tcase_add_test(tc, test_advice_output_dir_environment_modules_cannot_use);
     suite_add_tcase(s, tc);
     return s;

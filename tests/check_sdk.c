@@ -1029,6 +1029,7 @@ START_TEST(test_sdk_wheel_layout)
     assert_lib_names(sdk, "cudart cublas cufft curand cusolver cusparse nvrtc cupti nvjitlink nccl");
     assert_lib(sdk, "cublas", S("%s/lib64", b), "-lcublas -lcublasLt");
     assert_lib(sdk, "nvjitlink", S("%s/lib64", b), "-lnvJitLink");
+    assert_lib(sdk, "cusparse", S("%s/lib64", b), "-lcusparse"); /* beside it: $ORIGIN finds it */
     assert_lib(sdk, "cupti", S("%s/lib64", b), "-lcupti");
     ctk_sdk_free(sdk);
 }
@@ -1154,8 +1155,15 @@ START_TEST(test_sdk_hpcsdk_split_layout)
     assert_lib(sdk, "cublas", S("%s/lib64", M), "-lcublas -lcublasLt");
     assert_lib(sdk, "cufft", S("%s/lib64", M), "-lcufft");
     assert_lib(sdk, "curand", S("%s/lib64", M), "-lcurand");
-    assert_lib(sdk, "cusolver", S("%s/lib64", M), "-lcusolver");
-    assert_lib(sdk, "cusparse", S("%s/lib64", M), "-lcusparse");
+    /* libcusolver and libcusparse load libnvJitLink, which stays beside
+       libcudart, out of reach of their own run path: linked directly */
+    if (tu_sh("ls '%s/lib64'/libnvJitLink.so* >/dev/null 2>&1", C) == 0) {
+        assert_lib(sdk, "cusolver", S("%s/lib64", M), "-lcusolver -lnvJitLink");
+        assert_lib(sdk, "cusparse", S("%s/lib64", M), "-lcusparse -lnvJitLink");
+    } else {
+        assert_lib(sdk, "cusolver", S("%s/lib64", M), "-lcusolver");
+        assert_lib(sdk, "cusparse", S("%s/lib64", M), "-lcusparse");
+    }
     assert_lib(sdk, "cupti", S("%s/extras/CUPTI/lib64", C), "-lcupti");
     assert_lib(sdk, "nccl", S("%s/lib", N), "-lnccl");
     assert_sane(sdk);
