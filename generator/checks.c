@@ -132,6 +132,15 @@ static bool addf(ctk_findings_t *out, const ctk_check_src_t *src, const char *co
     return ctk_findings_add(out, code, src->file, line, err, "%s", text);
 }
 
+/* The toolkit's own include dir (CTK-CPATH-001's business), or its cccl
+ * subdir: nvcc adds that itself, and modules written before CUDA 13 moved
+ * Thrust and CUB there lack it without failing anything but host-compiler
+ * Thrust code; ctkgen writes it, lint does not demand it. */
+static bool own_include(const ctk_sdk_t *s, const char *dir)
+{
+    return strcmp(dir, s->incdir) == 0 || (s->cccl_incdir && strcmp(dir, s->cccl_incdir) == 0);
+}
+
 bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_env_t *set,
                           const ctk_check_src_t *src, char **nvcc_out, ctk_findings_t *out,
                           ctk_error_t *err)
@@ -205,7 +214,7 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
               "CPATH misses %s, which holds cuda_runtime.h", s->incdir))
         return false;
     for (i = 0; i < s->cpath.len; i++)
-        if (strcmp(s->cpath.items[i], s->incdir) != 0 && ctk_check_list_find_dir(cp, s->cpath.items[i]) < 0 &&
+        if (!own_include(s, s->cpath.items[i]) && ctk_check_list_find_dir(cp, s->cpath.items[i]) < 0 &&
             !addf(out, src, "CTK-CPATH-002", var_line(src, "CPATH"), err, "CPATH misses %s", s->cpath.items[i]))
             return false;
     nvcc = ctk_env_which(menv, "nvcc", err);
@@ -226,6 +235,7 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
         free(nvcc);
     return true;
 }
+
 
 /* Does the flag list hold <prefix><dir> for this dir (resolved)? */
 static bool flags_have_dir(const ctk_strlist_t *flags, const char *prefix, const char *dir)
@@ -250,7 +260,7 @@ bool ctk_check_pc(const ctk_sdk_t *s, const ctk_strlist_t *cflags, const ctk_str
         ok = addf(out, src, "CTK-CPATH-001", ctk_check_line_of(text, "Cflags:"), err,
                   "the Cflags miss -I%s, which holds cuda_runtime.h", s->incdir);
     for (i = 0; ok && i < s->cpath.len; i++)
-        if (strcmp(s->cpath.items[i], s->incdir) != 0 && !flags_have_dir(cflags, "-I", s->cpath.items[i]))
+        if (!own_include(s, s->cpath.items[i]) && !flags_have_dir(cflags, "-I", s->cpath.items[i]))
             ok = addf(out, src, "CTK-CPATH-002", ctk_check_line_of(text, "Cflags:"), err, "the Cflags miss -I%s",
                       s->cpath.items[i]);
     for (i = 0; ok && i < s->library_path.len; i++)

@@ -48,7 +48,7 @@ static const ctk_opt_t generate_opts[] = {
     { "scan", 0, NULL, OPT_SCAN, "scan the DIRs given as arguments (none: the standard places) as 'ctkgen scan' does" },
     { "max-depth", 0, "N", OPT_MAX_DEPTH, "with --scan: look at most N levels below each DIR (default: 8)" },
     { "output", 'o', "DIR", OPT_OUTPUT, "output directory (default: ./" DEFAULT_OUTDIR ")" },
-    { "template-dir", 't', "DIR", OPT_TEMPLATES, "use templates from DIR where present (default: built-in)" },
+    { "template-dir", 't', "DIR", OPT_TEMPLATES, "use templates from DIR where present (default: built-in); any other file there is an error" },
     { "dry-run", 'n', NULL, OPT_DRY_RUN, "print a unified diff of what would change; write nothing" },
     { "check", 0, NULL, OPT_CHECK, "write nothing; exit 1 if the output tree would change" },
     { "force", 'f', NULL, OPT_FORCE, "overwrite or remove files edited by hand" },

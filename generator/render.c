@@ -863,6 +863,7 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
 {
     const pc_role_t roles[] = {
         { "includedir", s->incdir, true },
+        { "cccl_includedir", s->cccl_incdir, true },
         { "math_includedir", s->math_incdir, true },
         { "cupti_includedir", s->cupti_incdir, true },
         { "nvvm_includedir", s->nvvm_incdir, true },

@@ -926,6 +926,33 @@ static char *keep_dir(char *dir)
     return dir;
 }
 
+/* CUDA 13 keeps Thrust, CUB and libcu++ under include/cccl; nvcc adds that
+ * dir itself, a host compiler finds <thrust/...> or <cuda/std/...> only
+ * through CPATH or -I. */
+static bool find_cccl(ctk_sdk_t *sdk, ctk_error_t *err)
+{
+    static const char *const parts[] = {"cuda", "thrust", "cub"};
+    char *dir = join(sdk->incdir, "cccl", err), *p;
+    size_t i;
+    bool found = false;
+
+    if (!dir)
+        return false;
+    for (i = 0; i < sizeof parts / sizeof parts[0] && !found; i++) {
+        if (!(p = join(dir, parts[i], err))) {
+            free(dir);
+            return false;
+        }
+        found = ctk_is_dir(p);
+        free(p);
+    }
+    if (found)
+        sdk->cccl_incdir = dir;
+    else
+        free(dir);
+    return true;
+}
+
 static bool load_base(ctx_t *c, ctk_sdk_t *sdk)
 {
     const ctk_sdk_conf_t *conf = c->conf;
@@ -946,6 +973,8 @@ static bool load_base(ctx_t *c, ctk_sdk_t *sdk)
     rels_include(&r);
     if (!locate(c, CTK_F_BASE, conf->base, &r, WANT_FILE, "cuda_runtime.h", "cuda_runtime.h",
                 true, &sdk->incdir))
+        goto out;
+    if (!find_cccl(sdk, c->err))
         goto out;
     rels_lib(&r);
     if (!locate(c, CTK_F_BASE, conf->base, &r, WANT_LIB, "cudart", "libcudart.so*", true,
@@ -1171,13 +1200,13 @@ static bool load_comm(ctx_t *c, ctk_sdk_field_t f, const char *root, const char 
 static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
 {
     const char *path[] = {sdk->bindir, sdk->nvshmem_bindir};
-    const char *cpath[] = {sdk->incdir, sdk->math_incdir, sdk->cupti_incdir,
+    const char *cpath[] = {sdk->incdir, sdk->cccl_incdir, sdk->math_incdir, sdk->cupti_incdir,
                            sdk->nvvm_incdir, sdk->nccl_incdir, sdk->nvshmem_incdir};
     const char *libs[] = {sdk->libdir, sdk->math_libdir, sdk->cupti_libdir,
                           sdk->nvvm_libdir, sdk->nccl_libdir, sdk->nvshmem_libdir};
     const char *man[] = {sdk->mandir};
 
-    return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 6, err) &&
+    return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 7, err) &&
            build_list(&sdk->ld_library_path, libs, 6, err) &&
            build_list(&sdk->library_path, libs, 6, err) && build_list(&sdk->manpath, man, 1, err) &&
            find_libs(sdk, libs, 6, err);
@@ -1264,6 +1293,7 @@ void ctk_sdk_free(ctk_sdk_t *sdk)
     free(sdk->bindir);
     free(sdk->nvcc);
     free(sdk->incdir);
+    free(sdk->cccl_incdir);
     free(sdk->libdir);
     free(sdk->stubsdir);
     free(sdk->mandir);

@@ -85,6 +85,8 @@ typedef struct {
     char *root;                 /* base as configured */
     char *bindir, *nvcc;
     char *incdir;               /* holds cuda_runtime.h */
+    char *cccl_incdir;          /* incdir/cccl when it holds CCCL (CUDA 13 moved Thrust, CUB
+                                   and libcu++ there: nvcc adds it, host compilers need it) */
     char *libdir;               /* holds libcudart.so*: lib64, lib, targets/<arch>/lib{,64},
                                    lib/<multiarch> (Debian), first found */
     char *stubsdir;             /* lib stubs (libcuda.so stub); NULL if none. Never on LD_LIBRARY_PATH */

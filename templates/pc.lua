@@ -5,7 +5,8 @@
 
 local pc = ctk.pc
 -- The config field behind each variable, so a refusal names what to change.
-local field_of = { cudaroot = "base", includedir = "base", libdir = "base", math = "math_libs",
+local field_of = { cudaroot = "base", includedir = "base", libdir = "base", cccl = "base",
+                   math = "math_libs",
                    cupti = "cupti", nvvm = "nvvm", nccl = "comm_libs/nccl",
                    nvshmem = "comm_libs/nvshmem" }
 local function field(name)

@@ -157,7 +157,7 @@ static void assert_cuda_env(const ctk_env_t *e, const tree_t *t)
                                         "MODULES_FAMILY_CUDA", "_ModuleTable001_",
                                         "_ModuleTable_Sz_", "__LMOD_REF_COUNT_PATH",
                                         "__LMOD_REF_COUNT_CPATH", "PWD", NULL };
-    char *bin = join(t->cuda, "/bin"), *path = join(bin, ":/usr/bin:/bin"), *hdr, *lib;
+    char *bin = join(t->cuda, "/bin"), *path = join(bin, ":/usr/bin:/bin"), *hdr, *lib, *inc, *cccl;
     const char *cpath = ctk_env_get(e, "CPATH"), *ld = ctk_env_get(e, "LD_LIBRARY_PATH");
     size_t i;
 
@@ -166,12 +166,18 @@ static void assert_cuda_env(const ctk_env_t *e, const tree_t *t)
     ck_assert_str_eq(ctk_env_get(e, "LMOD_FAMILY_CUDA"), "cudatoolkit");
     ck_assert_str_eq(ctk_env_get(e, "CTK_KEEP"), "kept value");
     ck_assert_str_eq(ctk_env_get(e, "HOME"), t->home);
-    /* one directory each, inside the toolkit, holding what they are for */
+    /* one directory each, inside the toolkit, holding what they are for;
+       CPATH also has the include dir's cccl/ where the toolkit has one */
     ck_assert_ptr_nonnull(cpath);
     ck_assert_ptr_nonnull(ld);
-    ck_assert_msg(!strchr(cpath, ':') && ctk_str_has_prefix(cpath, t->cuda), "CPATH=%s", cpath);
+    inc = strndup(cpath, strcspn(cpath, ":"));
+    cccl = join(inc, "/cccl");
+    ck_assert_msg(ctk_str_has_prefix(inc, t->cuda), "CPATH=%s", cpath);
+    ck_assert_msg(strcmp(cpath, inc) == 0 || (cpath[strlen(inc)] == ':' &&
+                                              strcmp(cpath + strlen(inc) + 1, cccl) == 0),
+                  "CPATH=%s", cpath);
     ck_assert_msg(!strchr(ld, ':') && ctk_str_has_prefix(ld, t->cuda), "LD_LIBRARY_PATH=%s", ld);
-    hdr = join(cpath, "/cuda_runtime.h");
+    hdr = join(inc, "/cuda_runtime.h");
     lib = join(ld, "/libcudart.so");
     ck_assert_msg(access(hdr, R_OK) == 0, "%s", hdr);
     ck_assert_msg(access(lib, R_OK) == 0, "%s", lib);
@@ -185,6 +191,8 @@ static void assert_cuda_env(const ctk_env_t *e, const tree_t *t)
                       "bookkeeping left in: %s", e->kv.items[i]);
     free(hdr);
     free(lib);
+    free(inc);
+    free(cccl);
     free(bin);
     free(path);
 }

@@ -236,6 +236,26 @@ static ctk_sdk_t *load_ok(const ctk_sdk_conf_t *c)
     return sdk;
 }
 
+/* The toolkit's include/cccl (CUDA 13 keeps Thrust, CUB and libcu++ there)
+ * follows its include dir on CPATH; take it out, so the rest of the list is
+ * compared alike on toolkits with and without one. */
+static void take_cccl(ctk_sdk_t *sdk)
+{
+    char *want = S("%s/cccl", sdk->incdir);
+
+    if (!ctk_is_dir(S("%s/thrust", want)) && !ctk_is_dir(S("%s/cuda", want))) {
+        ck_assert_ptr_null(sdk->cccl_incdir);
+        return;
+    }
+    ck_assert_str_eq(sdk->cccl_incdir, want);
+    ck_assert_uint_ge(sdk->cpath.len, 2);
+    ck_assert_str_eq(sdk->cpath.items[1], want);
+    free(sdk->cpath.items[1]);
+    memmove(&sdk->cpath.items[1], &sdk->cpath.items[2],
+            (sdk->cpath.len - 2) * sizeof *sdk->cpath.items);
+    sdk->cpath.len--;
+}
+
 static void load_fails(const ctk_sdk_conf_t *c, ctk_error_t *e)
 {
     ctk_sdk_t *sdk;
@@ -668,6 +688,29 @@ START_TEST(test_sdk_error_bad_ccbin)
 }
 END_TEST
 
+/* include/cccl is found only where it holds CCCL, and goes right after the
+ * include dir on CPATH */
+START_TEST(test_sdk_cccl_include_dir)
+{
+    char *root = fake_toolkit("t", NULL, 13000);
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    conf_init(&c, "13.0", root);
+    mkd("t/include/cccl");
+    sdk = load_ok(&c);
+    ck_assert_ptr_null(sdk->cccl_incdir); /* empty: not CCCL */
+    assert_list(&sdk->cpath, S("%s/include", root), NULL);
+    ctk_sdk_free(sdk);
+
+    mkd("t/include/cccl/thrust");
+    sdk = load_ok(&c);
+    ck_assert_str_eq(sdk->cccl_incdir, S("%s/include/cccl", root));
+    assert_list(&sdk->cpath, S("%s/include", root), S("%s/include/cccl", root), NULL);
+    ctk_sdk_free(sdk);
+}
+END_TEST
+
 START_TEST(test_sdk_error_configured_roots_missing)
 {
     char *root = fake_toolkit("cuda", NULL, 12040);
@@ -1022,6 +1065,7 @@ START_TEST(test_sdk_wheel_layout)
     ck_assert_ptr_null(sdk->nvvm_incdir);
     ck_assert_ptr_null(sdk->mandir);
     assert_list(&sdk->path, S("%s/bin", b), NULL);
+    take_cccl(sdk);
     assert_list(&sdk->cpath, S("%s/include", b), NULL);
     assert_list(&sdk->ld_library_path, S("%s/lib64", b), NULL); /* lib64 -> lib: once */
     assert_list(&sdk->library_path, S("%s/lib64", b), NULL);
@@ -1058,6 +1102,7 @@ START_TEST(test_sdk_standalone_layout)
     ck_assert_str_eq(sdk->cupti_incdir, S("%s/extras/CUPTI/include", b));
     ck_assert_str_eq(sdk->cupti_libdir, S("%s/extras/CUPTI/lib64", b));
     assert_list(&sdk->path, S("%s/bin", b), NULL);
+    take_cccl(sdk);
     assert_list(&sdk->cpath, S("%s/include", b), S("%s/extras/CUPTI/include", b),
                 S("%s/nvvm/include", b), NULL);
     assert_list(&sdk->ld_library_path, S("%s/lib64", b), S("%s/extras/CUPTI/lib64", b),
@@ -1141,6 +1186,7 @@ START_TEST(test_sdk_hpcsdk_split_layout)
     ck_assert_str_eq(sdk->nvvm_incdir, S("%s/nvvm/include", C));
     ck_assert_str_eq(sdk->nccl_incdir, S("%s/include", N));
     ck_assert_str_eq(sdk->nccl_libdir, S("%s/lib", N));
+    take_cccl(sdk);
     assert_list(&sdk->cpath, S("%s/include", C), S("%s/include", M), S("%s/extras/CUPTI/include", C),
                 S("%s/nvvm/include", C), S("%s/include", N), NULL);
     assert_list(&sdk->ld_library_path, S("%s/lib64", C), S("%s/lib64", M),
@@ -1578,6 +1624,7 @@ static Suite *sdk_suite(bool have_cuda)
     tcase_add_test(tc, test_sdk_error_math_libs_without_cublas);
     tcase_add_test(tc, test_sdk_error_bad_ccbin);
     tcase_add_test(tc, test_sdk_error_configured_roots_missing);
+    tcase_add_test(tc, test_sdk_cccl_include_dir);
     tcase_add_test(tc, test_sdk_error_keeps_first_error);
     suite_add_tcase(s, tc);
 

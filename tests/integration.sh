@@ -99,6 +99,12 @@ JSON
         fi
         check "$L/$sys: cuda_runtime.h came from the module's include dir" \
             grep -q "$inc/cuda_runtime.h" "$w/deps"
+        # CUDA 13 keeps Thrust, CUB and libcu++ under include/cccl
+        if [ -d "$inc/cccl/cuda" ]; then
+            check "$L/$sys: c++ builds and runs a CCCL program with no -I" \
+                load_and_run "$sys" "$out/$sys" cudatoolkit/13.0 \
+                "cd '$w' && c++ '$top_srcdir/tests/data/integration/cccl.cpp' -o cccl && ./cccl | grep -q '^cccl '"
+        fi
         check "$L/$sys: the probe loaded the module's libcudart" \
             grep -q "\"libcudart\":\"$lib/libcudart.so" "$w/report"
     done
@@ -118,6 +124,11 @@ JSON
     fi
     check "$L: probe built from the .pc runs against the toolkit's libcudart without a module" \
         grep -q "\"libcudart\":\"$lib/libcudart.so" "$w/report"
+    if [ -d "$inc/cccl/cuda" ]; then
+        check "$L: c++ builds and runs a CCCL program with ctk-13.0.pc's Cflags alone" \
+            $CLEAN_ENV sh -c "cd '$w' && export $pcenv && \
+                c++ '$top_srcdir/tests/data/integration/cccl.cpp' \$(pkgconf --cflags ctk-13.0) -o cccl && ./cccl | grep -q '^cccl '"
+    fi
     check "$L: pkgconf validates ctk-13.0.pc" $CLEAN_ENV sh -c "$pcenv pkgconf --validate ctk-13.0"
     check "$L: pkg-config --modversion is 13.0.x" \
         sh -c "$CLEAN_ENV $pcenv pkgconf --modversion ctk-13.0 | grep -Eq '^13\.0(\.[0-9]+)?\$'"

@@ -18,6 +18,7 @@ if {[info commands family] ne {}} {
 prepend-path "PATH" "@STD@/bin"
 prepend-path "CPATH" "@STD@/nvvm/include"
 prepend-path "CPATH" "@STD@/extras/CUPTI/include"
+prepend-path "CPATH" "@STD@/include/cccl"
 prepend-path "CPATH" "@STD@/include"
 prepend-path "LIBRARY_PATH" "@STD@/nvvm/lib64"
 prepend-path "LIBRARY_PATH" "@STD@/extras/CUPTI/lib64"
