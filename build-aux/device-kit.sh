@@ -9,6 +9,7 @@
 #   tcl/                  tclsh 8.6 + libtcl8.6 unpacked from Debian packages
 #   bin/tclsh             a wrapper that runs that tclsh with its own library
 #   modules/              Environment Modules (modulecmd.tcl), as deps.sh unpacked it
+#   pkgconf/              the pkgconf CLI and libpkgconf, unpacked from Debian packages
 #
 # usage: build-aux/device-kit.sh BUILDDIR     (BUILDDIR holds a built ctkgen)
 set -eu
@@ -21,6 +22,11 @@ cp "$build/ctkgen" "$kit/bin/ctkgen"
 cp -L "$(ldconfig -p | sed -n 's/.*liblua5\.4\.so\.0 (libc6,x86-64) => //p' | head -n 1)" "$kit/lib/liblua5.4.so.0"
 ( cd "$kit/debs" && apt-get download tcl8.6 libtcl8.6 >/dev/null 2>&1 )
 for d in "$kit"/debs/*.deb; do dpkg -x "$d" "$kit/tcl"; done
+rm -rf "$kit/debs"
+# the pkgconf CLI, for build-aux/device-artifacts.sh
+mkdir -p "$kit/debs" "$kit/pkgconf"
+( cd "$kit/debs" && apt-get download pkgconf-bin libpkgconf3 >/dev/null 2>&1 )
+for d in "$kit"/debs/*.deb; do dpkg -x "$d" "$kit/pkgconf"; done
 rm -rf "$kit/debs"
 # The library dir goes to the dynamic loader as an option, not through
 # LD_LIBRARY_PATH: modulecmd.tcl builds the module's LD_LIBRARY_PATH on top
