@@ -1008,36 +1008,6 @@ static const keyspec_t *table_find(const table_t *t, const char *key)
     return NULL;
 }
 
-/* Optimal string alignment distance (edits, with swaps of neighbours
- * counting one), for "did you mean".  Long keys get no suggestion. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    enum { MAXLEN = 63 };
-    size_t la = strlen(a), lb = strlen(b), i, j;
-    size_t d[MAXLEN + 1][MAXLEN + 1];
-
-    if (la > MAXLEN || lb > MAXLEN)
-        return SIZE_MAX;
-    for (i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (i = 1; i <= la; i++) {
-        for (j = 1; j <= lb; j++) {
-            size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
-
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[la][lb];
-}
 
 static bool unknown_key(check_t *c, const table_t *t, const char *key)
 {
@@ -1054,7 +1024,7 @@ static bool unknown_key(check_t *c, const table_t *t, const char *key)
     if (t == &top_table && table_find(&sdk_table, key))
         return fail_key(c, "unknown key (\"%s\" belongs inside an entry of \"sdks\")", key);
     for (i = 0; i < t->n; i++) {
-        size_t d = edit_distance(key, t->keys[i].key);
+        size_t d = ctk_edit_distance(key, t->keys[i].key);
 
         if (d < best_d) {
             best_d = d;

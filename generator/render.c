@@ -88,36 +88,6 @@ static const char *template_text(const ctk_render_opts_t *opts, const char *name
  * template at all is refused too: it changes nothing, which is never what
  * -t was given for. */
 
-/* Optimal string alignment distance (edits, with swaps of neighbours
- * counting one), for "did you mean"; SIZE_MAX for long names. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    enum { MAXLEN = 63 };
-    size_t la = strlen(a), lb = strlen(b), i, j;
-    size_t d[MAXLEN + 1][MAXLEN + 1];
-
-    if (la > MAXLEN || lb > MAXLEN)
-        return SIZE_MAX;
-    for (i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (i = 1; i <= la; i++) {
-        for (j = 1; j <= lb; j++) {
-            size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
-
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[la][lb];
-}
 
 static int template_index(const char *name)
 {
@@ -138,7 +108,7 @@ static const char *closest_template(const char *name)
     int i;
 
     for (i = 0; i < T__COUNT; i++) {
-        d = strcasecmp(name, templates[i].name) == 0 ? 0 : edit_distance(name, templates[i].name);
+        d = strcasecmp(name, templates[i].name) == 0 ? 0 : ctk_edit_distance(name, templates[i].name);
         if (d < best_d) {
             best_d = d;
             best = templates[i].name;

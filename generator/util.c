@@ -351,3 +351,32 @@ void ctk_remove_tree(const char *path)
         unlink(path);
     }
 }
+
+size_t ctk_edit_distance(const char *a, const char *b)
+{
+    enum { MAXLEN = 63 };
+    size_t la = strlen(a), lb = strlen(b), i, j;
+    size_t d[MAXLEN + 1][MAXLEN + 1];
+
+    if (la > MAXLEN || lb > MAXLEN)
+        return SIZE_MAX;
+    for (i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (i = 1; i <= la; i++) {
+        for (j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
+
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}

@@ -20,6 +20,10 @@ char *ctk_printf(ctk_error_t *err, const char *fmt, ...)           /* caller fre
 /* a/b with exactly one slash between; caller frees. */
 char *ctk_path_join(const char *a, const char *b, ctk_error_t *err);
 bool ctk_str_has_prefix(const char *s, const char *prefix);
+/* Optimal string alignment distance between a and b (insertions, deletions,
+ * substitutions and swaps of neighbours, one edit each), for "did you
+ * mean"; SIZE_MAX when either is over 63 bytes. */
+size_t ctk_edit_distance(const char *a, const char *b);
 
 /* ---- growable byte buffer (always NUL-terminated) ------------------------ */
 typedef struct {

@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,19 @@ START_TEST(test_util_buf_grows_and_takes)
     ck_assert_ptr_nonnull(strstr(s, "999,"));
     ck_assert_ptr_null(b.data);
     free(s);
+}
+END_TEST
+
+START_TEST(test_util_edit_distance)
+{
+    ck_assert_uint_eq(ctk_edit_distance("base", "base"), 0);
+    ck_assert_uint_eq(ctk_edit_distance("bsae", "base"), 1);      /* a swap is one edit */
+    ck_assert_uint_eq(ctk_edit_distance("lmod.lau", "lmod.lua"), 1);
+    ck_assert_uint_eq(ctk_edit_distance("mathlibs", "math_libs"), 1);
+    ck_assert_uint_eq(ctk_edit_distance("", "abc"), 3);
+    ck_assert_uint_eq(ctk_edit_distance("kitten", "sitting"), 3);
+    ck_assert_uint_eq(ctk_edit_distance(
+        "a123456789012345678901234567890123456789012345678901234567890123", "a"), SIZE_MAX);
 }
 END_TEST
 
@@ -118,6 +132,7 @@ int main(void)
     tcase_add_loop_test(tc, test_util_path_join_normalises_slashes, 0, 6);
     tcase_add_test(tc, test_util_buf_grows_and_takes);
     tcase_add_test(tc, test_util_strlist_push_and_contains);
+    tcase_add_test(tc, test_util_edit_distance);
     tcase_add_test(tc, test_util_file_read_limits_and_errors);
     tcase_add_test(tc, test_util_first_error_wins);
     tcase_add_test(tc, test_util_hash_is_stable);
