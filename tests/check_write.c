@@ -1055,14 +1055,47 @@ START_TEST(test_lock_second_run_fails_without_wait)
 }
 END_TEST
 
+/* In a child process (flock is per open file, so the child's locks meet
+ * ours as another run's would): a reader must not get past our writer. */
+static bool reader_refused(void)
+{
+    ctk_error_t e;
+
+    ctk_error_init(&e);
+    return !ctk_write_lock_shared(out, false, &e) && e.code == CTK_E_LOCK;
+}
+
+/* ... a reader gets in beside our reader, a writer does not. */
+static bool readers_share(void)
+{
+    ctk_lock_t *r = ctk_write_lock_shared(out, false, NULL);
+    ctk_error_t e;
+    bool shared = r != NULL;
+
+    ctk_write_unlock(r);
+    ctk_error_init(&e);
+    return shared && !ctk_write_lock(out, false, &e) && e.code == CTK_E_LOCK;
+}
+
+/* Run fn in a child; whether it returned true. */
+static bool in_child(bool (*fn)(void))
+{
+    pid_t child = fork();
+    int status;
+
+    ck_assert_int_ge(child, 0);
+    if (child == 0)
+        _exit(fn() ? 0 : 1);
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* Readers share the lock with readers, not with a writer, and create nothing. */
 START_TEST(test_lock_shared_for_readers)
 {
     char *lockpath = path_in(out, ".ctkgen.lock"), *missing = path_in(out, "none");
-    ctk_lock_t *w, *r1, *r2;
+    ctk_lock_t *w, *r1;
     ctk_error_t err;
-    pid_t child;
-    int status;
 
     /* no tree, no lock file: nothing to wait for, nothing created */
     r1 = ctk_write_lock_shared(missing, false, NULL);
@@ -1076,37 +1109,12 @@ START_TEST(test_lock_shared_for_readers)
 
     w = ctk_write_lock(out, false, NULL);
     ck_assert_ptr_nonnull(w);
-    /* flock is per open file: a child sees our locks as another run's */
-    child = fork();
-    ck_assert_int_ge(child, 0);
-    if (child == 0) {
-        ctk_error_t e;
-
-        ctk_error_init(&e);
-        r1 = ctk_write_lock_shared(out, false, &e);
-        _exit(!r1 && e.code == CTK_E_LOCK ? 0 : 1);
-    }
-    ck_assert_int_eq(waitpid(child, &status, 0), child);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a reader got past a writer");
+    ck_assert_msg(in_child(reader_refused), "a reader got past a writer");
     ctk_write_unlock(w);
 
     r1 = ctk_write_lock_shared(out, false, NULL);
     ck_assert_ptr_nonnull(r1);
-    child = fork();
-    ck_assert_int_ge(child, 0);
-    if (child == 0) {
-        ctk_error_t e;
-
-        ctk_error_init(&e);
-        r2 = ctk_write_lock_shared(out, false, &e); /* beside our r1 */
-        ctk_write_unlock(r2);
-        ctk_error_init(&e);
-        w = ctk_write_lock(out, false, &e); /* not beside it */
-        _exit(!r2 || w || e.code != CTK_E_LOCK ? 1 : 0);
-    }
-    ck_assert_int_eq(waitpid(child, &status, 0), child);
-    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                  "readers did not share, or a writer got past a reader");
+    ck_assert_msg(in_child(readers_share), "readers did not share, or a writer got past a reader");
     ctk_write_unlock(r1);
 
     /* a read-only lock file is enough for a reader */
