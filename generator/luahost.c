@@ -3,15 +3,22 @@
  *
  * Chunks run with a private _ENV built from a whitelist; the data tree is
  * exposed through read-only proxy tables.  Two limits hold whatever the
- * chunk does: bytes (the allocator refuses past mem_limit) and VM
- * instructions (a count hook raises past instr_limit).  Once a limit is hit
- * the state is poisoned: the sandbox's pcall re-raises, so a chunk cannot
- * swallow the error and carry on.  Errors raised by host functions
- * (ctk_lua_run) are fatal in the same way.
+ * chunk does: bytes (the allocator refuses past mem_limit; emitted output
+ * and what host functions keep count too) and budget steps (past
+ * instr_limit a count hook or a metered call raises).  A step is a VM
+ * instruction, or its worth of work done in C: every library function the
+ * chunk can reach is metered by what it is given and what it does
+ * (lpattern.c counts each matching step), and every 32 bytes allocated
+ * cost a step.  What no meter sees (a comparison of two long strings is one
+ * instruction) is caught by a CPU time limit, checked at each hook.  Once a
+ * limit is hit the state is poisoned: the sandbox's pcall re-raises, so a
+ * chunk cannot swallow the error and carry on.  Errors raised by host
+ * functions (ctk_lua_run) are fatal in the same way.
  */
 #include <ctkconf.h>
 
 #include "luahost.h"
+#include "lpattern.h"
 #include "quote.h"
 #include "util.h"
 
@@ -19,9 +26,12 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if LUA_VERSION_NUM != 504
 #error "ctkgen embeds Lua 5.4 exactly"
@@ -29,7 +39,12 @@
 
 #define DEFAULT_MEM_LIMIT ((size_t)64 << 20)
 #define DEFAULT_INSTR_LIMIT 50000000UL
-#define HOOK_STEP 1000
+#define DEFAULT_TIME_LIMIT_MS 5000UL
+/* Instructions between hooks: the most a time limit can be overrun by is
+ * this many of the costliest single instructions. */
+#define HOOK_STEP 256
+#define BYTES_PER_STEP 32    /* allocated, or read by a library function */
+#define HOST_KEEP_MAX 64     /* what a host function may keep per call, beyond 3x its arguments */
 
 /* ---- value tree ------------------------------------------------------------ */
 typedef enum { LV_NIL, LV_STR, LV_BOOL, LV_INT, LV_LIST, LV_MAP } lv_kind_t;
@@ -167,6 +182,8 @@ void ctk_lval_free(ctk_lval_t *v)
 typedef struct {
     size_t used, limit;
     unsigned long instr, instr_limit;
+    unsigned long time_limit_ms;
+    struct timespec wall0, cpu0; /* when the run started */
     bool poisoned;       /* a limit was hit, or memory ran out */
     const char *poison;  /* why */
     bool nomem;          /* the system allocator failed under the cap: CTK_E_NOMEM */
@@ -190,7 +207,10 @@ static void host_nomem(host_t *h)
 
 /* Two ways to refuse: past the cap (the chunk's fault, CTK_E_LIMIT) or
  * because realloc() failed (the host's, CTK_E_NOMEM).  After the second,
- * no block grows again: the run is failing, and should do so at once. */
+ * no block grows again: the run is failing, and should do so at once.
+ * Growth also costs budget steps: copying and collecting scale with it. */
+static void charge_steps(host_t *h, unsigned long steps);
+
 static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     host_t *h = ud;
@@ -215,7 +235,66 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     h->used = h->used - old + nsize;
+    if (nsize > old)
+        charge_steps(h, (nsize - old) / BYTES_PER_STEP);
     return p;
+}
+
+/* Add steps to the budget; past it the state is poisoned (raised by the
+ * caller, or at the next hook: the allocator must not raise). */
+static void charge_steps(host_t *h, unsigned long steps)
+{
+    h->instr = steps > ULONG_MAX - h->instr ? ULONG_MAX : h->instr + steps;
+    if (h->instr > h->instr_limit && !h->poisoned) {
+        h->poisoned = true;
+        h->poison = "instruction budget exhausted";
+    }
+}
+
+/* Count n bytes the run keeps outside Lua's allocator (output, host
+ * state) against the memory cap. */
+static void keep_bytes(host_t *h, size_t n)
+{
+    if (n > h->limit - h->used) {
+        if (!h->poisoned) {
+            h->poisoned = true;
+            h->poison = "memory limit exhausted";
+        }
+        return;
+    }
+    h->used += n;
+}
+
+static unsigned long ms_since(const struct timespec *t0, const struct timespec *t1)
+{
+    long long ms = (long long)(t1->tv_sec - t0->tv_sec) * 1000 + (t1->tv_nsec - t0->tv_nsec) / 1000000;
+
+    return ms < 0 ? 0 : (unsigned long)ms;
+}
+
+static void start_clock(host_t *h)
+{
+    clock_gettime(CLOCK_MONOTONIC, &h->wall0);
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &h->cpu0) != 0)
+        h->cpu0 = h->wall0;
+}
+
+/* Poison the state once the run has had its CPU time.  The wall clock is
+ * read first (cheap); only past the limit is the CPU time asked, so a
+ * loaded machine slows a chunk down but does not fail it. */
+static void check_time(host_t *h)
+{
+    struct timespec now;
+
+    if (h->poisoned || !h->time_limit_ms)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (ms_since(&h->wall0, &now) < h->time_limit_ms)
+        return;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) == 0 && ms_since(&h->cpu0, &now) < h->time_limit_ms)
+        return;
+    h->poisoned = true;
+    h->poison = "time limit exhausted";
 }
 
 static host_t *get_host(lua_State *L)
@@ -231,11 +310,8 @@ static void count_hook(lua_State *L, lua_Debug *ar)
     host_t *h = get_host(L);
 
     (void)ar;
-    h->instr += HOOK_STEP;
-    if (h->instr > h->instr_limit) {
-        h->poisoned = true;
-        h->poison = "instruction budget exhausted";
-    }
+    charge_steps(h, HOOK_STEP);
+    check_time(h);
     if (h->poisoned) {
         lua_Debug d;
 
@@ -243,6 +319,239 @@ static void count_hook(lua_State *L, lua_Debug *ar)
         if (lua_getstack(L, 0, &d) && lua_getinfo(L, "Sl", &d) && d.currentline > 0)
             luaL_error(L, "%s:%d: %s", d.short_src, d.currentline, h->poison);
         luaL_error(L, "%s", h->poison);
+    }
+}
+
+/* Charge steps from inside a C function the chunk called; raises once the
+ * state is poisoned, naming the chunk's line that made the call. */
+static void charge(lua_State *L, unsigned long steps)
+{
+    host_t *h = get_host(L);
+
+    charge_steps(h, steps);
+    if (h->poisoned)
+        luaL_error(L, "%s", h->poison);
+}
+
+/* ---- metered library functions ------------------------------------------- */
+/* What a library function costs, judged from its arguments before it runs
+ * (its results are charged after).  Each kind bounds work the function
+ * does without allocating, which the allocator's charge cannot see. */
+typedef enum {
+    COST_ARGS,   /* the count of its arguments and results */
+    COST_READS,  /* scans its string arguments: their bytes too */
+    COST_REP,    /* string.rep: the empty string repeated is answered at once */
+    COST_INSERT, /* table.insert(t, pos, v) shifts #t - pos elements */
+    COST_REMOVE, /* table.remove(t, pos) likewise */
+    COST_MOVE,   /* table.move(a, f, e, t): e - f + 1 elements */
+    COST_SORT,   /* n log n comparisons */
+    COST_CONCAT, /* table.concat(t, sep, i, j): j - i + 1 elements */
+    COST_UNPACK, /* table.unpack(t, i, j): j - i + 1 values */
+} cost_kind_t;
+
+/* Lua's own stack cannot hold more values than this: unpack refuses more */
+#define MAX_RESULTS 1000000UL
+/* Steps per table element a function reads or writes (a lua_geti and a
+ * lua_seti cost a few instructions' time), and per comparison in a sort. */
+#define ELEMENT_STEPS 6UL
+/* Bytes per step that a function scanning a string (decoding, converting)
+ * reads: slower per byte than a copy. */
+#define READ_BYTES_PER_STEP 2
+#define COMPARE_STEPS 8UL
+
+static unsigned long bytes_steps(size_t n)
+{
+    return (unsigned long)(n / BYTES_PER_STEP);
+}
+
+/* Bytes in the string arguments. */
+static size_t arg_bytes(lua_State *L)
+{
+    int i, n = lua_gettop(L);
+    size_t bytes = 0;
+
+    for (i = 1; i <= n; i++)
+        if (lua_type(L, i) == LUA_TSTRING)
+            bytes += lua_rawlen(L, i);
+    return bytes;
+}
+
+/* The integer at idx, or dflt where it is absent; false where it is not an
+ * integer (the function itself will refuse it). */
+static bool opt_int(lua_State *L, int idx, lua_Integer dflt, lua_Integer *out)
+{
+    int isnum = 0;
+
+    if (lua_isnoneornil(L, idx)) {
+        *out = dflt;
+        return true;
+    }
+    *out = lua_tointegerx(L, idx, &isnum);
+    return isnum != 0;
+}
+
+/* Elements from i to j, as a step count (0 when empty or invalid). */
+static unsigned long span(lua_Integer i, lua_Integer j)
+{
+    if (j < i)
+        return 0;
+    return (unsigned long)((lua_Unsigned)j - (lua_Unsigned)i) + 1;
+}
+
+static lua_Integer raw_len(lua_State *L, int idx)
+{
+    return lua_type(L, idx) == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, idx) : 0;
+}
+
+static unsigned long call_cost(lua_State *L, cost_kind_t kind)
+{
+    lua_Integer n = raw_len(L, 1), a, b;
+    unsigned long steps = 1 + (unsigned long)lua_gettop(L) / 16, k;
+
+    switch (kind) {
+    case COST_ARGS:
+    case COST_REP:
+        break;
+    case COST_READS:
+        steps += (unsigned long)(arg_bytes(L) / READ_BYTES_PER_STEP);
+        break;
+    case COST_INSERT:
+    case COST_REMOVE:
+        if (lua_gettop(L) >= (kind == COST_INSERT ? 3 : 2) && opt_int(L, 2, n, &a))
+            steps += ELEMENT_STEPS * span(a, n);
+        break;
+    case COST_MOVE:
+        /* a range Lua refuses ("too many elements to move") costs nothing */
+        if (opt_int(L, 2, 0, &a) && opt_int(L, 3, 0, &b) && (a > 0 || b < LUA_MAXINTEGER + a))
+            steps += ELEMENT_STEPS * span(a, b);
+        break;
+    case COST_SORT:
+        for (k = (unsigned long)n; k > 1; k >>= 1)
+            steps += COMPARE_STEPS * (unsigned long)n;
+        break;
+    case COST_CONCAT:
+        /* stops at the first element that is not a string */
+        if (opt_int(L, 3, 1, &a) && opt_int(L, 4, n, &b))
+            steps += ELEMENT_STEPS * span(a, b < n + 1 ? b : n + 1);
+        break;
+    case COST_UNPACK:
+        if (opt_int(L, 2, 1, &a) && opt_int(L, 3, n, &b)) {
+            k = span(a, b);
+            steps += ELEMENT_STEPS * (k < MAX_RESULTS ? k : MAX_RESULTS);
+        }
+        break;
+    }
+    return steps;
+}
+
+/* Every metered function: upvalue 1 is the library's function, called in
+ * this frame (so its errors name it as before), upvalue 2 the cost kind. */
+static int metered(lua_State *L)
+{
+    lua_CFunction fn = lua_tocfunction(L, lua_upvalueindex(1));
+    cost_kind_t kind = (cost_kind_t)lua_tointeger(L, lua_upvalueindex(2));
+    int nres;
+
+    charge(L, call_cost(L, kind));
+    if (kind == COST_REP) {
+        /* Lua loops n times even when each copy is empty */
+        size_t l, lsep = 0;
+        lua_Integer n;
+
+        luaL_checklstring(L, 1, &l);
+        n = luaL_checkinteger(L, 2);
+        luaL_optlstring(L, 3, "", &lsep);
+        if (n > 0 && l == 0 && lsep == 0) {
+            lua_pushliteral(L, "");
+            return 1;
+        }
+    }
+    nres = fn(L);
+    charge(L, (unsigned long)nres / 16);
+    return nres;
+}
+
+static const struct {
+    const char *lib, *name;
+    cost_kind_t kind;
+} metered_fns[] = {
+    { "string", "rep", COST_REP },        { "table", "insert", COST_INSERT },
+    { "table", "remove", COST_REMOVE },   { "table", "move", COST_MOVE },
+    { "table", "sort", COST_SORT },       { "table", "concat", COST_CONCAT },
+    { "table", "unpack", COST_UNPACK },   { "_G", "select", COST_ARGS },
+    { "_G", "tonumber", COST_READS },     { "_G", "tostring", COST_ARGS },
+    { "_G", "rawequal", COST_READS },     { "string", "upper", COST_READS },
+    { "string", "lower", COST_READS },    { "string", "reverse", COST_READS },
+    { "string", "format", COST_READS },   { "string", "pack", COST_READS },
+    { "string", "unpack", COST_READS },   { "utf8", "len", COST_READS },
+    { "utf8", "codepoint", COST_READS },  { "utf8", "offset", COST_READS },
+    { "utf8", "codes", COST_READS },
+};
+
+static void meter_fn(lua_State *L, const char *name, cost_kind_t kind)
+{
+    if (lua_getfield(L, -1, name) != LUA_TFUNCTION || !lua_iscfunction(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushinteger(L, kind);
+    lua_pushcclosure(L, metered, 2);
+    lua_setfield(L, -2, name);
+}
+
+/* The pattern functions' meter: a matching step is a budget step. */
+static void pattern_meter(lua_State *L, unsigned long steps)
+{
+    charge(L, steps);
+}
+
+/* Meter, in the libraries themselves, every function the sandbox copies:
+ * the string metatable reaches the string library directly.  Functions
+ * not listed in metered_fns are metered by the count of their arguments
+ * and results (what they make is charged by the allocator); find, match,
+ * gmatch and gsub are replaced by lpattern.c's. */
+static void meter_libs(lua_State *L)
+{
+    static const char *const whole[] = { "string", "table", "utf8" };
+    size_t i;
+
+    for (i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        lua_getglobal(L, whole[i]);
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            bool special = false;
+            size_t j;
+
+            lua_pop(L, 1);
+            if (lua_type(L, -1) != LUA_TSTRING)
+                continue;
+            for (j = 0; j < sizeof metered_fns / sizeof metered_fns[0]; j++)
+                if (strcmp(metered_fns[j].lib, whole[i]) == 0 &&
+                    strcmp(metered_fns[j].name, lua_tostring(L, -1)) == 0)
+                    special = true;
+            if (!special) {
+                /* replacing an existing field does not disturb lua_next */
+                lua_pushvalue(L, -1);
+                lua_rawget(L, -3);
+                if (lua_iscfunction(L, -1)) {
+                    lua_pushvalue(L, -2);
+                    lua_insert(L, -2);
+                    lua_pushinteger(L, COST_ARGS);
+                    lua_pushcclosure(L, metered, 2);
+                    lua_rawset(L, -4);
+                } else {
+                    lua_pop(L, 1);
+                }
+            }
+        }
+        if (i == 0)
+            ctk_lpat_install(L, -1, pattern_meter);
+        lua_pop(L, 1);
+    }
+    for (i = 0; i < sizeof metered_fns / sizeof metered_fns[0]; i++) {
+        lua_getglobal(L, metered_fns[i].lib);
+        meter_fn(L, metered_fns[i].name, metered_fns[i].kind);
+        lua_pop(L, 1);
     }
 }
 
@@ -279,6 +588,9 @@ static int sb_emit(lua_State *L)
         if (lua_type(L, i) != LUA_TSTRING && lua_type(L, i) != LUA_TNUMBER)
             return luaL_error(L, "emit: argument %d is a %s, not a string", i, luaL_typename(L, i));
         s = lua_tolstring(L, i, &len);
+        keep_bytes(h, len);
+        if (h->poisoned)
+            return luaL_error(L, "%s", h->poison);
         if (!ctk_buf_append(&h->out, s, len)) {
             host_nomem(h);
             return luaL_error(L, "emit: out of memory");
@@ -575,6 +887,7 @@ static int setup_p(lua_State *L)
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
     lua_pop(L, 1);
+    meter_libs(L);
     push_env(L, a->template, (a->flags & CTK_LUA_ALLOW_GLOBALS) != 0);
     if (a->template) {
         lua_pushstring(L, "ctk");
@@ -684,6 +997,8 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
 
     h->limit = (limits && limits->mem_limit) ? limits->mem_limit : DEFAULT_MEM_LIMIT;
     h->instr_limit = (limits && limits->instr_limit) ? limits->instr_limit : DEFAULT_INSTR_LIMIT;
+    h->time_limit_ms = (limits && limits->time_limit_ms) ? limits->time_limit_ms : DEFAULT_TIME_LIMIT_MS;
+    start_clock(h);
     L = lua_newstate(host_alloc, h);
     if (!L) {
         if (h->nomem || !h->poisoned)
@@ -738,8 +1053,8 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
             ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
         else if (h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, chunk_line(msg, chunkname, h->where_line),
-                          0, "%s (limits: %zu bytes, %lu instructions)", h->poison, h->limit,
-                          h->instr_limit);
+                          0, "%s (limits: %zu bytes, %lu instructions, %lu ms)", h->poison,
+                          h->limit, h->instr_limit, h->time_limit_ms);
         else if (ctk_error_is_set(&h->cberr))
             ctk_error_set(err, h->cberr.code, h->cberr.source[0] ? h->cberr.source : chunkname,
                           h->cberr.line, h->cberr.column, "%s", h->cberr.text);
@@ -799,6 +1114,7 @@ bool ctk_lua_check_syntax(const char *chunkname, const char *src, size_t len, ct
 
     memset(&h, 0, sizeof h);
     h.limit = DEFAULT_MEM_LIMIT;
+    h.instr_limit = DEFAULT_INSTR_LIMIT;
     /* no libraries, no environment: the chunk is compiled, never run */
     L = lua_newstate(host_alloc, &h);
     if (!L) {
@@ -837,6 +1153,7 @@ out:
  * and no collection can run before the host function returns. */
 struct ctk_lua_call {
     lua_State *L;
+    host_t *h;
     int nargs;
     int line;
     const char *name;
@@ -850,6 +1167,11 @@ struct ctk_lua_ret {
     char *str;
     size_t len;
 };
+
+void ctk_lua_call_charge(const ctk_lua_call_t *c, unsigned long steps)
+{
+    charge_steps(c->h, steps);
+}
 
 size_t ctk_lua_call_nargs(const ctk_lua_call_t *c)
 {
@@ -1010,10 +1332,12 @@ static int sb_host(lua_State *L)
     ctk_lua_ret_t r;
     ctk_error_t e;
     lua_Debug ar;
+    size_t bytes;
     int level;
     bool ok;
 
     c.L = L;
+    c.h = h;
     c.nargs = lua_gettop(L);
     c.line = 0;
     c.name = reg->name;
@@ -1024,6 +1348,11 @@ static int sb_host(lua_State *L)
             break;
         }
     }
+    /* what any host function may keep of its arguments (copies, entries,
+     * a value rebuilt from them) counts against the memory cap */
+    bytes = arg_bytes(L);
+    keep_bytes(h, bytes > SIZE_MAX / 4 ? SIZE_MAX : 3 * bytes + HOST_KEEP_MAX);
+    charge(L, 1 + bytes_steps(bytes));
     memset(&r, 0, sizeof r);
     ctk_error_init(&e);
     ok = reg->fn(h->ud, &c, &r, &e);
@@ -1036,6 +1365,12 @@ static int sb_host(lua_State *L)
         if (!ctk_error_is_set(&h->cberr))
             h->cberr = e;
         return luaL_error(L, "%s", e.text);
+    }
+    if (r.kind == RET_STR)
+        charge_steps(h, bytes_steps(r.len));
+    if (h->poisoned) {
+        free(r.str);
+        return luaL_error(L, "%s", h->poison);
     }
     switch (r.kind) {
     case RET_NONE: return 0;

@@ -31,9 +31,16 @@ bool ctk_lval_push(ctk_lval_t *list, ctk_lval_t *v);
 bool ctk_lval_set(ctk_lval_t *map, const char *key, ctk_lval_t *v);
 void ctk_lval_free(ctk_lval_t *v);
 
+/* A run stops (CTK_E_LIMIT) at the first limit it passes.  Budget steps
+ * are VM instructions plus the work done in C for the chunk, in the same
+ * units: library calls by what they are given and do, pattern matching by
+ * its steps, allocation by its bytes (32 a step), host functions by their
+ * arguments and what they report.  The memory cap counts Lua's blocks,
+ * emitted output and what host functions keep. */
 typedef struct {
-    size_t mem_limit;           /* bytes; 0: default (64 MiB) */
-    unsigned long instr_limit;  /* VM instructions; 0: default (50 million) */
+    size_t mem_limit;            /* bytes; 0: default (64 MiB) */
+    unsigned long instr_limit;   /* budget steps; 0: default (50 million) */
+    unsigned long time_limit_ms; /* CPU milliseconds; 0: default (5000) */
 } ctk_lua_limits_t;
 
 /* Run a template chunk and return what it emitted (caller frees).  The
@@ -93,6 +100,10 @@ typedef struct {
 } ctk_lua_val_t;
 
 size_t ctk_lua_call_nargs(const ctk_lua_call_t *c);
+/* Charge budget steps for work the host function does beyond reading its
+ * arguments (which is charged already); the run stops when the function
+ * returns if the budget is spent. */
+void ctk_lua_call_charge(const ctk_lua_call_t *c, unsigned long steps);
 /* Line of the chunk the call was made from; 0 if unknown. */
 int ctk_lua_call_line(const ctk_lua_call_t *c);
 /* The registered name the chunk called ("os.getenv"). */

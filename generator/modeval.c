@@ -23,6 +23,7 @@
 /* Modulefiles are small; these leave a thousandfold margin. */
 #define MODEVAL_MEM_LIMIT ((size_t)16 << 20)
 #define MODEVAL_INSTR_LIMIT 10000000UL
+#define MODEVAL_TIME_LIMIT_MS 2000UL
 
 /* ---- the variable model ----------------------------------------------------- */
 typedef struct {
@@ -620,6 +621,24 @@ static char *join_args(const ctk_lua_call_t *c, bool numbers_ok, ctk_error_t *er
 
 /* ---- the Lmod functions ----------------------------------------------------- */
 /* prepend_path / append_path / remove_path, string or table form. */
+/* A path operation looks each of its paths up among the variable's
+ * entries, then sorts them and rebuilds the value: charge that work, so a
+ * loop growing a variable stops on the budget, not after hours. */
+static void charge_path_op(const ctk_lua_call_t *c, const var_t *v, const char *value,
+                           const char *delim)
+{
+    unsigned long paths = 1, n;
+    size_t dl = strlen(delim);
+    const char *p;
+
+    if (!v)
+        return;
+    for (p = strstr(value, delim); p; p = strstr(p + dl, delim))
+        paths++;
+    n = (unsigned long)v->n;
+    ctk_lua_call_charge(c, (paths + 16) * n + (v->value ? strlen(v->value) : 0) / 32);
+}
+
 static bool fn_path(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
 {
     st_t *st = ud;
@@ -676,6 +695,8 @@ static bool fn_path(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_e
         return false;
     ok = add_op(st, kind, nm, value, delim, priority, force, ctk_lua_call_line(c), err) &&
          path_op(st, op, nm, value, delim, priority, force, err);
+    if (ok)
+        charge_path_op(c, find_var(st, nm), value, delim);
     free(nm);
     return ok;
 }
@@ -985,7 +1006,7 @@ ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t l
                                const char *full_name, const ctk_strlist_t *initial_env,
                                ctk_error_t *err)
 {
-    ctk_lua_limits_t lim = { MODEVAL_MEM_LIMIT, MODEVAL_INSTR_LIMIT };
+    ctk_lua_limits_t lim = { MODEVAL_MEM_LIMIT, MODEVAL_INSTR_LIMIT, MODEVAL_TIME_LIMIT_MS };
     ctk_modeval_t *ev = NULL, *result = NULL;
     const char *slash = strrchr(full_name, '/');
     st_t st;

@@ -112,6 +112,77 @@ START_TEST(test_luahost_instruction_budget_stops_loops)
 }
 END_TEST
 
+/* Work done inside one C call or one instruction, where the count hook
+ * never fires: each of these ran for hours (or ate the machine's memory)
+ * before the library functions were metered and the time limit added. */
+static const struct {
+    const char *src;
+    const char *text; /* in err.text */
+} unseen_work[] = {
+    /* one call looping without output */
+    { "table.move({}, 1, math.maxinteger - 1, 2)", "instruction budget" },
+    /* calls whose work the hook counts as one instruction each */
+    { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local u = s:upper() end", "instruction budget" },
+    { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local n = utf8.len(s) end", "instruction budget" },
+    { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local n = tonumber(s) end", "instruction budget" },
+    { "local t = {} for i = 1, 1e5 do t[i] = i end\n"
+      "for i = 1, 1e9 do local n = select('#', table.unpack(t)) end", "instruction budget" },
+    { "local t = {} for i = 1, 1e5 do t[i] = i end\n"
+      "for i = 1, 1e9 do table.insert(t, 1, 0) table.remove(t, 1) end", "instruction budget" },
+    { "local t = {} for i = 1, 1e5 do t[i] = 'x' end\n"
+      "for i = 1, 1e9 do local s = table.concat(t) end", "instruction budget" },
+    { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local t = s .. i end", "instruction budget" },
+    /* one instruction comparing two long strings: only the clock sees it */
+    { "local a, b = ('x'):rep(2 << 20), ('x'):rep(2 << 20)\n"
+      "local n = 0 for i = 1, 1e12 do if a == b then n = n + 1 end end", "time limit" },
+    /* emitted output counts against the memory cap */
+    { "local s = ('x'):rep(1 << 20) for i = 1, 1e4 do emit(s) end", "memory limit" },
+};
+
+START_TEST(test_luahost_work_the_hook_cannot_see_is_bounded)
+{
+    /* the default budget: without the meters, each of these runs for minutes */
+    ctk_lua_limits_t lim = { 8u << 20, 0, 1500 };
+    ctk_error_t err;
+    char *out = run(unseen_work[_i].src, NULL, &lim, &err);
+
+    ck_assert_msg(out == NULL, "ran to the end: %s", unseen_work[_i].src);
+    ck_assert_msg(err.code == CTK_E_LIMIT, "%s: code %d: %s", unseen_work[_i].src, err.code, err.text);
+    ck_assert_msg(strstr(err.text, unseen_work[_i].text) != NULL, "%s: %s", unseen_work[_i].src,
+                  err.text);
+    ck_assert_msg(strstr(err.text, "1500 ms") != NULL, "%s", err.text);
+}
+END_TEST
+
+/* The metered functions give what Lua's give, errors included, and
+ * ordinary use stays far inside the budget. */
+START_TEST(test_luahost_metered_functions_behave_as_lua)
+{
+    ctk_lua_limits_t lim = { 0, 200000, 0 };
+    ctk_error_t err;
+    char *out;
+
+    out = run("local t = {3, 1, 2} table.sort(t) table.insert(t, 1, 0) table.insert(t, 9)\n"
+              "local r = table.remove(t, 1) table.move(t, 1, 2, 3)\n"
+              "emit(table.concat(t, ','), '|', r, '|', #(''):rep(1 << 40), '|', ('ab'):rep(3, '-'),\n"
+              "     '|', select('#', table.unpack(t)), '|', tostring(nil), '|', tonumber('0x10'),\n"
+              "     '|', utf8.len('h\\u{e9}'), '|', ('x'):upper(), '|', tostring(rawequal('a', 'a')))",
+              NULL, &lim, &err);
+    ck_assert_msg(out != NULL, "%s", err.text);
+    ck_assert_str_eq(out, "1,2,1,2|0|0|ab-ab-ab|4|nil|16|2|X|true");
+    free(out);
+    /* a library function's own argument error still names it */
+    ck_assert_ptr_null(run("table.insert(nil, 1)", NULL, &lim, &err));
+    ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+    ck_assert_ptr_nonnull(strstr(err.text, "bad argument #1 to 'insert'"));
+    ck_assert_ptr_null(run("local s = string.rep('x', 2, {})", NULL, &lim, &err));
+    ck_assert_ptr_nonnull(strstr(err.text, "bad argument #3 to 'rep'"));
+    ck_assert_ptr_null(run("table.move({}, -1, math.maxinteger, 2)", NULL, &lim, &err));
+    ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+    ck_assert_ptr_nonnull(strstr(err.text, "too many elements to move"));
+}
+END_TEST
+
 START_TEST(test_luahost_memory_cap_stops_bombs)
 {
     ctk_lua_limits_t lim = { 4u << 20, 0 };
@@ -389,6 +460,9 @@ int main(void)
     tcase_add_loop_test(tc, test_luahost_blocks_escape, 0, sizeof escapes / sizeof escapes[0]);
     tcase_add_test(tc, test_luahost_instruction_budget_stops_loops);
     tcase_add_test(tc, test_luahost_memory_cap_stops_bombs);
+    tcase_add_loop_test(tc, test_luahost_work_the_hook_cannot_see_is_bounded, 0,
+                        sizeof unseen_work / sizeof unseen_work[0]);
+    tcase_add_test(tc, test_luahost_metered_functions_behave_as_lua);
     tcase_add_test(tc, test_luahost_deep_recursion_is_an_error);
     tcase_add_test(tc, test_luahost_reports_syntax_error_line);
     tcase_add_test(tc, test_luahost_refuses_binary_chunks);

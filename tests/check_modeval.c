@@ -423,6 +423,12 @@ static const struct {
     { "local s = string.rep('x', 1 << 30)", CTK_E_LIMIT, -1, "memory" },
     { "local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end", CTK_E_LIMIT, -1, "memory" },
     { "while true do end", CTK_E_LIMIT, 1, "instruction" },
+    /* host functions' own work and what they keep are charged too */
+    { "for i = 1, 1e6 do append_path('X', '/p' .. i) end", CTK_E_LIMIT, -1, "instruction" },
+    { "local s = ('x'):rep(1 << 20)\nfor i = 1, 1e5 do setenv('V' .. i, s) end", CTK_E_LIMIT, -1, "memory" },
+    { "local s = ('x'):rep(10) for i = 1, 1e8 do local p = pathJoin(s, s, s) end", CTK_E_LIMIT, -1, "instruction" },
+    /* the fuzzer's find: the empty string repeated 10 << 30 times */
+    { "local s = string.rep('', 10 << 30) setenv('A', s) while true do end", CTK_E_LIMIT, 1, "instruction" },
     { "while true do pcall(function() while true do end end) end", CTK_E_LIMIT, 1, "instruction" },
     /* the 16 MiB cap is reached before Lua's own stack limit */
     { "local function f(n) return 1 + f(n + 1) end\nf(1)", CTK_E_LIMIT, -1, "memory" },
