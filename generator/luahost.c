@@ -488,6 +488,13 @@ static const struct {
     { "utf8", "codes", COST_READS },
 };
 
+static void push_metered(lua_State *L, lua_CFunction fn, cost_kind_t kind)
+{
+    lua_pushcfunction(L, fn);
+    lua_pushinteger(L, kind);
+    lua_pushcclosure(L, metered, 2);
+}
+
 static void meter_fn(lua_State *L, const char *name, cost_kind_t kind)
 {
     if (lua_getfield(L, -1, name) != LUA_TFUNCTION || !lua_iscfunction(L, -1)) {
@@ -847,13 +854,14 @@ static void push_template_helpers(lua_State *L)
     lua_setfield(L, -2, "emit");
     lua_pushcfunction(L, sb_emitln);
     lua_setfield(L, -2, "emitln");
-    lua_pushcfunction(L, sb_comment);
+    /* the quoting helpers scan their argument: metered like string.upper */
+    push_metered(L, sb_comment, COST_READS);
     lua_setfield(L, -2, "comment");
-    lua_pushcfunction(L, sb_lua_q);
+    push_metered(L, sb_lua_q, COST_READS);
     lua_setfield(L, -2, "lua_q");
-    lua_pushcfunction(L, sb_tcl_q);
+    push_metered(L, sb_tcl_q, COST_READS);
     lua_setfield(L, -2, "tcl_q");
-    lua_pushcfunction(L, sb_pc_q);
+    push_metered(L, sb_pc_q, COST_READS);
     lua_setfield(L, -2, "pc_q");
 }
 

@@ -132,6 +132,7 @@ static const struct {
     { "local t = {} for i = 1, 1e5 do t[i] = 'x' end\n"
       "for i = 1, 1e9 do local s = table.concat(t) end", "instruction budget" },
     { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local t = s .. i end", "instruction budget" },
+    { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local q = tcl_q(s) end", "instruction budget" },
     /* one instruction comparing two long strings: only the clock sees it */
     { "local a, b = ('x'):rep(2 << 20), ('x'):rep(2 << 20)\n"
       "local n = 0 for i = 1, 1e12 do if a == b then n = n + 1 end end", "time limit" },
