@@ -43,7 +43,7 @@
 /* Instructions between hooks: the most a time limit can be overrun by is
  * this many of the costliest single instructions. */
 #define HOOK_STEP 256
-#define BYTES_PER_STEP 32    /* allocated, or read by a library function */
+#define BYTES_PER_STEP 32    /* allocated, or given to a host function */
 #define HOST_KEEP_MAX 64     /* what a host function may keep per call, beyond 3x its arguments */
 
 /* ---- value tree ------------------------------------------------------------ */
