@@ -536,10 +536,13 @@ static int find_or_match(lua_State *L, bool find)
             plain = i == lp;
         }
         if (plain) {
-            const char *hit;
+            const char *hit = s + init;
 
             charge(&ms, (ls - init) + lp);
-            hit = memmem(s + init, ls - init, p, lp);
+            /* memchr skips to the first candidate much faster than
+             * memmem's setup and scan; memmem keeps the rest linear */
+            if (lp > 0 && (hit = memchr(hit, p[0], ls - init)) != NULL)
+                hit = memmem(hit, (size_t)(ms.src_end - hit), p, lp);
             report(&ms);
             if (!hit) {
                 luaL_pushfail(L);
