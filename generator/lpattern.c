@@ -4,7 +4,8 @@
  * The matcher walks a pattern the way Lua 5.4's own does, because three
  * things must come out the same as Lua's, not only the results:
  *   - nothing is compiled ahead: a malformed item is an error only when
- *     the walk reaches it, so "x[" fails on "x" and finds nothing in "y";
+ *     the walk reaches it, so "x[" is an error on "x" and finds nothing
+ *     in "y";
  *   - the nesting that counts towards "pattern too complex" (MAX_DEPTH):
  *     one level for each capture boundary and for each try of the rest of
  *     the pattern after a quantified item; a plain item, %b, %f and a
@@ -17,6 +18,13 @@
  * the walk by raising a Lua error.  A walk's state lives on the C stack (or,
  * for gmatch, in a userdata the iterator holds), so a longjmp out of any
  * point loses nothing.
+ *
+ * One departure, on purpose: Lua 5.4.4's gmatch iterator keeps its nesting
+ * counter from call to call, and an error leaves it unbalanced; called
+ * again after "pattern too complex" it has no limit left at all, and a
+ * deep enough pattern then overflows the C stack.  Here each call of the
+ * iterator starts with the full MAX_DEPTH, so such a second call raises
+ * "pattern too complex" again where Lua would go on.
  */
 #include <ctkconf.h>
 
@@ -123,7 +131,7 @@ static const char *fail_index(mstate_t *ms, int n)
     return NULL;
 }
 
-/* ---- single items ------------------------------------------------------------ */
+/* ---- single items -------------------------------------------------------- */
 
 /* Whether byte c is in the class named by the byte after '%': a class
  * letter, its upper case for the complement, or any other byte meaning
@@ -218,7 +226,7 @@ static inline bool single(const mstate_t *ms, const char *s, const char *p, cons
     }
 }
 
-/* ---- the walk ------------------------------------------------------------------ */
+/* ---- the walk ------------------------------------------------------------ */
 
 static const char *do_match(mstate_t *ms, const char *s, const char *p);
 
@@ -442,7 +450,7 @@ out:
     return s;
 }
 
-/* ---- captures to values ------------------------------------------------------------ */
+/* ---- captures to values -------------------------------------------------- */
 
 /* Capture i of the match s..e: sets *at and returns its length, or
  * CAP_POSITION (then *at is the position).  With no captures, capture 0
@@ -484,7 +492,7 @@ static int push_captures(mstate_t *ms, const char *s, const char *e)
     return n;
 }
 
-/* ---- find and match ------------------------------------------------------------------ */
+/* ---- find and match ------------------------------------------------------ */
 
 /* The 0-based offset where a search from Lua position pos begins (may be
  * past the end): negative counts from the end, too negative and 0 mean 1. */
@@ -590,7 +598,7 @@ static int lp_match(lua_State *L)
     return find_or_match(L, false);
 }
 
-/* ---- gmatch ------------------------------------------------------------------------- */
+/* ---- gmatch -------------------------------------------------------------- */
 
 /* Upvalues: subject, pattern, gmatch_t, meter box.  '^' anchors nothing
  * here: it is an ordinary byte, as in Lua 5.4.  A state is made afresh for
@@ -638,7 +646,7 @@ static int lp_gmatch(lua_State *L)
     return 1;
 }
 
-/* ---- gsub ----------------------------------------------------------------------------- */
+/* ---- gsub ---------------------------------------------------------------- */
 
 /* Append the replacement string (argument 3) for the match s..e. */
 static void add_template(mstate_t *ms, luaL_Buffer *b, const char *s, const char *e)
