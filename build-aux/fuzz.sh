@@ -54,7 +54,7 @@ status=0
 for t in $targets; do
     src="$top/tests/fuzz/fuzz_$t.c"
     [ -f "$src" ] || { echo "fuzz.sh: no target '$t'" >&2; exit 2; }
-    "$CLANG" -O1 -g -fsanitize=fuzzer $SAN -I"$top/generator" -I"$B/generator" -I"$B" \
+    "$CLANG" -O1 -g -fsanitize=fuzzer $SAN -I"$top/generator" -I"$B/generator" -I"$B" $(pkg-config --cflags lua5.4 jansson libpkgconf) \
         -o "$B/fuzz_$t" "$src" "$B/libctk.a" $libs
     work=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-fuzz-$t-XXXXXX")
     cp "$top/tests/fuzz/corpus/$t/"* "$work/"

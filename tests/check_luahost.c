@@ -121,6 +121,10 @@ static const struct {
 } unseen_work[] = {
     /* one call looping without output */
     { "table.move({}, 1, math.maxinteger - 1, 2)", "instruction budget" },
+    /* one call backtracking for hours, as a function and as a method */
+    { "local i = string.find(('a'):rep(40), '.-.-.-.-.-.-.-b')", "instruction budget" },
+    { "local s, n = (('a'):rep(2000)):gsub('a-a-a-a-b', '')", "instruction budget" },
+    { "for w in (('a'):rep(60)):gmatch('a-a-a-a-a-a-a-$b') do end", "instruction budget" },
     /* calls whose work the hook counts as one instruction each */
     { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local u = s:upper() end", "instruction budget" },
     { "local s = ('x'):rep(1 << 20) for i = 1, 1e9 do local n = utf8.len(s) end", "instruction budget" },

@@ -427,6 +427,7 @@ static const struct {
     { "for i = 1, 1e6 do append_path('X', '/p' .. i) end", CTK_E_LIMIT, -1, "instruction" },
     { "local s = ('x'):rep(1 << 20)\nfor i = 1, 1e5 do setenv('V' .. i, s) end", CTK_E_LIMIT, -1, "memory" },
     { "local s = ('x'):rep(10) for i = 1, 1e8 do local p = pathJoin(s, s, s) end", CTK_E_LIMIT, -1, "instruction" },
+    { "local v = ('x'):rep(60):match('(.-)(.-)(.-)(.-)(.-)(.-)y')", CTK_E_LIMIT, 1, "instruction" },
     /* the fuzzer's find: the empty string repeated 10 << 30 times */
     { "local s = string.rep('', 10 << 30) setenv('A', s) while true do end", CTK_E_LIMIT, 1, "instruction" },
     { "while true do pcall(function() while true do end end) end", CTK_E_LIMIT, 1, "instruction" },
