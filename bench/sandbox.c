@@ -200,8 +200,14 @@ int main(int argc, char **argv)
             }
             sand[k] = now_ms() - t0;
         }
-        printf("| %s | %.0f | %.*s |\n", hostile[i].name, median(sand, r),
-               (int)strcspn(err.text, "("), err.text);
+        {
+            /* the reason, without the limits in parentheses */
+            int n = (int)strcspn(err.text, "(");
+
+            while (n > 0 && err.text[n - 1] == ' ')
+                n--;
+            printf("| %s | %.0f | %.*s |\n", hostile[i].name, median(sand, r), n, err.text);
+        }
     }
     free(plain);
     free(sand);
