@@ -70,7 +70,7 @@ static const struct {
     const char *name;
     const char *src;
 } hostile[] = {
-    { "backtracking pattern", "local s = ('a'):rep(40) emit(tostring(s:find('.-.-.-.-.-.-.-b')))" },
+    { "backtracking pattern", "local s = ('a'):rep(80) emit(tostring(s:find('.-.-.-.-.-.-.-b')))" },
     { "empty string repeated 2^40 times, then a loop",
       "local s = (''):rep(1 << 40) while true do local t = s .. 'x' end" },
     { "table.move over 2^62 slots", "table.move({}, 1, 1 << 62, 2)" },

@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: MIT
  *
  * Lua's own pattern matcher backtracks without limit inside one C call,
- * where no instruction hook can reach it: `("a"):rep(40):find(".-.-.-.-b")`
- * runs for hours.  These functions give the results and the error messages
+ * where no instruction hook can reach it: `("a"):rep(60):find(".-.-.-.-.-.-.-b")`
+ * takes a minute, and each further "a" longer.  These functions give the results and the error messages
  * of Lua 5.4's, and report the work they do to a meter that may stop them
  * by raising a Lua error. */
 #ifndef CTK_LPATTERN_H
