@@ -13,6 +13,7 @@
 #include <ctkconf.h>
 
 #include "lpattern.h"
+#include "fuzz/pattern_ser.h"
 #include "testutil.h"
 
 #include <lauxlib.h>
@@ -43,17 +44,7 @@ static const char harness[] =
     "    return out\n"
     "  end,\n"
     "}\n"
-    "local function ser(v)\n"
-    "  local t = type(v)\n"
-    "  if t == 'string' then return string.format('%q', v) end\n"
-    "  if t == 'number' then return math.type(v) .. ' ' .. string.format('%q', v) end\n"
-    "  return t .. ' ' .. tostring(v)\n"
-    "end\n"
-    "local function packed(r)\n"
-    "  local parts = { r.n .. ':' }\n"
-    "  for i = 1, r.n do parts[#parts + 1] = ser(r[i]) end\n"
-    "  return table.concat(parts, ' ')\n"
-    "end\n"
+    PATTERN_SER_LUA
     "function describe(S, name, ...)\n"
     "  local ok, r = pcall(calls[name], S, table.pack(...))\n"
     "  if not ok then return 'error ' .. tostring(r) end\n"

@@ -27,6 +27,7 @@
 
 #include "fuzz.h"
 #include "lpattern.h"
+#include "pattern_ser.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -48,17 +49,7 @@ static const char harness[] =
     "  elseif k == 3 then return n * 10 end\n"
     "  return '<' .. tostring(a) .. '>'\n"
     "end\n"
-    "local function ser(v)\n"
-    "  local t = type(v)\n"
-    "  if t == 'string' then return string.format('%q', v) end\n"
-    "  if t == 'number' then return math.type(v) .. ' ' .. string.format('%q', v) end\n"
-    "  return t .. ' ' .. tostring(v)\n"
-    "end\n"
-    "local function packed(r)\n"
-    "  local parts = { r.n .. ':' }\n"
-    "  for i = 1, r.n do parts[#parts + 1] = ser(r[i]) end\n"
-    "  return table.concat(parts, ' ')\n"
-    "end\n"
+    PATTERN_SER_LUA
     "local calls = {\n"
     "  f = function(p, s, init) local r = table.pack(S.find(s, p, init)) return packed(r) end,\n"
     "  p = function(p, s, init) local r = table.pack(S.find(s, p, init, true)) return packed(r) end,\n"
