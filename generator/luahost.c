@@ -495,15 +495,29 @@ static void push_metered(lua_State *L, lua_CFunction fn, cost_kind_t kind)
     lua_pushcclosure(L, metered, 2);
 }
 
-static void meter_fn(lua_State *L, const char *name, cost_kind_t kind)
+/* The cost kind of lib.name: listed in metered_fns, else COST_ARGS. */
+static cost_kind_t kind_of(const char *lib, const char *name)
 {
-    if (lua_getfield(L, -1, name) != LUA_TFUNCTION || !lua_iscfunction(L, -1)) {
+    size_t i;
+
+    for (i = 0; i < sizeof metered_fns / sizeof metered_fns[0]; i++)
+        if (strcmp(metered_fns[i].lib, lib) == 0 && strcmp(metered_fns[i].name, name) == 0)
+            return metered_fns[i].kind;
+    return COST_ARGS;
+}
+
+/* Replace field name of the table at idx by its metered closure, if it is
+ * a C function. */
+static void meter_field(lua_State *L, int idx, const char *lib, const char *name)
+{
+    idx = lua_absindex(L, idx);
+    if (lua_getfield(L, idx, name) != LUA_TFUNCTION || !lua_iscfunction(L, -1)) {
         lua_pop(L, 1);
         return;
     }
-    lua_pushinteger(L, kind);
+    lua_pushinteger(L, kind_of(lib, name));
     lua_pushcclosure(L, metered, 2);
-    lua_setfield(L, -2, name);
+    lua_setfield(L, idx, name);
 }
 
 /* The pattern functions' meter: a matching step is a budget step. */
@@ -516,7 +530,7 @@ static void pattern_meter(lua_State *L, unsigned long steps)
  * the string metatable reaches the string library directly.  Functions
  * not listed in metered_fns are metered by the count of their arguments
  * and results (what they make is charged by the allocator); find, match,
- * gmatch and gsub are replaced by lpattern.c's. */
+ * gmatch and gsub are then replaced by lpattern.c's. */
 static void meter_libs(lua_State *L)
 {
     static const char *const whole[] = { "string", "table", "utf8" };
@@ -526,40 +540,20 @@ static void meter_libs(lua_State *L)
         lua_getglobal(L, whole[i]);
         lua_pushnil(L);
         while (lua_next(L, -2)) {
-            bool special = false;
-            size_t j;
-
             lua_pop(L, 1);
-            if (lua_type(L, -1) != LUA_TSTRING)
-                continue;
-            for (j = 0; j < sizeof metered_fns / sizeof metered_fns[0]; j++)
-                if (strcmp(metered_fns[j].lib, whole[i]) == 0 &&
-                    strcmp(metered_fns[j].name, lua_tostring(L, -1)) == 0)
-                    special = true;
-            if (!special) {
-                /* replacing an existing field does not disturb lua_next */
-                lua_pushvalue(L, -1);
-                lua_rawget(L, -3);
-                if (lua_iscfunction(L, -1)) {
-                    lua_pushvalue(L, -2);
-                    lua_insert(L, -2);
-                    lua_pushinteger(L, COST_ARGS);
-                    lua_pushcclosure(L, metered, 2);
-                    lua_rawset(L, -4);
-                } else {
-                    lua_pop(L, 1);
-                }
-            }
+            /* setting a field that exists does not disturb lua_next */
+            if (lua_type(L, -1) == LUA_TSTRING)
+                meter_field(L, -2, whole[i], lua_tostring(L, -1));
         }
-        if (i == 0)
-            ctk_lpat_install(L, -1, pattern_meter);
         lua_pop(L, 1);
     }
-    for (i = 0; i < sizeof metered_fns / sizeof metered_fns[0]; i++) {
-        lua_getglobal(L, metered_fns[i].lib);
-        meter_fn(L, metered_fns[i].name, metered_fns[i].kind);
-        lua_pop(L, 1);
-    }
+    lua_pushglobaltable(L);
+    for (i = 0; i < sizeof metered_fns / sizeof metered_fns[0]; i++)
+        if (strcmp(metered_fns[i].lib, "_G") == 0)
+            meter_field(L, -1, "_G", metered_fns[i].name);
+    lua_getfield(L, -1, "string");
+    ctk_lpat_install(L, -1, pattern_meter);
+    lua_pop(L, 2);
 }
 
 /* pcall that cannot catch a limit: the sandbox's only protected call. */
