@@ -22,7 +22,7 @@ static ctk_strlist_t g_notes;
 
 static void setup(void)
 {
-    g_tmp = tu_mkdtemp();
+    g_tmp = tu_scratch();
     memset(g_sdk, 0, sizeof g_sdk);
     ctk_strlist_init(&g_notes);
 }
@@ -38,9 +38,7 @@ static void teardown(void)
     ctk_strlist_fini(&g_notes);
     ctk_config_free(g_cfg);
     g_cfg = NULL;
-    tu_rmtree(g_tmp);
-    free(g_tmp);
-    tu_free_kept();
+    tu_scratch_end(&g_tmp);
 }
 
 /* A config of n SDKs (versions v[i], bases b[i]) and records for them as

@@ -45,16 +45,12 @@ static char g_mm[16];
 
 static void setup(void)
 {
-    g_tmp = tu_mkdtemp();
-    ck_assert_ptr_nonnull(g_tmp);
+    g_tmp = tu_scratch();
 }
 
 static void teardown(void)
 {
-    tu_free_kept();
-    tu_rmtree(g_tmp);
-    free(g_tmp);
-    g_tmp = NULL;
+    tu_scratch_end(&g_tmp);
 }
 
 /* g_tmp/rel with text; returns the path */

@@ -33,6 +33,23 @@ char *tu_mkdtemp(void)
     return p;
 }
 
+char *tu_scratch(void)
+{
+    char *dir = tu_mkdtemp();
+
+    ck_assert_ptr_nonnull(dir);
+    return dir;
+}
+
+void tu_scratch_end(char **dir)
+{
+    tu_free_kept();
+    if (*dir)
+        tu_rmtree(*dir);
+    free(*dir);
+    *dir = NULL;
+}
+
 void tu_rmtree(const char *dir)
 {
     if (!dir || (strncmp(dir, tmp_root(), strlen(tmp_root())) != 0 && strncmp(dir, "/tmp/", 5) != 0))

@@ -11,6 +11,11 @@
 /* A fresh private directory under $TMPDIR; caller frees the string and
  * removes the tree with tu_rmtree(). */
 char *tu_mkdtemp(void);
+/* A test's scratch directory: tu_scratch() makes one (asserting it could);
+ * tu_scratch_end() frees the kept strings (tu_free_kept), removes the
+ * tree and clears *dir.  For a checked fixture's setup and teardown. */
+char *tu_scratch(void);
+void tu_scratch_end(char **dir);
 /* rm -rf, refusing anything outside $TMPDIR or /tmp. */
 void tu_rmtree(const char *dir);
 /* Write text to dir/rel, creating parent dirs; returns the full path (caller frees). */
