@@ -5,25 +5,25 @@
 # (build-aux/sanitize.sh), then every fuzz target for CTK_FUZZ_RUNS
 # executions (default 100000; build-aux/fuzz.sh).  Fails if any part fails.
 # SPDX-License-Identifier: MIT
+#
+# Ends with one line giving each stage's result.  Every skip is listed with
+# its reason; with CTK_STRICT_SKIPS=1 (CI) a skip for any reason but the
+# absence of a GPU fails the run, since on a machine set up by the README's
+# commands it means an install step is missing.
 set -eu
 cd "$(dirname "$0")"
 sh build-aux/build.sh
-status=0
-make -j"$(nproc)" check || status=$?
-# show what failed, and the closing counts, where CI can see them
-for log in tests/*.log; do
-    [ -f "$log" ] || continue
-    case "$(tail -n 1 "${log%.log}.trs" 2>/dev/null)" in *FAIL*|*ERROR*) echo "=== $log"; cat "$log";; esac
-done
-passed=$(grep -h '^:test-result: PASS' tests/*.trs | wc -l)
-failed=$(grep -hE '^:test-result: (FAIL|ERROR|XPASS)' tests/*.trs | wc -l)
-skipped=$(grep -h '^:test-result: SKIP' tests/*.trs | wc -l)
-echo "$passed passed, $failed failed, $skipped skipped"
+suite=pass
+make -j"$(nproc)" check || suite=fail
+sh build-aux/suite-report.sh tests || suite=fail
 
 # the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # failing on any report
-sh build-aux/sanitize.sh || status=1
+san=pass
+sh build-aux/sanitize.sh || san=fail
 # each fuzz target for a fixed number of executions; a crash is saved under
 # tests/fuzz/regress/ and fails the run
-sh build-aux/fuzz.sh -r "${CTK_FUZZ_RUNS:-100000}" || status=1
-exit "$status"
+fuzz=pass
+sh build-aux/fuzz.sh -r "${CTK_FUZZ_RUNS:-100000}" || fuzz=fail
+echo "test.sh: suite $suite, sanitized suite $san, fuzzing $fuzz"
+[ "$suite$san$fuzz" = passpasspass ]

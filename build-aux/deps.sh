@@ -7,15 +7,31 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
+# clang's sanitizer and libFuzzer runtimes (libclang-rt-dev) are only a
+# recommendation of clang, so they are named; procps gives the tests pgrep
+# and ps, which see processes left behind
 pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
-      libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang valgrind"
+      libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang
+      libclang-rt-dev valgrind procps"
 missing=
 for p in $pkgs; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
         missing="$missing $p"
 done
 sudo=
-[ "$(id -u)" = 0 ] || sudo=sudo
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo=sudo
+    elif [ -n "$missing" ] || [ ! -d "$top/.deps-local/environment-modules" ]; then
+        echo "deps: not root and no sudo here, so nothing can be installed." >&2
+        [ -z "$missing" ] || {
+            echo "deps: as root (su -), run:" >&2
+            echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
+        }
+        echo "deps: then run this command again as yourself." >&2
+        [ -z "$missing" ] || exit 1
+    fi
+fi
 if [ -n "$missing" ]; then
     echo "deps: installing$missing"
     $sudo apt-get update -q

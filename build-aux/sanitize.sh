@@ -32,9 +32,8 @@ export ASAN_OPTIONS UBSAN_OPTIONS
 status=0
 make -C "$S/build" -j"$(nproc)" check >"$S/check.out" 2>&1 || status=$?
 grep -E '^(FAIL|ERROR|XPASS|# )' "$S/check.out" || true
-for log in "$S"/build/tests/*.log; do
-    case "$(tail -n 1 "${log%.log}.trs" 2>/dev/null)" in *FAIL*|*ERROR*) echo "=== $log"; cat "$log";; esac
-done
+# the logs of failing tests, the skips and the counts
+sh "$top/build-aux/suite-report.sh" "$S/build/tests" || status=1
 reports=$(find "$S/reports" -type f | wc -l)
 if [ "$reports" -gt 0 ]; then
     for r in "$S"/reports/*; do echo "=== $r"; head -60 "$r"; done

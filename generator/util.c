@@ -298,6 +298,13 @@ char *ctk_realpath(const char *path)
     return realpath(path, NULL);
 }
 
+bool ctk_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 void ctk_hash_hex(const void *data, size_t len, char out[17])
 {
     const unsigned char *p = data;

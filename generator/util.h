@@ -68,6 +68,11 @@ bool ctk_write_all(int fd, const char *data, size_t len);
 void ctk_remove_tree(const char *path);
 /* realpath(3) into a fresh string; NULL if it does not resolve (no error set). */
 char *ctk_realpath(const char *path);
+/* Do a and b name the same file (device and inode, after symlinks)?  How a
+ * path is spelt says nothing about what it is: a toolkit reached through a
+ * tree of symlinks or hard links is still that toolkit.  False if either
+ * does not resolve. */
+bool ctk_same_file(const char *a, const char *b);
 
 /* 64-bit FNV-1a of a byte string, as 16 lowercase hex digits in out[17]. */
 void ctk_hash_hex(const void *data, size_t len, char out[17]);

@@ -219,16 +219,24 @@ static int var_line(const ctk_vart_t *a, const char *name)
     return line;
 }
 
-/* Is the library file `lib` in the directory `dir` (both resolved)? */
+/* Is the library file `lib` one that the directory `dir` provides?  Either
+ * it resolves into dir, or dir holds an entry of the same name that is the
+ * same file: a toolkit assembled from symlinks or hard links into another
+ * tree (a view, a fixture on another filesystem) loads its libraries by
+ * paths that resolve elsewhere. */
 static bool lib_in_dir(const char *lib, const char *dir)
 {
-    char *rl = ctk_realpath(lib), *rd = ctk_realpath(dir), *slash;
+    char *rl = ctk_realpath(lib), *rd = ctk_realpath(dir), *slash, *own = NULL;
+    const char *base = strrchr(lib, '/');
     bool in = false;
 
     if (rl && rd && (slash = strrchr(rl, '/'))) {
         *slash = '\0';
         in = strcmp(rl, rd) == 0;
     }
+    if (!in && base && (own = ctk_path_join(dir, base + 1, NULL)))
+        in = ctk_same_file(lib, own);
+    free(own);
     free(rl);
     free(rd);
     return in;
@@ -872,15 +880,14 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
         }
     }
     if (hdr && (want = ctk_path_join(j->sdk->incdir, "cuda_runtime.h", j->err))) {
-        char *rh = ctk_realpath(hdr), *rw = ctk_realpath(want);
+        char *rh = ctk_realpath(hdr);
 
-        if (!rh || !rw || strcmp(rh, rw) != 0)
+        if (!ctk_same_file(hdr, want))
             ok = addf(a, "CTK-BUILD-001", var_line(a, "CPATH"), j->err,
                       "cc found cuda_runtime.h at %s%s%s%s, not in this toolkit's %s", hdr,
                       rh && strcmp(rh, hdr) ? " (" : "", rh && strcmp(rh, hdr) ? rh : "",
                       rh && strcmp(rh, hdr) ? ")" : "", j->sdk->incdir);
         free(rh);
-        free(rw);
         free(want);
     } else if (hdr) {
         ok = false;

@@ -1695,7 +1695,14 @@ int main(void)
     }
     rc = tu_run(sdk_suite(have_cuda));
     if (!have_cuda && rc == 0) {
-        printf("SKIP: no CUDA toolkit ($CTK_TEST_CUDA unset): the toolkit-free tests passed, "
+        const char *ok = getenv("CTK_TEST_CUDA_SKIP_OK");
+
+        if (!ok || strcmp(ok, "yes") != 0) {
+            printf("FAIL: no CUDA toolkit: configure found none, so the layout tests did not run "
+                   "(configure --with-cuda=DIR, or --without-cuda to skip them knowingly)\n");
+            return 1;
+        }
+        printf("SKIP: no CUDA toolkit (configured --without-cuda): the toolkit-free tests passed, "
                "the layout tests did not run\n");
         return 77;
     }

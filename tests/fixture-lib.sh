@@ -58,7 +58,14 @@ fixture_finish() {
 }
 
 # copy SRC DST: hard links, symlinks kept as they are (relative ones stay
-# relative); falls back to a tree of symlinks across filesystems.
+# relative).  Across filesystems (a toolkit on /usr, fixtures on a tmpfs or
+# a read-only bind mount), where hard links cannot be made: every file under
+# CTK_FIXTURE_LINK_MIB MiB (default 32: headers, nvcc, libcudart, version
+# files) is copied, so the fixture's own files are its own and a check that
+# a probe loaded this tree's libcudart, not the source's, still means
+# something; the few large libraries and compiler stages are symlinked to
+# the source.  CTK_FIXTURE_COPY=1 takes that path even where hard links
+# work (tests of it).
 # A directory reached through a symlink (/usr/local/nvvm -> cuda-X.Y/nvvm) is
 # copied from its physical path: copying the link itself would let a later
 # change write through it into the real toolkit.
@@ -67,10 +74,27 @@ copy() {
     if [ -L "$from" ] && [ -d "$from" ]; then
         from=$(cd "$from" && pwd -P)
     fi
-    if ! cp -al "$from" "$2" 2>/dev/null; then
-        rm -rf "$2"
-        cp -as "$from" "$2"
+    if [ "${CTK_FIXTURE_COPY:-0}" != 1 ] && cp -al "$from" "$2" 2>/dev/null; then
+        return 0
     fi
+    rm -rf "$2"
+    copy_across "$from" "$2"
+}
+
+# copy_across SRC DST: small files copied, large ones symlinked (above)
+copy_across() {
+    if [ ! -d "$1" ]; then
+        mib=$(( ($(wc -c <"$1") + 1048575) / 1048576 ))
+        if [ -L "$1" ] || [ "$mib" -lt "${CTK_FIXTURE_LINK_MIB:-32}" ]; then cp -a "$1" "$2"; else ln -s "$1" "$2"; fi
+        return 0
+    fi
+    mkdir -p "$2"
+    # directories, symlinks and small files, with modes and times
+    (cd "$1" && find . \( \( -type f -size -"${CTK_FIXTURE_LINK_MIB:-32}"M \) -o ! -type f \) -print0 |
+        tar --null --no-recursion -T - -cf -) | (cd "$2" && tar -xpf -)
+    (cd "$1" && find . -type f ! -size -"${CTK_FIXTURE_LINK_MIB:-32}"M -print) | while IFS= read -r f; do
+        ln -s "$1/${f#./}" "$2/${f#./}"
+    done
 }
 
 # replace (never edit) a file

@@ -79,7 +79,7 @@ JSON
         sh -c "printf '%s\n' '$lenv' | grep -Eq '^(LDFLAGS|CFLAGS|CXXFLAGS)=<unset>\$' && \
                [ \$(printf '%s\n' '$lenv' | grep -Ec '^(LDFLAGS|CFLAGS|CXXFLAGS)=<unset>\$') -eq 3 ]"
     check "$L: no stubs dir on LD_LIBRARY_PATH" \
-        sh -c "! printf '%s\n' '$lenv' | grep '^LD_LIBRARY_PATH=' | grep -q stubs"
+        sh -c "printf '%s\n' '$lenv' | grep -q '^LD_LIBRARY_PATH=/' && ! printf '%s\n' '$lenv' | grep '^LD_LIBRARY_PATH=' | grep -q stubs"
     check "$L: CUDA_HOME is the toolkit root" sh -c "printf '%s\n' '$lenv' | grep -qx 'CUDA_HOME=$base'"
     check "$L: CUDATOOLKIT_VERSION is the toolkit's 13.0 version" \
         sh -c "printf '%s\n' '$lenv' | grep -Eqx 'CUDATOOLKIT_VERSION=13\.0(\.[0-9]+)?'"
@@ -251,7 +251,8 @@ for pc in "$out"/pkgconfig/ctk-*-13.0.pc; do
     case $lib in cusolver | cusparse) last=ccall ;; esac
     others=$(grep -E '^[[:space:]]*lib(cu|nv|nccl)[^ ]* => ' "$w/ldd_$last" 2>/dev/null | grep -v " => $HPC/" |
         awk '{ printf "%s%s => %s", (NR > 1 ? ", " : ""), $1, $3 }')
-    check "split/$lib/$last: every CUDA library it loads comes from the split toolkit${others:+ (not: $others)}" [ -z "$others" ]
+    check "split/$lib/$last: every CUDA library it loads comes from the split toolkit${others:+ (not: $others)}" \
+        sh -c "grep -q ' => $HPC/' '$w/ldd_$last' && [ -z '$others' ]"
 done
 
 # MANPATH only where the toolkit has man pages, the same in both systems

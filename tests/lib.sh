@@ -25,12 +25,29 @@ check() { # check DESCRIPTION COMMAND... : pass if the command succeeds
     d=$1; shift
     if "$@"; then pass "$d"; else fail "$d"; fi
 }
+# none_running PATTERN: no process's command line matches PATTERN (pgrep -f).
+# pgrep says "none" by exiting 1; any other status (no pgrep, a bad
+# pattern) fails, so a missing tool can never read as "nothing left".
+none_running() {
+    command -v pgrep >/dev/null 2>&1 || { echo "# pgrep not installed (procps): cannot tell what is running"; return 1; }
+    nr_rc=0
+    pgrep -f "$1" >/dev/null || nr_rc=$?
+    [ "$nr_rc" -eq 1 ]
+}
 finish() {
     echo "$passes passed, $fails failed"
     [ "$fails" -eq 0 ]
 }
 
-need_cuda() { [ -n "$CTK_TEST_CUDA" ] && [ -x "$CTK_TEST_CUDA/bin/nvcc" ] || skip "no CUDA toolkit (configure found no nvcc)"; }
+# A missing toolkit is a skip only where configure was told --without-cuda;
+# one configure did not find fails, so it never passes as a green suite.
+need_cuda() {
+    [ -n "$CTK_TEST_CUDA" ] && [ -x "$CTK_TEST_CUDA/bin/nvcc" ] && return 0
+    [ "${CTK_TEST_CUDA_SKIP_OK:-no}" = yes ] && skip "no CUDA toolkit (configured --without-cuda)"
+    echo "FAIL: no CUDA toolkit: configure found no nvcc (on PATH or in /usr/local/cuda*, /opt/cuda);"
+    echo "FAIL: install one, or configure --with-cuda=DIR, or --without-cuda to skip these tests knowingly"
+    exit 1
+}
 need_lmod() { [ -f "$LMOD_EXEC" ] || skip "Lmod not installed ($LMOD_EXEC)"; }
 need_em() { [ -f "$EM_CMD" ] || skip "Environment Modules not unpacked ($EM_CMD; run build-aux/deps.sh)"; }
 

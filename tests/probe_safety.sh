@@ -43,7 +43,7 @@ trap 'reap_leftovers; [ -d "$TK" ] && find "$TK" -type d ! -perm -u+rwx -exec ch
 # for processes already sent SIGKILL to go)
 no_process_left() {
     n=0
-    while [ -n "$(leftovers)" ]; do
+    until none_running "$PAT"; do
         n=$((n + 1))
         [ $n -lt 20 ] || { echo "# left behind:"; ps -o pid,pgid,args -p "$(leftovers | tr '\n' ',' | sed 's/,$//')"; return 1; }
         sleep 0.1
