@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 START_TEST(test_util_path_join_normalises_slashes)
 {
@@ -111,6 +112,28 @@ START_TEST(test_util_first_error_wins)
 }
 END_TEST
 
+START_TEST(test_util_same_file_is_identity_not_spelling)
+{
+    char *dir = tu_scratch();
+    char *a = tu_keep(tu_write(dir, "a/lib.so", "x")), *copy = tu_keep(tu_write(dir, "c/lib.so", "x"));
+    char *sym = tu_str("%s/s/lib.so", dir), *hard = tu_str("%s/h/lib.so", dir), *chain = tu_str("%s/s2", dir);
+
+    tu_keep(tu_mkdirs(dir, "s"));
+    tu_keep(tu_mkdirs(dir, "h"));
+    ck_assert_int_eq(symlink(a, sym), 0);
+    ck_assert_int_eq(link(a, hard), 0);
+    ck_assert_int_eq(symlink("s/lib.so", chain), 0);
+    ck_assert(ctk_same_file(a, a));
+    ck_assert(ctk_same_file(sym, a));        /* a tree of symlinks: the same library */
+    ck_assert(ctk_same_file(a, hard));       /* a hard-link copy: the same library */
+    ck_assert(ctk_same_file(chain, hard));
+    ck_assert(!ctk_same_file(a, copy));      /* equal bytes, another file */
+    ck_assert(!ctk_same_file(a, tu_str("%s/missing", dir)));
+    ck_assert(!ctk_same_file(tu_str("%s/missing", dir), tu_str("%s/missing", dir)));
+    tu_scratch_end(&dir);
+}
+END_TEST
+
 START_TEST(test_util_hash_is_stable)
 {
     char h1[17], h2[17], h3[17];
@@ -136,6 +159,7 @@ int main(void)
     tcase_add_test(tc, test_util_file_read_limits_and_errors);
     tcase_add_test(tc, test_util_first_error_wins);
     tcase_add_test(tc, test_util_hash_is_stable);
+    tcase_add_test(tc, test_util_same_file_is_identity_not_spelling);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

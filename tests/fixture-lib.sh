@@ -57,15 +57,16 @@ fixture_finish() {
     echo "$out"
 }
 
-# copy SRC DST: hard links, symlinks kept as they are (relative ones stay
-# relative).  Across filesystems (a toolkit on /usr, fixtures on a tmpfs or
-# a read-only bind mount), where hard links cannot be made: every file under
-# CTK_FIXTURE_LINK_MIB MiB (default 32: headers, nvcc, libcudart, version
-# files) is copied, so the fixture's own files are its own and a check that
-# a probe loaded this tree's libcudart, not the source's, still means
-# something; the few large libraries and compiler stages are symlinked to
-# the source.  CTK_FIXTURE_COPY=1 takes that path even where hard links
-# work (tests of it).
+# copy SRC DST: a copy that behaves as another toolkit on any filesystem.
+# Every file under CTK_FIXTURE_LINK_MIB MiB (default 32: headers, nvcc,
+# libcudart, version files) is copied, so a fixture's own files are its
+# own: a check that a probe loaded this tree's libcudart or compiled this
+# tree's cuda_runtime.h, not the source's, tells them apart by identity
+# (device and inode), as validate does.  The few large libraries and
+# compiler stages are symlinks to the source.  Symlinks are kept as they
+# are (relative ones stay relative).  Hard links were used once: on a tmpfs
+# or a read-only bind mount they cannot be made, and where they can, a
+# fixture's libcudart is the source's own file.
 # A directory reached through a symlink (/usr/local/nvvm -> cuda-X.Y/nvvm) is
 # copied from its physical path: copying the link itself would let a later
 # change write through it into the real toolkit.
@@ -73,9 +74,6 @@ copy() {
     from=$1
     if [ -L "$from" ] && [ -d "$from" ]; then
         from=$(cd "$from" && pwd -P)
-    fi
-    if [ "${CTK_FIXTURE_COPY:-0}" != 1 ] && cp -al "$from" "$2" 2>/dev/null; then
-        return 0
     fi
     rm -rf "$2"
     copy_across "$from" "$2"

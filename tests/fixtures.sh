@@ -6,12 +6,13 @@
 #
 # CUDA_ROOT is a real toolkit (the wheel-assembled tree: bin/, include/,
 # lib/ with lib64 -> lib, nvvm/{bin,libdevice}, targets/<arch>/{include,lib}
-# as links to ../../include and ../../lib).  Every layout below is a
-# hard-link copy (cp -al; symlinks with cp -as when OUTDIR is on another
-# filesystem) rearranged with mv, so building takes seconds and no byte of
-# the toolkit is rewritten.  Files are only ever moved or replaced, never
-# edited in place: an edit would write through the hard link into the real
-# toolkit.
+# as links to ../../include and ../../lib).  Every layout below is a copy
+# rearranged with mv: the small files (headers, nvcc, libcudart) copied,
+# the large libraries symlinked to the source (fixture-lib.sh: copy), on
+# any filesystem, a tmpfs or one apart from the toolkit's included, so
+# building takes seconds and no byte of the toolkit is rewritten.  Files
+# are only ever moved or replaced, never edited in place: an edit would
+# write through a symlink into the real toolkit.
 #
 # OUTDIR/
 #   standalone/cuda-X.Y          runfile layout: real targets/<arch>/{include,lib},
@@ -27,7 +28,7 @@
 # X.Y comes from CUDART_VERSION in the source's cuda_runtime_api.h; the
 # version files say X.Y.0.  Idempotent and safe to run concurrently: a lock
 # (flock, else a mkdir lock) serialises builders, the tree is built in
-# OUTDIR.tmp and renamed into place, and OUTDIR/.stamp (holding CUDA_ROOT)
+# OUTDIR.tmp and renamed into place, and OUTDIR/.stamp (holding CUDA_ROOT and the format)
 # marks a finished build.  Prints OUTDIR.
 set -eu
 
@@ -41,7 +42,7 @@ src=${src%/}
 out=${out%/}
 
 here=$(cd "$(dirname "$0")" && pwd)
-stamp_text=$src
+stamp_text="$src fixtures 2"
 . "$here/fixture-lib.sh"
 fixture_begin
 

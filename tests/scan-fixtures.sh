@@ -59,7 +59,7 @@ case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 src=${src%/}
 out=${out%/}
 here=$(cd "$(dirname "$0")" && pwd)
-stamp_text="$src scan-fixtures 1"
+stamp_text="$src scan-fixtures 2"
 
 . "$here/fixture-lib.sh"
 fixture_begin
@@ -225,11 +225,11 @@ copy "$srclib" "$du/lib/$multiarch"
 inside "$du/lib/$multiarch"
 for f in "$st/nvvm/lib64"/libnvvm.so* "$st/extras/CUPTI/lib64"/*; do
     [ -e "$f" ] || [ -L "$f" ] || continue
-    cp -al "$f" "$du/lib/$multiarch/" 2>/dev/null || :
+    copy "$f" "$du/lib/$multiarch/${f##*/}"
 done
 for f in "$st/nvvm/include"/* "$st/extras/CUPTI/include"/*; do
     [ -e "$f" ] || continue
-    cp -al "$f" "$du/include/" 2>/dev/null || :
+    copy "$f" "$du/include/${f##*/}"
 done
 put "$nct/bin/nvcc.profile" <<'EOF'
 

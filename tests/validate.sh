@@ -77,6 +77,19 @@ check "pc: Cflags resolved by libpkgconf as the CLI does" \
       "$(PKG_CONFIG_PATH="$OUT/pkgconfig" PKG_CONFIG_LIBDIR= pkgconf --keep-system-cflags --cflags ctk-13.0 | sed 's/ *$//')" ]
 check "the private temp dirs are gone" vt_empty
 
+# ---- 1b. a toolkit that is a tree of symlinks (a view; a copy on another
+# filesystem): the probe loads its libcudart through a path that resolves
+# into the real toolkit, which is still this toolkit's own file
+cp -as "$B/." "$T/view"
+printf '{ "sdks": [ { "version": "13.0", "base": "%s" } ] }\n' "$T/view" > "$T/view.json"
+check "view: generate" "$CTKGEN" -q generate -c "$T/view.json" -o "$T/viewout"
+rc=0; V -c "$T/view.json" -o "$T/viewout" --no-cache > "$T/view-report.json" || rc=$?
+check "view: validate of a symlinked toolkit exits 0" [ "$rc" -eq 0 ]
+check "view: no finding says the probe loaded another libcudart (CTK-RUN-002)" \
+    sh -c "jq -r '.sdks[].artifacts[].findings[].code' '$T/view-report.json' > '$T/view.codes' && ! grep -q CTK-RUN-002 '$T/view.codes'"
+check "view: no error findings" \
+    [ "$(jq '[.sdks[].artifacts[].findings[] | select(.severity == "error")] | length' "$T/view-report.json")" = 0 ]
+
 # ---- 2. the sandbox and real Lmod give the same environment -----------------------
 if [ -f "$LMOD_EXEC" ]; then
     rc=0; V -c "$T/site.json" -o "$OUT" --no-cache --lmod --lmod-cmd "$LMOD_EXEC" > "$T/lmod.json" || rc=$?
