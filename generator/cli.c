@@ -139,12 +139,63 @@ void ctk_cli_print_exit_codes(const char *cmd)
 
 #define MAX_OPTS 32
 
+/* The global options every command also takes after its name: `ctkgen
+ * generate -q` is `ctkgen -q generate` (main.c reads them before it).  The
+ * last one given wins.  A command whose table has the same letter or name
+ * keeps it for itself. */
+static const ctk_opt_t global_opts[] = {
+    { "verbose", 'v', NULL, CTK_VERBOSE, "say more (each file, each toolkit found)" },
+    { "quiet", 'q', NULL, CTK_QUIET, "only errors: no notes, no warnings" },
+    { NULL, 0, NULL, 0, NULL },
+};
+
+/* getopt_long values: a command's option n is OPT_CMD + n, global option
+ * n is OPT_GLOBAL + n, so neither collides with a short option letter. */
+enum { OPT_CMD = 0x1000, OPT_GLOBAL = 0x2000 };
+
+static const ctk_opt_t *find_long(const ctk_opt_t *opts, const char *name, size_t len)
+{
+    for (; opts->long_name; opts++)
+        if (strlen(opts->long_name) == len && !strncmp(opts->long_name, name, len))
+            return opts;
+    return NULL;
+}
+
+static bool has_short(const ctk_opt_t *opts, int c)
+{
+    for (; opts->long_name; opts++)
+        if (opts->short_name == c)
+            return true;
+    return false;
+}
+
+/* A global option the command does not take over. */
+static bool global_applies(const ctk_cmd_doc_t *doc, const ctk_opt_t *g)
+{
+    return !find_long(doc->opts, g->long_name, strlen(g->long_name));
+}
+
+/* The global option getopt_long's result c stands for, if any. */
+static const ctk_opt_t *global_hit(const ctk_cmd_doc_t *doc, int c)
+{
+    const ctk_opt_t *g;
+
+    if (c >= OPT_GLOBAL)
+        return &global_opts[c - OPT_GLOBAL];
+    if (c <= 0 || c >= OPT_CMD || has_short(doc->opts, c))
+        return NULL;
+    for (g = global_opts; g->long_name; g++)
+        if (g->short_name == c && global_applies(doc, g))
+            return g;
+    return NULL;
+}
+
 int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char **arg)
 {
-    struct option lopts[MAX_OPTS + 1];
-    char shorts[3 * MAX_OPTS + 2];
-    size_t n = 0, s = 0;
-    const ctk_opt_t *o;
+    struct option lopts[MAX_OPTS + 3];
+    char shorts[3 * MAX_OPTS + 6];
+    size_t n = 0, s = 0, g;
+    const ctk_opt_t *o, *go;
     int c, idx = -1;
 
     shorts[s++] = ':'; /* report a missing argument as ':' */
@@ -152,23 +203,34 @@ int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char
         lopts[n].name = o->long_name;
         lopts[n].has_arg = o->arg ? required_argument : no_argument;
         lopts[n].flag = NULL;
-        lopts[n].val = 0x1000 + (int)n;
+        lopts[n].val = OPT_CMD + (int)n;
         if (o->short_name) {
             shorts[s++] = (char)o->short_name;
             if (o->arg)
                 shorts[s++] = ':';
         }
     }
+    for (g = 0; global_opts[g].long_name; g++) {
+        if (!global_applies(doc, &global_opts[g]))
+            continue;
+        lopts[n].name = global_opts[g].long_name;
+        lopts[n].has_arg = no_argument;
+        lopts[n].flag = NULL;
+        lopts[n++].val = OPT_GLOBAL + (int)g;
+        if (!has_short(doc->opts, global_opts[g].short_name))
+            shorts[s++] = (char)global_opts[g].short_name;
+    }
     memset(&lopts[n], 0, sizeof lopts[n]);
     shorts[s] = '\0';
 
     opterr = 0;
-    c = getopt_long(argc, argv, shorts, lopts, &idx);
+    while ((c = getopt_long(argc, argv, shorts, lopts, &idx)) != -1 && (go = global_hit(doc, c)))
+        ctk_cli_verbosity = (ctk_verbosity_t)go->id;
     *arg = optarg;
     if (c == -1)
         return -1;
-    if (c >= 0x1000)
-        return doc->opts[c - 0x1000].id;
+    if (c >= OPT_CMD)
+        return doc->opts[c - OPT_CMD].id;
     if (c == '?' || c == ':') {
         const char *bad = argv[optind - 1];
 
@@ -184,6 +246,25 @@ int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char
         if (o->short_name == c)
             return o->id;
     return '?';
+}
+
+/* "Global options (...)" of a command's --help: those it does not take over. */
+static void print_global_opts(const ctk_cmd_doc_t *doc)
+{
+    const ctk_opt_t *o;
+
+    printf("\nGlobal options (before or after '%s'):\n", doc->name);
+    for (o = global_opts; o->long_name; o++) {
+        char left[64];
+
+        if (!global_applies(doc, o))
+            continue;
+        if (has_short(doc->opts, o->short_name))
+            snprintf(left, sizeof left, "    --%s", o->long_name);
+        else
+            snprintf(left, sizeof left, "-%c, --%s", o->short_name, o->long_name);
+        put_row(left, 22, o->help);
+    }
 }
 
 void ctk_cli_print_help(const ctk_cmd_doc_t *doc)
@@ -204,6 +285,7 @@ void ctk_cli_print_help(const ctk_cmd_doc_t *doc)
                      o->arg ? o->arg : "");
         put_row(left, 22, o->help);
     }
+    print_global_opts(doc);
     if (doc->details)
         printf("\n%s", doc->details);
     putchar('\n');

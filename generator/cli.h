@@ -46,11 +46,13 @@ typedef struct {
 } ctk_cmd_doc_t;
 
 /* Iterate options: returns an option id, -1 at the end, or '?' after a
- * usage error was printed.  *arg gets the option's argument. */
+ * usage error was printed.  *arg gets the option's argument.  The global
+ * -v/--verbose and -q/--quiet are taken here too, for every command, and
+ * set ctk_cli_verbosity; they are never returned. */
 int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char **arg);
 
-/* A command's --help on stdout: usage, options, details, and the exit
- * statuses that command can return. */
+/* A command's --help on stdout: usage, options, the global options it
+ * takes, details, and the exit statuses that command can return. */
 void ctk_cli_print_help(const ctk_cmd_doc_t *doc);
 /* One "  NAME  summary" line of the command list in `ctkgen --help`, the
  * summary reflowed and wrapped with a hanging indent. */

@@ -31,7 +31,7 @@ static void print_main_help(void)
     printf("Usage: ctkgen [-v|-q] <command> [options] [args]\n"
            "Publish installed NVIDIA CUDA toolkits as Lmod and Environment Modules\n"
            "modulefiles and pkg-config files.\n\n"
-           "Global options:\n"
+           "Global options (-v and -q may also follow the command name):\n"
            "  -v, --verbose   say more (each file, each toolkit found)\n"
            "  -q, --quiet     only errors: no notes, no warnings\n"
            "  -h, --help      this text\n"

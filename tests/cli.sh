@@ -105,6 +105,44 @@ check "--template-dir that is not a dir: says what to try" grep -q "^Try 'ctkgen
 # -q: errors only, no notes and no warnings
 check "-q: an error still prints, exit 3" run 3 "$CTKGEN" -q generate -c "$T/none.json" -o "$T/o5"
 check "-q: the error is on stderr" grep -q "error:" "$T/err"
+
+# -v and -q (and --verbose, --quiet) also after the command name, for every
+# command; the last one wins.  A stand-in toolkit (nvcc that only exists,
+# the header, the library, version.json) is enough to generate, scan and
+# lint without CUDA.
+fake_toolkit() { # fake_toolkit DIR
+    mkdir -p "$1/bin" "$1/include" "$1/lib64"
+    printf '#!/bin/sh\nexit 1\n' > "$1/bin/nvcc"
+    chmod 755 "$1/bin/nvcc"
+    printf '#define CUDART_VERSION 13000\n' > "$1/include/cuda_runtime.h"
+    : > "$1/lib64/libcudart.so"
+    printf '{ "cuda": { "name": "CUDA SDK", "version": "13.0.48" } }\n' > "$1/version.json"
+}
+fake_toolkit "$T/fake"
+printf '{ "sdks": [ { "version": "13.0", "base": "%s" } ] }\n' "$T/fake" > "$T/fake.json"
+check "generate -q (after the command): exit 0" run 0 "$CTKGEN" generate -q -c "$T/fake.json" -o "$T/gq"
+check "generate -q: prints nothing" sh -c "[ ! -s '$T/out' ] && [ ! -s '$T/err' ]"
+check "generate --quiet among the options: exit 0" run 0 "$CTKGEN" generate -c "$T/fake.json" --quiet -o "$T/gq"
+check "generate --quiet among the options: prints nothing" sh -c "[ ! -s '$T/out' ] && [ ! -s '$T/err' ]"
+check "generate -v (after the command): exit 0" run 0 "$CTKGEN" generate -c "$T/fake.json" -o "$T/gq" -v
+check "generate -v: lists the unchanged files" grep -q '^  unchanged ' "$T/out"
+check "-q before and -v after: the last wins" run 0 "$CTKGEN" -q generate -c "$T/fake.json" -o "$T/gq" -v
+check "-q before and -v after: verbose" grep -q '^  unchanged ' "$T/out"
+check "scan -q: exit 0" run 0 "$CTKGEN" scan -q "$T/fake"
+check "scan -q: the config on stdout, nothing on stderr" sh -c "grep -q '\"13.0\"' '$T/out' && [ ! -s '$T/err' ]"
+check "lint -q: exit 0" run 0 "$CTKGEN" lint -q "$T/gq/lmod"
+check "lint -q: prints nothing (no findings)" sh -c "[ ! -s '$T/out' ] && [ ! -s '$T/err' ]"
+check "lint --verbose: exit 0" run 0 "$CTKGEN" lint "$T/gq/lmod" --verbose
+check "lint --verbose: lists the skipped file" grep -q '^skipped .*\.modulerc\.lua' "$T/out"
+check "validate -q: an error still prints, exit 3" run 3 "$CTKGEN" validate -q -c "$T/none.json"
+check "validate -q: the error is on stderr" grep -q "error:" "$T/err"
+for cmd in generate validate scan lint; do
+    check "$cmd --help names the global -v and -q" sh -c \
+        "grep -q '^Global options (before or after .$cmd.)' '$T/help-$cmd' && grep -q -- '-q, --quiet' '$T/help-$cmd' && grep -q -- '-v, --verbose' '$T/help-$cmd'"
+done
+check "--help says -v and -q may follow the command name" grep -q '^Global options (-v and -q may also follow the command name)' "$T/help-main"
+check "ctkgen.1 says -v and -q may follow the command name" grep -q 'may come before or after the command name' "$top_srcdir/docs/ctkgen.1"
+
 if [ -n "$CTK_TEST_CUDA" ] && [ -x "$CTK_TEST_CUDA/bin/nvcc" ]; then
     # a cache dir that cannot be made: validate warns "results not cached"
     "$CTKGEN" scan -o "$T/q.json" "$CTK_TEST_CUDA" 2>/dev/null
