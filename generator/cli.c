@@ -190,6 +190,63 @@ static const ctk_opt_t *global_hit(const ctk_cmd_doc_t *doc, int c)
     return NULL;
 }
 
+/* The usage error for a long option getopt_long refused (bad: the word as
+ * given, "--name" or "--name=value"): a flag given a value, an abbreviation
+ * that fits several options, or a misspelling, with the option it most
+ * likely meant when one is at most two edits away (as for config keys,
+ * config.c) and closer than the length of what was typed. */
+static void bad_long_option(const ctk_cmd_doc_t *doc, const char *bad)
+{
+    const ctk_opt_t *tables[2] = { doc->opts, global_opts }, *o, *best = NULL, *exact = NULL;
+    const ctk_opt_t *prefix = NULL;
+    const char *name = bad + 2;
+    size_t len = strcspn(name, "="), best_d = 3, t, n_prefix = 0;
+    char prefixed[256] = "";
+
+    for (t = 0; t < 2; t++) {
+        for (o = tables[t]; o->long_name; o++) {
+            char word[64];
+            size_t d;
+
+            if (t == 1 && !global_applies(doc, o))
+                continue;
+            if (strlen(o->long_name) == len && !strncmp(o->long_name, name, len))
+                exact = o;
+            if (len > 0 && !strncmp(o->long_name, name, len)) {
+                size_t used = strlen(prefixed);
+
+                snprintf(prefixed + used, sizeof prefixed - used, "%s--%s",
+                         n_prefix ? ", " : "", o->long_name);
+                prefix = o;
+                n_prefix++;
+            }
+            if (len >= sizeof word)
+                continue;
+            memcpy(word, name, len);
+            word[len] = '\0';
+            d = ctk_edit_distance(word, o->long_name);
+            if (d < best_d && d < len) {
+                best_d = d;
+                best = o;
+            }
+        }
+    }
+    /* getopt_long takes an exact name, or an abbreviation of one option
+     * only, unless it is a flag given a value */
+    if (exact || n_prefix == 1)
+        ctk_cli_usage(doc->name, "option '--%s' takes no argument",
+                      (exact ? exact : prefix)->long_name);
+    else if (n_prefix > 1)
+        ctk_cli_usage(doc->name, "option '--%.*s' is ambiguous (%s)", (int)len, name, prefixed);
+    else if (best)
+        ctk_cli_usage(doc->name, "unknown option '--%.*s'; did you mean '--%s'?", (int)len, name,
+                      best->long_name);
+    else if (len > 0)
+        ctk_cli_usage(doc->name, "unknown option '--%.*s'", (int)len, name);
+    else
+        ctk_cli_usage(doc->name, "unknown option '%s'", bad);
+}
+
 int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char **arg)
 {
     struct option lopts[MAX_OPTS + 3];
@@ -236,10 +293,10 @@ int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char
 
         if (c == ':')
             ctk_cli_usage(doc->name, "option '%s' needs an argument", bad);
-        else if (optopt)
-            ctk_cli_usage(doc->name, "unknown option '-%c'", optopt);
+        else if (!strncmp(bad, "--", 2) && bad[2])
+            bad_long_option(doc, bad);
         else
-            ctk_cli_usage(doc->name, "unknown option '%s'", bad);
+            ctk_cli_usage(doc->name, "unknown option '-%c'", optopt);
         return '?';
     }
     for (o = doc->opts; o->long_name; o++)

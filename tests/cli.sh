@@ -71,6 +71,31 @@ check "unknown command: says what to try" grep -q "Try 'ctkgen --help'" "$T/err"
 check "unknown option: exit 2" run 2 "$CTKGEN" generate --bogus
 check "unknown option: one line and a hint on stderr" sh -c \
     "[ \$(wc -l < '$T/err') -eq 2 ] && grep -q \"Try 'ctkgen generate --help'\" '$T/err' && [ ! -s '$T/out' ]"
+# a misspelt long option names the one meant (at most two edits away),
+# in the same one line + hint, for every command and the global options
+for case in "generate:--chek:--check" "validate:--requre-launch:--require-launch" \
+            "scan:--max-dpeth:--max-depth" "lint:--fix-sugest:--fix-suggest" \
+            "generate:--quite:--quiet" "lint:--verbsoe:--verbose"; do
+    cmd=${case%%:*} rest=${case#*:}
+    typo=${rest%%:*} meant=${rest#*:}
+    check "$cmd $typo: exit 2" run 2 "$CTKGEN" $cmd $typo
+    check "$cmd $typo: did you mean '$meant'?" grep -qx -- \
+        "ctkgen: $cmd: unknown option '$typo'; did you mean '$meant'?" "$T/err"
+    check "$cmd $typo: one line and a hint" sh -c \
+        "[ \$(wc -l < '$T/err') -eq 2 ] && grep -qx \"Try 'ctkgen $cmd --help'.\" '$T/err'"
+done
+check "--chek=1: exit 2" run 2 "$CTKGEN" generate --chek=1
+check "--chek=1: names the option without its value" grep -qx -- \
+    "ctkgen: generate: unknown option '--chek'; did you mean '--check'?" "$T/err"
+check "an option far from every other: exit 2" run 2 "$CTKGEN" generate --bogus
+check "an option far from every other: no suggestion" grep -qx -- "ctkgen: generate: unknown option '--bogus'" "$T/err"
+check "an option of another command: no suggestion" sh -c \
+    "'$CTKGEN' generate --lmod 2>&1 >/dev/null | grep -qx -- \"ctkgen: generate: unknown option '--lmod'\""
+check "a flag given a value: exit 2" run 2 "$CTKGEN" generate --check=yes
+check "a flag given a value: says it takes none" grep -qx -- "ctkgen: generate: option '--check' takes no argument" "$T/err"
+check "an ambiguous abbreviation: exit 2" run 2 "$CTKGEN" generate --no
+check "an ambiguous abbreviation: names what it could be" grep -qx -- \
+    "ctkgen: generate: option '--no' is ambiguous (--no-wait, --no-cache)" "$T/err"
 check "missing option argument: exit 2" run 2 "$CTKGEN" generate -c
 check "stray argument: exit 2" run 2 "$CTKGEN" generate extra
 check "--dry-run with --check: exit 2" run 2 "$CTKGEN" generate --dry-run --check -c /dev/null
