@@ -479,8 +479,8 @@ static void offset_to_pos(const char *s, size_t off, int *line, int *column)
  * a column counted in bytes.  json_error_t.position is the byte offset just
  * past what jansson consumed, and its text ends in "near '<token>'" with the
  * raw bytes of that token, so the token starts that many bytes earlier. */
-static void json_error_place(const char *text, size_t len, const json_error_t *je, int *line,
-                             int *column)
+static size_t json_error_place(const char *text, size_t len, const json_error_t *je, int *line,
+                               int *column)
 {
     size_t off = je->position > 0 ? (size_t)je->position : 0, at, tlen = strlen(je->text);
     const char *near = strstr(je->text, " near '"), *tok = NULL;
@@ -500,6 +500,37 @@ static void json_error_place(const char *text, size_t len, const json_error_t *j
     else /* no token quoted, or quoted only in part: find the token ourselves */
         at = token_start(text, len, off > 0 ? off - 1 : 0);
     offset_to_pos(text, at, line, column);
+    return at;
+}
+
+/* What the parser's words do not say about the two mistakes JSON written
+ * by hand makes most: a comma after the last member or item (the parser
+ * stopped at the '}' or ']' after it) and a comment (it stopped at the
+ * '/' that opens one).  at: the offset json_error_place() found.  Writes
+ * "" when neither applies. */
+static void json_error_hint(const char *text, size_t len, size_t at, char *hint, size_t size)
+{
+    size_t i = at;
+    int line, column;
+
+    hint[0] = '\0';
+    if (at >= len)
+        return;
+    if (text[at] == '/' && at + 1 < len && (text[at + 1] == '/' || text[at + 1] == '*')) {
+        snprintf(hint, size, "JSON has no comments: remove the %s comment",
+                 text[at + 1] == '/' ? "'//'" : "'/* */'");
+        return;
+    }
+    if (text[at] != '}' && text[at] != ']')
+        return;
+    while (i > 0 && is_json_ws(text[i - 1]))
+        i--;
+    if (i == 0 || text[i - 1] != ',')
+        return;
+    offset_to_pos(text, i - 1, &line, &column);
+    snprintf(hint, size,
+             "JSON allows no trailing comma: remove the comma before '%c' (line %d, column %d)",
+             text[at], line, column);
 }
 
 /* jansson's lexer reports some allocation failures as syntax errors
@@ -559,6 +590,8 @@ static bool json_error_is_nomem(const json_error_t *je)
 
 typedef struct {
     const char *source;
+    const char *text; /* the config as loaded, for a value as written */
+    size_t len;
     const posidx_t *idx;
     ctk_buf_t ptr; /* pointer of the value being checked */
     ctk_error_t *err;
@@ -1038,12 +1071,63 @@ static bool unknown_key(check_t *c, const table_t *t, const char *key)
 
 /* ---- members ----------------------------------------------------------------- */
 
+/* The number v, being checked, as the file writes it ("13.0", "12.10"),
+ * which is what its author meant as a string; formatted when that text
+ * cannot be had.  Returns out. */
+static const char *number_text(const check_t *c, const json_t *v, char *out, size_t size)
+{
+    ctk_pos_t p = pos_of(c, cur_ptr(c), false);
+    size_t off = 0, n;
+    int line = 1, prec;
+
+    while (c->text && line < p.line && off < c->len)
+        if (c->text[off++] == '\n')
+            line++;
+    if (c->text && p.line > 0 && line == p.line && p.column > 0) {
+        off += (size_t)p.column - 1;
+        for (n = 0; off + n < c->len && c->text[off + n] &&
+                    strchr("+-.0123456789eE", c->text[off + n]);
+             n++)
+            ;
+        if (n > 0 && n < size) {
+            memcpy(out, c->text + off, n);
+            out[n] = '\0';
+            return out;
+        }
+    }
+    if (json_is_integer(v)) {
+        snprintf(out, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return out;
+    }
+    /* the shortest form that reads back as the same double */
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(out, size, "%.*g", prec, json_real_value(v));
+        if (strtod(out, NULL) == json_real_value(v))
+            break;
+    }
+    if (!strpbrk(out, ".eE") && strlen(out) + 2 < size)
+        memcpy(out + strlen(out), ".0", 3);
+    return out;
+}
+
+/* v, being checked, is not the string it should be.  A number is most
+ * likely a version or a name written without quotes: say how to quote it. */
+static bool fail_not_string(check_t *c, const json_t *v)
+{
+    char num[48];
+
+    if (json_is_number(v))
+        return fail(c, "expected a string, got number; write \"%s\" in quotes",
+                    number_text(c, v, num, sizeof num));
+    return fail(c, "expected a string, got %s", type_name(v));
+}
+
 static bool take_string(check_t *c, const json_t *v, char **dst)
 {
     char *copy;
 
     if (!json_is_string(v))
-        return fail(c, "expected a string, got %s", type_name(v));
+        return fail_not_string(c, v);
     if (json_string_length(v) == 0)
         return fail(c, "expected a non-empty string");
     copy = ctk_strdup(json_string_value(v), c->err);
@@ -1077,7 +1161,7 @@ static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
         if (!push_key(c, name, &saved) || !check_env_name(c, name))
             return false;
         if (!json_is_string(val))
-            return fail(c, "expected a string, got %s", type_name(val));
+            return fail_not_string(c, val);
         if (json_string_length(val) == 0)
             return fail(c, "expected a non-empty string (leave %s out to not set it)", name);
         if (!check_env_value(c, json_string_value(val)))
@@ -1172,7 +1256,7 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
     switch (k->kind) {
     case K_IGNORE:
         if (!json_is_string(v))
-            return fail(c, "expected a string, got %s", type_name(v));
+            return fail_not_string(c, v);
         return true;
     case K_STRING:
         return take_string(c, v, str);
@@ -1561,14 +1645,19 @@ ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *s
     }
     root = parse(text, len, &je);
     if (!root) {
+        size_t at;
         int line, column;
 
         if (json_error_is_nomem(&je)) {
             ctk_error_nomem(err);
             goto out;
         }
-        json_error_place(text, len, &je, &line, &column);
-        ctk_error_set(err, CTK_E_JSON, source, line, column, "%s", je.text);
+        char hint[160];
+
+        at = json_error_place(text, len, &je, &line, &column);
+        json_error_hint(text, len, at, hint, sizeof hint);
+        ctk_error_set(err, CTK_E_JSON, source, line, column, "%s%s%s", je.text,
+                      hint[0] ? "; " : "", hint);
         goto out;
     }
     if (!posidx_build(&idx, text, len, source, err))
@@ -1577,6 +1666,8 @@ ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *s
     if (!cfg)
         goto out;
     c.source = source;
+    c.text = text;
+    c.len = len;
     c.idx = &idx;
     c.err = err;
     if (!check_object(&c, root, &top_table, cfg, cfg, NULL))

@@ -149,7 +149,39 @@ static void expect_error(const bad_case_t *bc)
 static const bad_case_t bad_json[] = {
     { "{'sdks': [],}",
       CTK_E_JSON, 1, 13,
-      "string or '}' expected" },
+      "string or '}' expected near '}'; JSON allows no trailing comma: remove the comma before "
+      "'}' (line 1, column 12)" },
+    /* the comma at the end of one line, the '}' or ']' on the next */
+    { "{\n"
+      "  'sdks': [{'version': '12.4', 'base': '/x'}],\n"
+      "}",
+      CTK_E_JSON, 3, 1,
+      "string or '}' expected near '}'; JSON allows no trailing comma: remove the comma before "
+      "'}' (line 2, column 46)" },
+    { "{\n"
+      "  'sdks': [\n"
+      "    {'version': '12.4', 'base': '/x'},\n"
+      "  ]\n"
+      "}",
+      CTK_E_JSON, 4, 3,
+      "unexpected token near ']'; JSON allows no trailing comma: remove the comma before ']' "
+      "(line 3, column 38)" },
+    { "{'sdks': [{'version': '12.4', 'base': '/x', \t\r\n }]}",
+      CTK_E_JSON, 2, 2,
+      "string or '}' expected near '}'; JSON allows no trailing comma: remove the comma before "
+      "'}' (line 1, column 43)" },
+    { "{\n"
+      "  // CUDA toolkits\n"
+      "  'sdks': []\n"
+      "}",
+      CTK_E_JSON, 2, 3,
+      "string or '}' expected near '/'; JSON has no comments: remove the '//' comment" },
+    { "{'sdks': [] /* none yet */}",
+      CTK_E_JSON, 1, 13,
+      "'}' expected near '/'; JSON has no comments: remove the '/* */' comment" },
+    { "{'sdks': []} // the end",
+      CTK_E_JSON, 1, 14,
+      "end of file expected near '/'; JSON has no comments: remove the '//' comment" },
     { "{\n"
       "  'module_name': 'x'\n"
       "  'sdks': []\n"
@@ -258,7 +290,7 @@ static const bad_case_t wrong_types[] = {
       "/: expected an object, got array" },
     { "{'module_name': 1, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 17,
-      "/module_name: expected a string, got number" },
+      "/module_name: expected a string, got number; write \"1\" in quotes" },
     { "{'pc_rpath': 'yes', 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 14,
       "/pc_rpath: expected true or false, got string" },
@@ -270,7 +302,23 @@ static const bad_case_t wrong_types[] = {
       "/sdks/1: expected an SDK object, got string" },
     { "{'sdks': [{'version': 12.4, 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 23,
-      "/sdks/0/version: expected a string, got number" },
+      "/sdks/0/version: expected a string, got number; write \"12.4\" in quotes" },
+    /* the number as written: 13.0 and 12.10, not 13 and 12.1 */
+    { "{'sdks': [{'version': 13.0, 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 23,
+      "/sdks/0/version: expected a string, got number; write \"13.0\" in quotes" },
+    { "{'sdks': [{'version': '12.10', 'name': 12.10, 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 40,
+      "/sdks/0/name: expected a string, got number; write \"12.10\" in quotes" },
+    { "{'default': 13, 'sdks': [{'version': '13.0', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 13,
+      "/default: expected a string, got number; write \"13\" in quotes" },
+    { "{'module_name': -1e3, 'sdks': [{'version': '13.0', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 17,
+      "/module_name: expected a string, got number; write \"-1e3\" in quotes" },
+    { "{'sdks': [{'version': '12.4', 'base': '/x', 'aliases': ['12', 12.0]}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/sdks/0/aliases/1: expected a string, got number; write \"12.0\" in quotes" },
     { "{'sdks': [{'version': '12.4', 'base': null}]}",
       CTK_E_CONFIG, 1, 39,
       "/sdks/0/base: expected a string, got null" },
@@ -279,7 +327,7 @@ static const bad_case_t wrong_types[] = {
       "/env: expected an object of NAME: \"value\", got array" },
     { "{'env': {'FOO': 1}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 17,
-      "/env/FOO: expected a string, got number" },
+      "/env/FOO: expected a string, got number; write \"1\" in quotes" },
     { "{'sdks': [{'version': '12.4', 'base': '/x', 'aliases': '12'}]}",
       CTK_E_CONFIG, 1, 56,
       "/sdks/0/aliases: expected an array of strings, got string" },
@@ -294,7 +342,7 @@ static const bad_case_t wrong_types[] = {
       "/sdks/0/host_compiler: expected an object, got array" },
     { "{'$schema': 1.5, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 13,
-      "/$schema: expected a string, got number" },
+      "/$schema: expected a string, got number; write \"1.5\" in quotes" },
     { "{'help': '', 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 10,
       "/help: expected a non-empty string" },
@@ -556,6 +604,29 @@ static const bad_case_t bad_env[] = {
 START_TEST(test_config_rejects_malformed_json_at_the_bad_token)
 {
     expect_error(&bad_json[_i]);
+}
+END_TEST
+
+/* The trailing comma and comment hints are for those alone: a comma or a
+ * '/' elsewhere gets the parser's words only. */
+START_TEST(test_config_json_hints_only_where_they_apply)
+{
+    static const char *const cases[] = {
+        "{ , }",
+        "{'sdks': [ , ]}",
+        "{'sdks': [1,, 2]}",
+        "{'help': 'x' /x}",
+        "{'sdks': [1 2]}",
+        "{'help': 'a // b', 'sdks': [1 2]}",
+    };
+    ctk_error_t err;
+    size_t i;
+
+    for (i = 0; i < N_OF(cases); i++) {
+        ck_assert_ptr_null(load(cases[i], &err));
+        ck_assert_int_eq(err.code, CTK_E_JSON);
+        ck_assert_msg(strstr(err.text, "JSON") == NULL, "%s: %s", cases[i], err.text);
+    }
 }
 END_TEST
 
@@ -1319,6 +1390,7 @@ int main(void)
     tcase_add_test(tc, test_config_skips_byte_order_mark);
     tcase_add_test(tc, test_config_takes_null_err_and_keeps_first_error);
     tcase_add_loop_test(tc, test_config_rejects_malformed_json_at_the_bad_token, 0, N_OF(bad_json));
+    tcase_add_test(tc, test_config_json_hints_only_where_they_apply);
     tcase_add_loop_test(tc, test_config_rejects_unknown_key, 0, N_OF(unknown_keys));
     tcase_add_loop_test(tc, test_config_rejects_wrong_type, 0, N_OF(wrong_types));
     tcase_add_loop_test(tc, test_config_rejects_missing_required, 0, N_OF(missing));
