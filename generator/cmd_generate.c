@@ -255,6 +255,35 @@ static bool warn_advice(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const c
     return ok;
 }
 
+void ctk_cmd_explain_denied(const char *named, bool is_dir, const char *hint, ctk_error_t *err)
+{
+    ctk_denied_t d;
+    char lead[CTK_ERROR_SOURCE_MAX + 64], where[CTK_ERROR_SOURCE_MAX + 8];
+
+    if (!err || err->code != CTK_E_IO ||
+        !ctk_write_denied(err->source[0] ? err->source : named, &d))
+        return;
+    if (!is_dir)
+        snprintf(lead, sizeof lead, "cannot write %s", named);
+    else if (ctk_is_dir(named))
+        snprintf(lead, sizeof lead, "cannot write to the output directory %s", named);
+    else
+        snprintf(lead, sizeof lead, "cannot create the output directory %s", named);
+    snprintf(where, sizeof where, "%s", is_dir && !strcmp(d.dir, named) ? "it" : d.dir);
+    ctk_error_init(err);
+    if (d.why == EROFS)
+        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "%s (%s): %s is on a file system mounted "
+                      "read-only; %s", lead, strerror(d.why), where, hint);
+    else if (d.uid == d.owner_uid)
+        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "%s (%s): user %s cannot write to %s (owner %s, "
+                      "mode %04o); %s, or make it writable: chmod u+w %s", lead, strerror(d.why),
+                      d.user, where, d.owner, d.mode, hint, d.dir);
+    else
+        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "%s (%s): user %s cannot write to %s (owner %s, "
+                      "mode %04o); %s, or ask %s to let %s write there", lead, strerror(d.why),
+                      d.user, where, d.owner, d.mode, hint, d.owner, d.user);
+}
+
 /* The output lock; when another run holds it and we may wait, say so
  * first, since that run may take a while (a --validate). */
 static ctk_lock_t *take_lock(const char *absout, bool shared, bool wait, ctk_error_t *err)
@@ -317,8 +346,11 @@ static int run(const gen_opts_t *o)
     /* --dry-run and --check only read: they share the lock with each other,
        wait for a writer, and create nothing */
     lock = take_lock(absout, o->dry_run || o->check, !o->no_wait, &err);
-    if (!lock)
+    if (!lock) {
+        if (!o->dry_run && !o->check)
+            ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
+    }
     plan = ctk_write_plan(absout, &out, &err);
     if (!plan)
         goto fail;
@@ -341,8 +373,10 @@ static int run(const gen_opts_t *o)
         rc = ctk_plan_has_changes(plan) ? CTK_EXIT_CHECK : CTK_EXIT_OK;
         goto done;
     }
-    if (!ctk_write_apply(plan, o->force, &err))
+    if (!ctk_write_apply(plan, o->force, &err)) {
+        ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
+    }
     print_summary(o, cfg, sdks, plan, absout);
     if (o->validate) {
         /* the lock is ours until validation ends: nobody rewrites what we check */

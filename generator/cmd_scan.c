@@ -157,8 +157,12 @@ int ctk_cmd_scan(int argc, char **argv)
     if (!(json = ctk_config_dump(res->cfg, &err)))
         goto fail;
     if (output) {
-        if (!ctk_write_file_atomic(output, json, strlen(json), &err))
+        if (!ctk_write_file_atomic(output, json, strlen(json), &err)) {
+            ctk_cmd_explain_denied(output, false,
+                                   "write it elsewhere with -o FILE (or to stdout, without -o)",
+                                   &err);
             goto fail;
+        }
         ctk_cli_info("wrote %s", output);
     } else {
         fputs(json, stdout);

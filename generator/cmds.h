@@ -26,6 +26,14 @@ extern const ctk_cmd_doc_t ctk_cmd_lint_doc;
  * finding no toolkit is CTK_E_ENV. */
 ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err);
 
+/* After err from writing what the user named with -o (named: a directory
+ * to write in when is_dir, else a file to write): when the cause is that
+ * this user may not write there (ctk_write_denied), err becomes a CTK_E_ENV
+ * that says so plainly: which directory, this user, its owner and mode,
+ * then hint (what to use instead) and asking the owner.  Other errors are
+ * left as they are. */
+void ctk_cmd_explain_denied(const char *named, bool is_dir, const char *hint, ctk_error_t *err);
+
 /* validate + progress on stderr + table or JSON on stdout; shared by
  * `validate` and `generate --validate`.  Returns the exit code. */
 typedef struct {

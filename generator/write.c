@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1599,4 +1600,64 @@ void ctk_write_unlock(ctk_lock_t *lock)
     if (lock->fd >= 0)
         close(lock->fd);
     free(lock);
+}
+
+/* ---- who may not write ------------------------------------------------------- */
+
+static void user_name(uid_t uid, char *out, size_t size)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res && res->pw_name[0])
+        snprintf(out, size, "%s", res->pw_name);
+    else
+        snprintf(out, size, "uid %u", (unsigned)uid);
+}
+
+/* dir becomes its parent, in place: "/a/b/" -> "/a", "/a" -> "/", "a" -> ".".
+ * False when dir is "/" or "." already. */
+static bool up_one(char *dir)
+{
+    size_t n = strlen(dir);
+    char *slash;
+
+    while (n > 1 && dir[n - 1] == '/')
+        dir[--n] = '\0';
+    if (!strcmp(dir, "/") || !strcmp(dir, "."))
+        return false;
+    slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, 2, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    return true;
+}
+
+bool ctk_write_denied(const char *path, ctk_denied_t *d)
+{
+    struct stat st;
+
+    memset(d, 0, sizeof *d);
+    if (!*path || (size_t)snprintf(d->dir, sizeof d->dir, "%s", path) >= sizeof d->dir)
+        return false;
+    /* a file (the lock, a config) is written in its directory; a directory
+     * that is not there yet, in the nearest one above it that is */
+    while (stat(d->dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        if (!up_one(d->dir))
+            return false;
+    /* the kernel's own check, for the effective user, ACLs included */
+    if (faccessat(AT_FDCWD, d->dir, W_OK | X_OK, AT_EACCESS) == 0)
+        return false;
+    if (errno != EACCES && errno != EPERM && errno != EROFS)
+        return false;
+    d->why = errno;
+    d->uid = (unsigned)geteuid();
+    d->owner_uid = (unsigned)st.st_uid;
+    d->mode = (unsigned)(st.st_mode & 07777);
+    user_name(geteuid(), d->user, sizeof d->user);
+    user_name(st.st_uid, d->owner, sizeof d->owner);
+    return true;
 }

@@ -118,4 +118,20 @@ ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err);
 ctk_lock_t *ctk_write_lock_shared(const char *outdir, bool wait, ctk_error_t *err);
 void ctk_write_unlock(ctk_lock_t *lock);
 
+/* Who may not write where: what ctk_write_denied() found. */
+typedef struct {
+    char dir[CTK_ERROR_SOURCE_MAX]; /* the directory this process may not write in */
+    int why;                        /* EACCES, EPERM or EROFS */
+    unsigned uid, owner_uid;        /* this process's effective user; dir's owner */
+    char user[64], owner[64];       /* their names ("uid N" for one without) */
+    unsigned mode;                  /* dir's permission bits */
+} ctk_denied_t;
+
+/* Whether writing at path failed because this process may not write
+ * there: path itself when it is a directory that exists, else the
+ * directory it is or would be created in (the nearest one that exists).
+ * Fills *d when so.  It only diagnoses a failure that happened: it
+ * changes nothing, and a directory found writable says nothing. */
+bool ctk_write_denied(const char *path, ctk_denied_t *d);
+
 #endif

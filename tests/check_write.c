@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -911,6 +912,71 @@ START_TEST(test_write_failure_keeps_old_file)
 }
 END_TEST
 
+/* In a child that became uid/gid 65534: the checks of
+ * test_write_denied_finds_the_directory_in_the_way as an exit status, 0
+ * when all hold, else the number of the first that failed. */
+static int denied_as_nobody(const char *ro, const char *mine)
+{
+    char *sub = path_in(ro, "a/b"), *lock = path_in(ro, CTK_LOCK_NAME);
+    ctk_denied_t d;
+
+    if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+        return 1;
+    if (!ctk_write_denied(ro, &d) || strcmp(d.dir, ro) || d.why != EACCES || d.uid != 65534 ||
+        d.owner_uid != 0 || d.mode != 0755 || strcmp(d.owner, "root"))
+        return 2;
+    if (!ctk_write_denied(sub, &d) || strcmp(d.dir, ro))
+        return 3; /* a directory to create: the nearest one there */
+    if (!ctk_write_denied(lock, &d) || strcmp(d.dir, ro))
+        return 4; /* a file: its directory */
+    if (ctk_write_denied(mine, &d))
+        return 5;
+    free(sub);
+    free(lock);
+    return 0;
+}
+
+/* ctk_write_denied names the directory this user may not write in (the
+ * path, its directory, or the nearest one that exists), its owner and mode,
+ * and says nothing of one it may write in. */
+START_TEST(test_write_denied_finds_the_directory_in_the_way)
+{
+    char *ro = path_in(tmp, "ro"), *mine = path_in(tmp, "mine");
+    ctk_denied_t d;
+    pid_t child;
+    int status;
+
+    ck_assert(!ctk_write_denied(out, &d));
+    ck_assert(!ctk_write_denied(tmp, &d));
+    ck_assert_int_eq(mkdir(ro, 0755), 0);
+    ck_assert_int_eq(chmod(ro, 0755), 0);
+    ck_assert_int_eq(mkdir(mine, 0755), 0);
+    ck_assert_int_eq(tu_sh("printf '1\\n' > '%s/%s'", ro, CTK_LOCK_NAME), 0);
+    if (getuid() == 0) {
+        /* mode 0755 on the way, so the other user reaches ro and mine */
+        ck_assert_int_eq(chmod(tmp, 0755), 0);
+        ck_assert_int_eq(chown(mine, 65534, 65534), 0);
+        child = fork();
+        ck_assert_int_ge(child, 0);
+        if (child == 0)
+            _exit(denied_as_nobody(ro, mine));
+        ck_assert_int_eq(waitpid(child, &status, 0), child);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "check %d failed as uid 65534",
+                      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    } else {
+        /* its own directory, made read-only */
+        ck_assert_int_eq(chmod(ro, 0555), 0);
+        ck_assert(ctk_write_denied(ro, &d));
+        ck_assert_str_eq(d.dir, ro);
+        ck_assert_int_eq(d.uid, d.owner_uid);
+        ck_assert_int_eq(d.mode, 0555);
+        chmod(ro, 0755);
+    }
+    free(ro);
+    free(mine);
+}
+END_TEST
+
 START_TEST(test_write_dir_replaced_by_file_after_plan)
 {
     static const char *const run2[] = {"lmod/new/1.lua", "n\n", NULL};
@@ -1772,6 +1838,7 @@ static Suite *write_suite(void)
     tcase_add_loop_test(tc, test_write_modes_ignore_umask, 0, sizeof umasks / sizeof umasks[0]);
     tcase_add_test(tc, test_write_failure_keeps_old_file);
     tcase_add_test(tc, test_write_dir_replaced_by_file_after_plan);
+    tcase_add_test(tc, test_write_denied_finds_the_directory_in_the_way);
     tcase_add_loop_test(tc, test_manifest_corrupt_line_is_error, 0,
                         sizeof corrupt / sizeof corrupt[0]);
     tcase_add_test(tc, test_manifest_outdir_may_not_exist);

@@ -168,6 +168,47 @@ done
 check "--help says -v and -q may follow the command name" grep -q '^Global options (-v and -q may also follow the command name)' "$T/help-main"
 check "ctkgen.1 says -v and -q may follow the command name" grep -q 'may come before or after the command name' "$top_srcdir/docs/ctkgen.1"
 
+# An output place this user may not write to: the error names it, the user
+# and the owner, and says what to do instead; exit 4 (environment).  Run as
+# nobody (setpriv) on root's mode-0755 directories, in a mode-0755 temp dir
+# nobody can reach, with a readable config and stand-in toolkit.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+    P=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-cli-XXXXXX")
+    trap 'rm -rf "$T" "$P"' EXIT
+    chmod 755 "$P"
+    fake_toolkit "$P/fake"
+    printf '{ "sdks": [ { "version": "13.0", "base": "%s" } ] }\n' "$P/fake" > "$P/site.json"
+    chmod -R a+rX "$P"
+    mkdir -m 755 "$P/ro"
+    nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    nb=$(getent passwd 65534 | cut -d: -f1)
+    [ -n "$nb" ] || nb="uid 65534"
+    rt=$(getent passwd 0 | cut -d: -f1)
+    if nobody "$CTKGEN" --version >/dev/null 2>&1 && nobody test -r "$P/site.json"; then
+        check "generate into a directory nobody may not write: exit 4" \
+            run 4 nobody "$CTKGEN" generate -c "$P/site.json" -o "$P/ro"
+        check "... names the directory, the user, the owner, and -o DIR" grep -qxF \
+            "ctkgen: error: cannot write to the output directory $P/ro (Permission denied): user $nb cannot write to it (owner $rt, mode 0755); choose another with -o DIR, or ask $rt to let $nb write there" "$T/err"
+        check "... in one line, nothing on stdout" sh -c "[ \$(wc -l < '$T/err') -eq 1 ] && [ ! -s '$T/out' ]"
+        check "... and writes nothing" [ -z "$(ls -A "$P/ro")" ]
+        check "generate creating a directory where nobody may not: exit 4" \
+            run 4 nobody "$CTKGEN" generate -c "$P/site.json" -o "$P/ro/sub/out"
+        check "... names the directory to create and the one in the way" grep -qxF \
+            "ctkgen: error: cannot create the output directory $P/ro/sub/out (Permission denied): user $nb cannot write to $P/ro (owner $rt, mode 0755); choose another with -o DIR, or ask $rt to let $nb write there" "$T/err"
+        check "generate --check only reads: exit 1 (the tree would change)" \
+            run 1 nobody "$CTKGEN" generate -q -c "$P/site.json" -o "$P/ro" --check
+        check "scan -o FILE where nobody may not write: exit 4" \
+            run 4 nobody "$CTKGEN" -q scan -o "$P/ro/site.json" "$P/fake"
+        check "... names the file, the user, the owner, and -o FILE" grep -qxF \
+            "ctkgen: error: cannot write $P/ro/site.json (Permission denied): user $nb cannot write to $P/ro (owner $rt, mode 0755); write it elsewhere with -o FILE (or to stdout, without -o), or ask $rt to let $nb write there" "$T/err"
+        check "... and writes nothing" [ -z "$(ls -A "$P/ro")" ]
+    else
+        echo "# uid 65534 cannot run $CTKGEN or read $P: an unwritable output not checked"
+    fi
+else
+    echo "# not root, or no setpriv: an unwritable output not checked"
+fi
+
 if [ -n "$CTK_TEST_CUDA" ] && [ -x "$CTK_TEST_CUDA/bin/nvcc" ]; then
     # a cache dir that cannot be made: validate warns "results not cached"
     "$CTKGEN" scan -o "$T/q.json" "$CTK_TEST_CUDA" 2>/dev/null
