@@ -305,6 +305,63 @@ int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char
     return '?';
 }
 
+/* Whether document name is a man page ("ctkgen.1"). */
+static bool is_man(const char *name)
+{
+    size_t len = strlen(name);
+
+    return len > 2 && !strcmp(name + len - 2, ".1");
+}
+
+/* Where document name is: the installed copy, else the source tree's,
+ * canonical, into buf; NULL when neither exists. */
+static const char *doc_path(const char *name, char *buf, size_t size)
+{
+    const char *dirs[2] = { NULL, NULL };
+    char *real;
+    size_t i;
+
+#if defined CTK_MANDIR && defined CTK_DOCDIR
+    dirs[0] = is_man(name) ? CTK_MANDIR "/man1" : CTK_DOCDIR;
+#endif
+#ifdef CTK_SRCDOCDIR
+    dirs[1] = CTK_SRCDOCDIR;
+#endif
+    for (i = 0; i < 2; i++) {
+        if (!dirs[i] || (size_t)snprintf(buf, size, "%s/%s", dirs[i], name) >= size ||
+            !ctk_is_file(buf))
+            continue;
+        /* the source dir of a VPATH build reads "/b/sub/../../src" */
+        if ((real = ctk_realpath(buf)) != NULL && strlen(real) < size)
+            memcpy(buf, real, strlen(real) + 1);
+        free(real);
+        return buf;
+    }
+    return NULL;
+}
+
+const char *ctk_cli_doc_ref(const char *name, char *buf, size_t size)
+{
+    char path[CTK_ERROR_SOURCE_MAX];
+
+    if (doc_path(name, path, sizeof path))
+        snprintf(buf, size, "%s%s", is_man(name) ? "man -l " : "", path);
+    else if (is_man(name))
+        snprintf(buf, size, "ctkgen(1)");
+    else
+        snprintf(buf, size, "%s in ctkgen's documentation (PREFIX/share/doc/ctkgen)", name);
+    return buf;
+}
+
+void ctk_cli_print_docs(const char *const *names)
+{
+    char ref[CTK_ERROR_SOURCE_MAX + 128];
+
+    printf("\nDocumentation:\n  %s\n", ctk_cli_doc_ref("ctkgen.1", ref, sizeof ref));
+    for (; names && *names; names++)
+        printf("  %s\n", ctk_cli_doc_ref(*names, ref, sizeof ref));
+}
+
 /* "Global options (...)" of a command's --help: those it does not take over. */
 static void print_global_opts(const ctk_cmd_doc_t *doc)
 {
@@ -347,6 +404,7 @@ void ctk_cli_print_help(const ctk_cmd_doc_t *doc)
         printf("\n%s", doc->details);
     putchar('\n');
     ctk_cli_print_exit_codes(doc->name);
+    ctk_cli_print_docs(doc->docs);
 }
 
 int ctk_cli_usage(const char *cmd, const char *fmt, ...)

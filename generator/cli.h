@@ -10,14 +10,7 @@
 #include "error.h"
 
 #include <stdbool.h>
-
-/* Where `make install` puts the site config reference (Makefile.am:
- * dist_doc_DATA and CTK_DOCDIR), for messages that point at it. */
-#ifdef CTK_DOCDIR
-#define CTK_SITE_CONFIG_DOC "site-config.md in " CTK_DOCDIR
-#else
-#define CTK_SITE_CONFIG_DOC "site-config.md among ctkgen's installed docs (PREFIX/share/doc/ctkgen)"
-#endif
+#include <stddef.h>
 
 typedef enum { CTK_QUIET = 0, CTK_NORMAL = 1, CTK_VERBOSE = 2 } ctk_verbosity_t;
 extern ctk_verbosity_t ctk_cli_verbosity;
@@ -43,6 +36,9 @@ typedef struct {
     const char *summary;  /* one sentence; its line breaks are reflowed */
     const char *details;  /* paragraph(s) after the options; may be NULL */
     const ctk_opt_t *opts;
+    /* the documents (docs/ names, "scan.md") --help points at besides
+     * ctkgen(1); NULL-terminated; may be NULL */
+    const char *const *docs;
 } ctk_cmd_doc_t;
 
 /* Iterate options: returns an option id, -1 at the end, or '?' after a
@@ -52,8 +48,22 @@ typedef struct {
 int ctk_cli_next_opt(int argc, char **argv, const ctk_cmd_doc_t *doc, const char **arg);
 
 /* A command's --help on stdout: usage, options, the global options it
- * takes, details, and the exit statuses that command can return. */
+ * takes, details, the exit statuses that command can return, and where
+ * its documents are (ctk_cli_print_docs). */
 void ctk_cli_print_help(const ctk_cmd_doc_t *doc);
+
+/* How to read one of ctkgen's documents, for a message that points at it
+ * (name: "ctkgen.1" or a docs/ name such as "site-config.md"): the
+ * installed copy (CTK_DOCDIR, CTK_MANDIR/man1) when it exists, else the
+ * copy in the source tree this binary was built from (CTK_SRCDOCDIR), as
+ * a canonical path, "man -l PATH" for the man page.  With neither, the
+ * name and where `make install` would put it.  Written into buf (size
+ * CTK_ERROR_SOURCE_MAX + 128 holds any); returns buf.  Every message that points at
+ * documentation goes through here, so each pointer is one that exists. */
+const char *ctk_cli_doc_ref(const char *name, char *buf, size_t size);
+/* "Documentation:" and, one a line, ctk_cli_doc_ref() of ctkgen.1 and of
+ * each of names (NULL-terminated; may be NULL), on stdout. */
+void ctk_cli_print_docs(const char *const *names);
 /* One "  NAME  summary" line of the command list in `ctkgen --help`, the
  * summary reflowed and wrapped with a hanging indent. */
 void ctk_cli_print_command(const char *name, const char *summary);

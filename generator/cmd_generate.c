@@ -61,6 +61,8 @@ static const ctk_opt_t generate_opts[] = {
     { NULL, 0, NULL, 0, NULL },
 };
 
+static const char *const generate_docs[] = { "site-config.md", "variables.md", NULL };
+
 const ctk_cmd_doc_t ctk_cmd_generate_doc = {
     "generate",
     "[-c FILE | --scan [DIR...]] [-o DIR] [options]",
@@ -77,6 +79,7 @@ const ctk_cmd_doc_t ctk_cmd_generate_doc = {
     "With --scan the config is what 'ctkgen scan DIR...' would write, and its\n"
     "decisions are printed on stderr as scan prints them.\n",
     generate_opts,
+    generate_docs,
 };
 
 typedef struct {
@@ -150,6 +153,7 @@ static ctk_config_t *scan_config(char *const *dirs, size_t n, int max_depth, boo
     ctk_scan_t *res;
     ctk_config_t *cfg = NULL;
     ctk_buf_t where;
+    char doc[CTK_ERROR_SOURCE_MAX + 128];
     double t0 = now_s();
     size_t i;
 
@@ -168,8 +172,9 @@ static ctk_config_t *scan_config(char *const *dirs, size_t n, int max_depth, boo
         else
             ctk_error_set(err, CTK_E_ENV, NULL, 0, 0,
                           "no CUDA toolkit found in %s; describe yours in a site config and pass "
-                          "it with -c (see " CTK_SITE_CONFIG_DOC ")",
-                          where.data ? where.data : "");
+                          "it with -c (see %s)",
+                          where.data ? where.data : "",
+                          ctk_cli_doc_ref("site-config.md", doc, sizeof doc));
         ctk_buf_fini(&where);
         goto out;
     }

@@ -42,6 +42,8 @@ static const ctk_opt_t lint_opts[] = {
     { NULL, 0, NULL, 0, NULL },
 };
 
+static const char *const lint_docs[] = { "lint.md", "diagnostics.md", NULL };
+
 const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "lint",
     "[options] FILE|DIR...",
@@ -54,11 +56,12 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "so do not lint untrusted Tcl files as root.  *.pc files are resolved by\n"
     "libpkgconf.  Each file's toolkit is found from what it sets (CUDA_HOME,\n"
     "PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and the file is\n"
-    "checked against it.  Findings carry a stable code (docs/diagnostics.md);\n"
+    "checked against it.  Findings carry a stable code (diagnostics.md);\n"
     "exit 1 when any is an error, so lint can gate a deployment.  An interrupt\n"
     "(SIGINT, SIGTERM, SIGHUP) stops what lint runs and ends it by that signal\n"
     "(exit status 128+N: 130 for SIGINT).\n",
     lint_opts,
+    lint_docs,
 };
 
 static bool parse_seconds(const char *s, double *out)

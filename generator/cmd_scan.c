@@ -34,6 +34,8 @@ static const ctk_opt_t scan_opts[] = {
     { NULL, 0, NULL, 0, NULL },
 };
 
+static const char *const scan_docs[] = { "scan.md", "site-config.md", NULL };
+
 const ctk_cmd_doc_t ctk_cmd_scan_doc = {
     "scan",
     "[-o FILE] [--max-depth N] [DIR...]",
@@ -50,8 +52,9 @@ const ctk_cmd_doc_t ctk_cmd_scan_doc = {
     "runtime-only and left out.  stderr gets one line per decision: found,\n"
     "duplicate, runtime-only, broken, unreadable, dangling, loop (with -v also\n"
     "depth), then a summary.  Problems are reported and skipped, never fatal.\n"
-    "See docs/scan.md.  Exit 4 when no toolkit is found.\n",
+    "See scan.md.  Exit 4 when no toolkit is found.\n",
     scan_opts,
+    scan_docs,
 };
 
 /* Parse --max-depth: 0 .. CTK_SCAN_MAX_DEPTH. */
@@ -103,6 +106,7 @@ int ctk_cmd_scan(int argc, char **argv)
     ctk_scan_t *res = NULL;
     ctk_error_t err;
     char *json = NULL, *summary = NULL, *where = NULL;
+    char doc[CTK_ERROR_SOURCE_MAX + 128];
     double t0;
     size_t i, n_dirs;
     int id, rc = CTK_EXIT_OK;
@@ -150,8 +154,8 @@ int ctk_cmd_scan(int argc, char **argv)
             goto fail;
         ctk_error_set(&err, CTK_E_ENV, NULL, 0, 0,
                       "no CUDA toolkit found in %s; name the directories that hold one "
-                      "(ctkgen scan DIR...), or describe it in a site config (see " CTK_SITE_CONFIG_DOC ")",
-                      where);
+                      "(ctkgen scan DIR...), or describe it in a site config (see %s)",
+                      where, ctk_cli_doc_ref("site-config.md", doc, sizeof doc));
         goto fail;
     }
     if (!(json = ctk_config_dump(res->cfg, &err)))

@@ -69,6 +69,8 @@ static const ctk_opt_t validate_opts[] = {
     { NULL, 0, NULL, 0, NULL },
 };
 
+static const char *const validate_docs[] = { "diagnostics.md", "site-config.md", NULL };
+
 const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "validate",
     "[-c FILE] [-o DIR] [options]",
@@ -83,13 +85,14 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "             nvcc using $(pkg-config --libs), and run with no environment.\n"
     "Each probe reports the libcudart it loaded, the runtime and driver\n"
     "versions, the GPU and whether its kernel's result was right.  Verdicts:\n"
-    "pass; fail with findings (codes in docs/diagnostics.md); skip when a part\n"
+    "pass; fail with findings (codes in diagnostics.md); skip when a part\n"
     "cannot run here (no driver or GPU, no Environment Modules), never counted\n"
     "as a pass.  Results that did not fail are cached; a re-run with nothing\n"
     "changed costs milliseconds.  Exit 1 when anything failed.  SIGINT, SIGTERM\n"
     "or SIGHUP stops the probes and removes their temp dirs; ctkgen then ends by\n"
     "that signal (exit status 128+N: 130 for SIGINT).\n",
     validate_opts,
+    validate_docs,
 };
 
 static bool use_color(FILE *fp)

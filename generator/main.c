@@ -26,6 +26,7 @@ static const command_t commands[] = {
 
 static void print_main_help(void)
 {
+    static const char *const docs[] = { "site-config.md", NULL };
     size_t i;
 
     printf("Usage: ctkgen [-v|-q] <command> [options] [args]\n"
@@ -43,9 +44,11 @@ static void print_main_help(void)
     ctk_cli_print_command("version", "print the version");
     printf("\nWith no config, 'ctkgen generate' scans the standard install places\n"
            "(/usr/local/cuda, /usr/local/cuda-*, /opt/cuda, /opt/nvidia/hpc_sdk, and\n"
-           "/usr for Debian's packages) and writes into ./ctkgen-out.  See ctkgen(1)\n"
-           "and " CTK_SITE_CONFIG_DOC ".\n\n");
+           "/usr for Debian's packages) and writes into ./ctkgen-out.  A site config\n"
+           "(every key in site-config.md, under Documentation) says exactly what to\n"
+           "publish.\n\n");
     ctk_cli_print_exit_codes(NULL);
+    ctk_cli_print_docs(docs);
 }
 
 static const command_t *find_command(const char *name)

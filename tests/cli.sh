@@ -35,9 +35,41 @@ done
 "$CTKGEN" --help > "$T/help-main"
 check "--help: every line of the command list is indented" awk \
     '/^Commands:/ { c = 1; next } c && /^$/ { exit } c && !/^  / { bad = 1 } END { exit bad }' "$T/help-main"
+# (but for the paths under "Documentation:", which depend on where ctkgen is)
 for cmd in main generate validate scan lint; do
-    check "$cmd --help fits 80 columns" awk 'length > 80 { bad = 1 } END { exit bad }' "$T/help-$cmd"
+    check "$cmd --help fits 80 columns" awk \
+        '/^Documentation:/ { exit } length > 80 { bad = 1 } END { exit bad }' "$T/help-$cmd"
 done
+# every pointer to documentation names a file that exists: the installed
+# copy, else the source tree's, as after the README's quick start, which
+# builds in place and installs nothing
+doc_paths() { # doc_paths FILE: the paths under "Documentation:", one a line
+    awk '/^Documentation:/ { d = 1; next } d && /^  / { sub(/^  (man -l )?/, ""); print }' "$1"
+}
+for cmd in main generate validate scan lint; do
+    n=0 bad=
+    for p in $(doc_paths "$T/help-$cmd"); do
+        n=$((n + 1))
+        [ -f "$p" ] || bad="$bad $p"
+    done
+    check "$cmd --help: each of its $n documents exists" sh -c "[ $n -ge 2 ] && [ -z '$bad' ]"
+    check "$cmd --help: the man page, to read with man -l" grep -Eq '^  man -l /.*/ctkgen\.1$' "$T/help-$cmd"
+done
+check "--help: site-config.md" grep -Eq '^  /.*/site-config\.md$' "$T/help-main"
+check "scan --help: scan.md" grep -Eq '^  /.*/scan\.md$' "$T/help-scan"
+check "lint --help: lint.md and diagnostics.md" sh -c \
+    "grep -Eq '^  /.*/lint\.md$' '$T/help-lint' && grep -Eq '^  /.*/diagnostics\.md$' '$T/help-lint'"
+check "validate --help: diagnostics.md" grep -Eq '^  /.*/diagnostics\.md$' "$T/help-validate"
+mkdir "$T/empty"
+see_doc() { sed -n 's/.*(see \(\/[^ )]*\))$/\1/p' "$T/err"; }
+check "scan finding no toolkit: exit 4" run 4 "$CTKGEN" scan "$T/empty"
+doc=$(see_doc)
+check "scan finding no toolkit: points at a site-config.md that exists ($doc)" \
+    sh -c "[ -f '$doc' ] && [ '${doc##*/}' = site-config.md ]"
+check "generate --scan finding no toolkit: exit 4" run 4 "$CTKGEN" generate --scan "$T/empty" -o "$T/o0"
+doc=$(see_doc)
+check "generate --scan finding no toolkit: points at a site-config.md that exists ($doc)" \
+    sh -c "[ -f '$doc' ] && [ '${doc##*/}' = site-config.md ]"
 # each --help lists the exit statuses that command can return, and only those
 exit_statuses() { # exit_statuses FILE: the statuses under "Exit status:", one line
     awk '/^Exit status:/ { e = 1; next } e && /^  [0-9]/ { printf "%s ", $1 } END { print "" }' "$1"
