@@ -187,9 +187,9 @@ check "split: without a module the .pc's run path finds math_libs' libcublas" \
 # every per-library .pc, alone, in a clean environment (no module, no
 # LD_LIBRARY_PATH): a program calling that library builds with cc, c++ and
 # nvcc from `pkgconf --cflags --libs ctk-<lib>-13.0`, runs, and ldd shows the
-# library taken from where the split layout keeps it.  The toolkit on this
-# machine is in ld.so's cache, so a missing or wrong run path shows as a
-# library resolved from there instead.
+# library taken from where the split layout keeps it.  Whether or not the
+# toolkit is in ld.so's cache here, a missing or wrong run path shows: as a
+# library resolved from the cache, or as one not found.
 libdir_of() {
     case $1 in
         cudart | nvrtc | nvjitlink) echo "$base/lib64" ;;
@@ -205,6 +205,9 @@ soname_of() {
     esac
 }
 PCLIBS="cudart cublas cufft curand cusolver cusparse nvrtc nvjitlink cupti nccl"
+mod_ldlib=$(load_and_run lmod "$out/lmod" cudatoolkit/13.0 'printf %s "$LD_LIBRARY_PATH"')
+check "split: the module puts base's lib64 on LD_LIBRARY_PATH ($mod_ldlib)" \
+    sh -c "case ':$mod_ldlib:' in *':$base/lib64:'*) ;; *) exit 1 ;; esac"
 for lib in $PCLIBS; do
     check "split: ctk-$lib-13.0.pc is written" [ -f "$out/pkgconfig/ctk-$lib-13.0.pc" ]
 done
@@ -230,11 +233,21 @@ for pc in "$out"/pkgconfig/ctk-*-13.0.pc; do
             cxx) build="c++ -x c++" ;;
             nvcc) build="'$base/bin/nvcc' -x cu" ;;
         esac
+        # libcusolver and libcusparse need libnvJitLink, which sits apart
+        # from them here and which only a link that keeps every -l makes the
+        # program's own (below); after an --as-needed link, as this
+        # machine's compilers do by default, the module's LD_LIBRARY_PATH
+        # finds it, never the linker cache
+        runenv= with=
+        case $lib:$how in
+            cusolver:cc | cusolver:cxx | cusolver:nvcc | cusparse:cc | cusparse:cxx | cusparse:nvcc)
+                runenv="LD_LIBRARY_PATH='$mod_ldlib'" with=", with the module's LD_LIBRARY_PATH" ;;
+        esac
         if $CLEAN_ENV PKG_CONFIG_PATH="$out/pkgconfig" sh -c "cd '$w' && \
                 $build -D$def '$top_srcdir/tests/data/integration/libcall.c' -o $how \
-                    \$(pkgconf --cflags --libs ctk-$lib-13.0) && ./$how > run_$how && ldd ./$how > ldd_$how" \
+                    \$(pkgconf --cflags --libs ctk-$lib-13.0) && $runenv ./$how > run_$how && $runenv ldd ./$how > ldd_$how" \
                 > "$w/log_$how" 2>&1 && grep -Eqx "$lib [0-9]+" "$w/run_$how"; then
-            pass "split/$lib/$how: builds from ctk-$lib-13.0.pc alone and runs its call"
+            pass "split/$lib/$how: builds from ctk-$lib-13.0.pc alone and runs its call$with"
         else
             fail "split/$lib/$how: build or run from ctk-$lib-13.0.pc failed"; tail -n 20 "$w/log_$how"; cat "$w/run_$how" 2>/dev/null
         fi
