@@ -711,7 +711,9 @@ char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err)
          jset(host, "tcl", jstr(r->tcl_modsys)) && jset(host, "lmod", jstr(r->lmod));
     ok = ok && jset(sum, "pass", jint((long long)r->n_pass)) &&
          jset(sum, "skip", jint((long long)r->n_skip)) &&
-         jset(sum, "fail", jint((long long)r->n_fail));
+         jset(sum, "fail", jint((long long)r->n_fail)) &&
+         jset(sum, "skip_launch", jint((long long)r->n_skip_launch)) &&
+         jset(sum, "skip_unchecked", jint((long long)r->n_skip_unchecked));
     for (i = 0; ok && i < r->n_sdks; i++)
         ok = jappend(sdks, sdk_json(&r->sdks[i]));
     ok = ok && jset(root, "ctkgen", jstr(PACKAGE_VERSION)) &&
@@ -1083,17 +1085,37 @@ bool ctk_report_art_from_json(const char *text, ctk_vart_t *a, ctk_error_t *err)
 
 #define ANSI_RESET "\033[0m"
 
-static const char *verdict_color(ctk_verdict_t v)
+/* What a person reads for an artifact's result.  A SKIP is split by what it
+ * left unknown (ctk_vart_skip_kind): after a launch skip the environment,
+ * build and link were checked; an artifact that was never evaluated was not
+ * checked at all, and the two must not look alike. */
+typedef enum { MARK_PASS, MARK_NOLAUNCH, MARK_UNCHECKED, MARK_FAIL, MARK__COUNT } mark_t;
+
+static const struct {
+    const char *word;    /* the cell, the progress line */
+    const char *color;
+    const char *legend;  /* under the table */
+} marks[MARK__COUNT] = {
+    { "PASS", "\033[32m", "passed: environment, build, link and kernel launch checked" },
+    { "NOLAUNCH", "\033[33m", "launch skipped (no GPU): environment, build and link passed" },
+    { "UNCHECKED", "\033[33m", "not checked: never evaluated here (no Environment Modules for Tcl)" },
+    { "FAIL", "\033[1;31m", "failed: an error-level finding, listed under its progress line" },
+};
+
+/* widest word above, plus the cache's '*' */
+#define MARK_WIDTH 10
+
+static mark_t mark_of(const ctk_vart_t *a)
 {
-    switch (v) {
+    switch (a->verdict) {
     case CTK_VERDICT_PASS:
-        return "\033[32m";
+        return MARK_PASS;
     case CTK_VERDICT_SKIP:
-        return "\033[33m";
+        return ctk_vart_skip_kind(a) == CTK_SKIP_LAUNCH ? MARK_NOLAUNCH : MARK_UNCHECKED;
     case CTK_VERDICT_FAIL:
-        return "\033[1;31m";
+        break;
     }
-    return "";
+    return MARK_FAIL;
 }
 
 /* gcc's colours for the same words */
@@ -1125,16 +1147,15 @@ static void put_text(FILE *fp, const char *s)
     }
 }
 
-/* "PASS" (uppercase), coloured when asked, padded with spaces to width. */
-static void put_verdict(FILE *fp, ctk_verdict_t v, bool cached, int width, bool color)
+/* The mark's word, coloured when asked, '*' when cached, padded with
+ * spaces to width. */
+static void put_mark(FILE *fp, mark_t m, bool cached, int width, bool color)
 {
-    const char *name = ctk_verdict_name(v);
-    int n = 0;
+    int n = (int)strlen(marks[m].word);
 
     if (color)
-        fputs(verdict_color(v), fp);
-    for (; name[n]; n++)
-        fputc(name[n] >= 'a' && name[n] <= 'z' ? name[n] - 'a' + 'A' : name[n], fp);
+        fputs(marks[m].color, fp);
+    fputs(marks[m].word, fp);
     if (color)
         fputs(ANSI_RESET, fp);
     if (cached) {
@@ -1154,7 +1175,7 @@ void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool co
     fputs("  ", fp);
     put_text(fp, m);
     fprintf(fp, "%*s  %-4s  ", len < 20 ? (int)(20 - len) : 0, "", ctk_art_name(art));
-    put_verdict(fp, a->verdict, false, 4, color);
+    put_mark(fp, mark_of(a), false, MARK_WIDTH - 1, color);
     fprintf(fp, " %7.2f s%s\n", a->seconds, a->cached ? "  (cached)" : "");
     for (i = 0; i < a->findings.len; i++) {
         const ctk_finding_t *f = &a->findings.items[i];
@@ -1191,7 +1212,7 @@ void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color)
 {
     static const char head[] = "module";
     size_t i, width = sizeof head - 1;
-    bool any_cached = false;
+    bool used[MARK__COUNT] = { false }, any_cached = false;
     int k;
 
     for (i = 0; i < r->n_sdks; i++) {
@@ -1202,7 +1223,7 @@ void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color)
     }
     fprintf(fp, "  %-*s", (int)width, head);
     for (k = 0; k < CTK_ART__COUNT; k++)
-        fprintf(fp, "  %-5s", ctk_art_name((ctk_art_t)k));
+        fprintf(fp, "  %-*s", MARK_WIDTH, ctk_art_name((ctk_art_t)k));
     fprintf(fp, " %8s\n", "time");
     for (i = 0; i < r->n_sdks; i++) {
         const ctk_vsdk_t *s = &r->sdks[i];
@@ -1212,14 +1233,26 @@ void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color)
         put_text(fp, m);
         fprintf(fp, "%*s", (int)(width - strlen(m)), "");
         for (k = 0; k < CTK_ART__COUNT; k++) {
+            mark_t mk = mark_of(&s->art[k]);
+
             fputs("  ", fp);
-            put_verdict(fp, s->art[k].verdict, s->art[k].cached, 5, color);
+            put_mark(fp, mk, s->art[k].cached, MARK_WIDTH, color);
+            used[mk] = true;
             any_cached = any_cached || s->art[k].cached;
         }
         fprintf(fp, " %6.2f s\n", s->seconds);
     }
+    /* the legend: the marks this table uses, in the order above */
+    if (r->n_sdks)
+        fputc('\n', fp);
+    for (k = 0; k < MARK__COUNT; k++)
+        if (used[k])
+            fprintf(fp, "  %-*s %s\n", MARK_WIDTH, marks[k].word, marks[k].legend);
     if (any_cached)
-        fputs("  (* from the cache)\n", fp);
-    fprintf(fp, "%zu pass, %zu skip, %zu fail (artifacts)\n", r->n_pass, r->n_skip, r->n_fail);
+        fprintf(fp, "  %-*s %s\n", MARK_WIDTH, "*", "from the cache: nothing it depends on changed");
+    fprintf(fp,
+            "%zu passed, %zu passed with launch skipped (no GPU), %zu not checked, %zu failed "
+            "(artifacts)\n",
+            r->n_pass, r->n_skip_launch, r->n_skip_unchecked, r->n_fail);
     fflush(fp);
 }

@@ -5,11 +5,13 @@
  * report.c owns every json_t of the validation side; nothing of jansson
  * leaks through this header.
  *
- * JSON report (schema documented in docs/validate.md):
+ * JSON report (verdicts and the summary's counts are explained in
+ * docs/diagnostics.md):
  *   { "ctkgen": "<version>", "outdir": ..., "jobs": N, "seconds": S,
  *     "host": { "cc": ..., "cc_version": ..., "cxx": ..., "driver": ...|null,
  *               "tcl": ...|null, "lmod": ...|null },
- *     "summary": { "pass": n, "skip": n, "fail": n },
+ *     "summary": { "pass": n, "skip": n, "fail": n,
+ *                  "skip_launch": n, "skip_unchecked": n },
  *     "sdks": [ { "module": ..., "pc": ..., "version": ..., "root": ...,
  *                 "verdict": "pass|skip|fail", "seconds": S,
  *                 "artifacts": [ { "kind": "lmod|tcl|pc", "file": ...,
@@ -21,6 +23,8 @@
  *                     "host_probe": {...}|null, "cuda_probe": {...}|null,
  *                     "launched": bool,
  *                     "findings": [ {"code","severity","file","line","message","fix"} ] } ] } ] }
+ * "skip_launch" and "skip_unchecked" split "skip" by ctk_vart_skip_kind():
+ * launch skipped (CTK-SKIP-001, -002) and never evaluated (CTK-SKIP-003).
  * Probe objects carry the probe's own keys (cudart_header, runtime, driver,
  * devices, status, device, cc, kernel_ok, libcudart).
  * Conventions: absent strings are null; "cc" is null when 0.0 (no GPU),
@@ -39,14 +43,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* "  cudatoolkit/13.0  lmod  PASS   1.42 s" plus, indented below, one line
- * per finding ("    error CTK-CPATH-001: ...") followed by its fix, and
- * the skip reason.  When color is true, verdicts and severities are
- * colored (ANSI).  Control bytes in messages are shown as \xNN. */
+/* "  cudatoolkit/13.0  lmod  PASS       1.42 s" plus, indented below, one
+ * line per finding ("    error CTK-CPATH-001: ...") followed by its fix,
+ * and the skip reason.  The result is a mark: PASS, NOLAUNCH (a skip of the
+ * launch alone), UNCHECKED (a skip of the whole artifact) or FAIL.  When
+ * color is true, marks and severities are colored (ANSI).  Control bytes
+ * in messages are shown as \xNN. */
 void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool color);
-/* Summary table: one row per SDK, one column per artifact (a verdict read
- * from the cache is marked '*', with a footnote) and the SDK's time, then
- * the counts line of r->n_* ("3 pass, 1 skip, 2 fail (artifacts)"). */
+/* Summary table: one row per SDK, one column per artifact holding its mark
+ * as above ('*' after it when read from the cache) and the SDK's time; a
+ * legend line for each mark the table uses; then the counts line of r->n_*
+ * ("3 passed, 1 passed with launch skipped (no GPU), 1 not checked,
+ * 2 failed (artifacts)"). */
 void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color);
 /* The whole report as JSON text (pretty, sorted as documented); caller frees. */
 char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err);

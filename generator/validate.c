@@ -84,6 +84,18 @@ const char *ctk_verdict_name(ctk_verdict_t v)
     return "?";
 }
 
+ctk_skip_kind_t ctk_vart_skip_kind(const ctk_vart_t *a)
+{
+    if (a->verdict != CTK_VERDICT_SKIP)
+        return CTK_SKIP_NONE;
+    /* judge_launch() sets these two only after the probes were built,
+     * linked and run against the artifact's environment */
+    if (a->skip_code &&
+        (strcmp(a->skip_code, "CTK-SKIP-001") == 0 || strcmp(a->skip_code, "CTK-SKIP-002") == 0))
+        return CTK_SKIP_LAUNCH;
+    return CTK_SKIP_UNCHECKED;
+}
+
 /* ---- shared state --------------------------------------------------------- */
 
 typedef struct {
@@ -1660,7 +1672,13 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
         for (int a = 0; a < CTK_ART__COUNT; a++)
             switch (out->sdks[i].art[a].verdict) {
             case CTK_VERDICT_PASS: out->n_pass++; break;
-            case CTK_VERDICT_SKIP: out->n_skip++; break;
+            case CTK_VERDICT_SKIP:
+                out->n_skip++;
+                if (ctk_vart_skip_kind(&out->sdks[i].art[a]) == CTK_SKIP_LAUNCH)
+                    out->n_skip_launch++;
+                else
+                    out->n_skip_unchecked++;
+                break;
             case CTK_VERDICT_FAIL: out->n_fail++; break;
             }
     ok = true;

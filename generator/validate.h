@@ -18,7 +18,9 @@
  * Verdicts: FAIL when any error-level finding; else SKIP when a part could
  * not run here (no driver or GPU for the launch, no Environment Modules for
  * Tcl); else PASS.  A skip is never a pass; --require-launch makes a launch
- * skip a failure.
+ * skip a failure.  Skips differ in what they leave unknown
+ * (ctk_vart_skip_kind): a launch skip follows a checked environment, build
+ * and link; a Tcl modulefile that was never evaluated was not checked at all.
  *
  * Probes are built in private temp dirs (mkdtemp under $TMPDIR, mode 0700),
  * removed afterwards; every step runs in a clean environment with a
@@ -50,6 +52,17 @@ typedef enum { CTK_VERDICT_PASS, CTK_VERDICT_SKIP, CTK_VERDICT_FAIL } ctk_verdic
 const char *ctk_art_name(ctk_art_t a);          /* "lmod" "tcl" "pc" */
 const char *ctk_verdict_name(ctk_verdict_t v);  /* "pass" "skip" "fail" */
 
+/* What a SKIP left unchecked. */
+typedef enum {
+    CTK_SKIP_NONE,      /* not a skip */
+    CTK_SKIP_LAUNCH,    /* CTK-SKIP-001, -002: environment, build and link were
+                         * checked; only the kernel launch did not happen (no
+                         * driver or GPU here) */
+    CTK_SKIP_UNCHECKED  /* CTK-SKIP-003, or a skip with a code this ctkgen does
+                         * not class: the artifact was never evaluated, nothing
+                         * about it is known */
+} ctk_skip_kind_t;
+
 typedef struct {
     ctk_art_t kind;
     char *file;               /* the artifact's path */
@@ -70,6 +83,9 @@ typedef struct {
     ctk_probe_report_t cuda;  /* the .cu probe */
     bool launched;            /* a kernel ran on a GPU and its result was checked */
 } ctk_vart_t;
+
+/* The kind of a's skip, from its verdict and skip code. */
+ctk_skip_kind_t ctk_vart_skip_kind(const ctk_vart_t *a);
 
 typedef struct {
     char *module;             /* "cudatoolkit/13.0" */
@@ -95,6 +111,7 @@ typedef struct {
     int jobs;
     double seconds;
     size_t n_pass, n_skip, n_fail;  /* artifacts */
+    size_t n_skip_launch, n_skip_unchecked; /* n_skip by ctk_vart_skip_kind(); they add up to it */
 } ctk_vreport_t;
 
 typedef struct {

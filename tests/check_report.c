@@ -240,6 +240,7 @@ static void report_fill(ctk_vreport_t *r)
     r->n_pass = 3;
     r->n_skip = 1;
     r->n_fail = 2;
+    r->n_skip_unchecked = 1;
 }
 
 static void report_free(ctk_vreport_t *r)
@@ -333,6 +334,14 @@ static char *mem_close(mem_t *m)
 static void assert_contains(const char *hay, const char *needle)
 {
     ck_assert_msg(strstr(hay, needle) != NULL, "expected \"%s\" in:\n%.1500s", needle, hay);
+}
+
+static void assert_ends_with(const char *hay, const char *tail)
+{
+    size_t n = strlen(hay), t = strlen(tail);
+
+    ck_assert_msg(n >= t && strcmp(hay + n - t, tail) == 0, "expected to end with \"%s\":\n%.1500s",
+                  tail, hay);
 }
 
 static void assert_lacks(const char *hay, const char *needle)
@@ -808,10 +817,13 @@ START_TEST(test_report_json_has_documented_shape)
     ck_assert(json_is_null(json_object_get(host, "lmod")));
     assert_contains(jget_str(host, "tcl"), "Environment Modules 5.2.0");
 
-    assert_keys(json_object_get(root, "summary"), "pass,skip,fail");
+    /* the skip split comes after the original keys, which stay */
+    assert_keys(json_object_get(root, "summary"), "pass,skip,fail,skip_launch,skip_unchecked");
     ck_assert_int_eq(jget_int(json_object_get(root, "summary"), "pass"), 3);
     ck_assert_int_eq(jget_int(json_object_get(root, "summary"), "skip"), 1);
     ck_assert_int_eq(jget_int(json_object_get(root, "summary"), "fail"), 2);
+    ck_assert_int_eq(jget_int(json_object_get(root, "summary"), "skip_launch"), 0);
+    ck_assert_int_eq(jget_int(json_object_get(root, "summary"), "skip_unchecked"), 1);
 
     ck_assert_uint_eq(json_array_size(json_object_get(root, "sdks")), 2);
     sdk = json_array_get(json_object_get(root, "sdks"), 0);
@@ -1189,7 +1201,7 @@ START_TEST(test_progress_shows_skip_reason_once_and_cache)
     ctk_report_progress(m.fp, &s, CTK_ART_PC, false);
     out = mem_close(&m);
     assert_contains(out, "  cudatoolkit/12.4");
-    assert_contains(out, " tcl   SKIP ");
+    assert_contains(out, " tcl   UNCHECKED ");
     assert_contains(out, "\n    skipped CTK-SKIP-003: Environment Modules not found\n");
     assert_contains(out, " pc    PASS ");
     assert_contains(out, "1.42 s  (cached)\n");
@@ -1219,15 +1231,19 @@ START_TEST(test_table_has_one_row_per_sdk_and_counts)
     mem_open(&m);
     ctk_report_table(m.fp, &r, false);
     out = mem_close(&m);
-    ck_assert(ctk_str_has_prefix(out, "  module            lmod   tcl    pc        time\n"));
-    assert_contains(out, "\n  cudatoolkit/13.0  FAIL   SKIP   PASS*   3.50 s\n");
-    assert_contains(out, "\n  cudatoolkit/12.4  PASS   PASS   FAIL    2.25 s\n");
-    assert_contains(out, "\n  (* from the cache)\n");
+    ck_assert(ctk_str_has_prefix(
+        out, "  module            lmod        tcl         pc             time\n"));
+    assert_contains(out, "\n  cudatoolkit/13.0  FAIL        UNCHECKED   PASS*        3.50 s\n");
+    assert_contains(out, "\n  cudatoolkit/12.4  PASS        PASS        FAIL         2.25 s\n\n");
+    assert_contains(out, "\n  PASS       passed: environment, build, link and kernel launch checked\n");
+    assert_contains(out, "\n  FAIL       failed: ");
+    assert_contains(out, "\n  *          from the cache");
     last = strrchr(out, '\n');
     ck_assert(last && last[1] == '\0');
     while (last > out && last[-1] != '\n')
         last--;
-    ck_assert_str_eq(last, "3 pass, 1 skip, 2 fail (artifacts)\n");
+    ck_assert_str_eq(last, "3 passed, 0 passed with launch skipped (no GPU), 1 not checked, "
+                           "2 failed (artifacts)\n");
     assert_lacks(out, "\033");
     free(out);
 
@@ -1235,8 +1251,130 @@ START_TEST(test_table_has_one_row_per_sdk_and_counts)
     ctk_report_table(m.fp, &r, true);
     out = mem_close(&m);
     assert_contains(out, "\033[32mPASS\033[0m*");
-    assert_contains(out, "\033[33mSKIP\033[0m ");
+    assert_contains(out, "\033[33mUNCHECKED\033[0m ");
     free(out);
+    report_free(&r);
+}
+END_TEST
+
+/* One SDK whose lmod and pc artifacts were built, linked and run but not
+ * launched (no driver, no GPU) and whose Tcl modulefile was never loaded
+ * (no Environment Modules): all three are SKIP, and what they prove differs. */
+static void report_fill_skips(ctk_vreport_t *r)
+{
+    static const char *const codes[] = { "CTK-SKIP-001", "CTK-SKIP-003", "CTK-SKIP-002" };
+    int k;
+
+    report_fill(r);
+    sdk_fini(&r->sdks[1]);
+    r->n_sdks = 1;
+    for (k = 0; k < CTK_ART__COUNT; k++) {
+        ctk_vart_t *a = &r->sdks[0].art[k];
+
+        ctk_vart_fini(a);
+        a->file = xstrdup("/out/x");
+        a->verdict = CTK_VERDICT_SKIP;
+        a->skip_code = xstrdup(codes[k]);
+        a->skip_reason = xstrdup(ctk_diag_find(codes[k])->summary);
+        a->seconds = 0.5;
+    }
+    r->sdks[0].verdict = CTK_VERDICT_SKIP;
+    r->n_pass = r->n_fail = 0;
+    r->n_skip = 3;
+    r->n_skip_launch = 2;
+    r->n_skip_unchecked = 1;
+}
+
+START_TEST(test_skip_kind_follows_the_skip_code)
+{
+    static const struct {
+        ctk_verdict_t verdict;
+        const char *code;
+        ctk_skip_kind_t want;
+    } cases[] = {
+        { CTK_VERDICT_SKIP, "CTK-SKIP-001", CTK_SKIP_LAUNCH },
+        { CTK_VERDICT_SKIP, "CTK-SKIP-002", CTK_SKIP_LAUNCH },
+        { CTK_VERDICT_SKIP, "CTK-SKIP-003", CTK_SKIP_UNCHECKED },
+        { CTK_VERDICT_SKIP, NULL, CTK_SKIP_UNCHECKED },     /* unknown: claim nothing */
+        { CTK_VERDICT_SKIP, "CTK-SKIP-999", CTK_SKIP_UNCHECKED },
+        { CTK_VERDICT_PASS, NULL, CTK_SKIP_NONE },
+        { CTK_VERDICT_FAIL, "CTK-SKIP-001", CTK_SKIP_NONE }, /* a failure is a failure */
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ctk_vart_t a;
+
+        art_init(&a, CTK_ART_LMOD);
+        a.verdict = cases[i].verdict;
+        a.skip_code = cases[i].code ? xstrdup(cases[i].code) : NULL;
+        ck_assert_msg(ctk_vart_skip_kind(&a) == cases[i].want, "case %zu", i);
+        ctk_vart_fini(&a);
+    }
+}
+END_TEST
+
+START_TEST(test_table_tells_launch_skip_from_not_checked)
+{
+    ctk_vreport_t r;
+    mem_t m;
+    char *out;
+
+    report_fill_skips(&r);
+    mem_open(&m);
+    ctk_report_table(m.fp, &r, false);
+    out = mem_close(&m);
+    /* the cells */
+    assert_contains(out, "\n  cudatoolkit/13.0  NOLAUNCH    UNCHECKED   NOLAUNCH     3.50 s\n");
+    assert_lacks(out, "SKIP");
+    /* a legend line for each mark used, none for the others */
+    assert_contains(out, " s\n\n  NOLAUNCH   launch skipped (no GPU): environment, build and link "
+                         "passed\n");
+    assert_contains(out, "\n  UNCHECKED  not checked: never evaluated here (no Environment "
+                         "Modules for Tcl)\n");
+    assert_lacks(out, "\n  PASS ");
+    assert_lacks(out, "\n  FAIL ");
+    assert_lacks(out, "from the cache");
+    /* the summary */
+    assert_ends_with(out, "\n0 passed, 2 passed with launch skipped (no GPU), 1 not checked, "
+                          "0 failed (artifacts)\n");
+    free(out);
+
+    mem_open(&m);
+    ctk_report_table(m.fp, &r, true);
+    out = mem_close(&m);
+    assert_contains(out, "\033[33mNOLAUNCH\033[0m ");
+    assert_contains(out, "\033[33mUNCHECKED\033[0m ");
+    free(out);
+
+    /* progress lines use the same marks */
+    mem_open(&m);
+    ctk_report_progress(m.fp, &r.sdks[0], CTK_ART_LMOD, false);
+    ctk_report_progress(m.fp, &r.sdks[0], CTK_ART_TCL, false);
+    out = mem_close(&m);
+    assert_contains(out, " lmod  NOLAUNCH     0.50 s\n    skipped CTK-SKIP-001: ");
+    assert_contains(out, " tcl   UNCHECKED    0.50 s\n    skipped CTK-SKIP-003: ");
+    free(out);
+    report_free(&r);
+}
+END_TEST
+
+START_TEST(test_report_json_splits_the_skips)
+{
+    ctk_vreport_t r;
+    char *text;
+    json_t *root, *sum;
+
+    report_fill_skips(&r);
+    text = ctk_report_json(&r, NULL);
+    ck_assert_ptr_nonnull(text);
+    root = parse_json(text);
+    sum = json_object_get(root, "summary");
+    ck_assert_int_eq(jget_int(sum, "skip"), 3);
+    ck_assert_int_eq(jget_int(sum, "skip_launch"), 2);
+    ck_assert_int_eq(jget_int(sum, "skip_unchecked"), 1);
+    json_decref(root);
+    free(text);
     report_free(&r);
 }
 END_TEST
@@ -1372,6 +1510,9 @@ int main(void)
     tcase_add_test(tc, test_progress_shows_verdict_time_findings_and_fix);
     tcase_add_test(tc, test_progress_shows_skip_reason_once_and_cache);
     tcase_add_test(tc, test_table_has_one_row_per_sdk_and_counts);
+    tcase_add_test(tc, test_skip_kind_follows_the_skip_code);
+    tcase_add_test(tc, test_table_tells_launch_skip_from_not_checked);
+    tcase_add_test(tc, test_report_json_splits_the_skips);
 #ifdef TU_HAVE_FAILING_MALLOC
     if (tu_alloc_sweeps_possible("check_report"))
         tcase_add_test(tc, test_out_of_memory_is_reported_and_leaks_nothing);

@@ -47,6 +47,12 @@ check "validate of a generated tree exits 0" [ "$rc" -eq 0 ]
 check "the JSON report parses" jq -e . "$T/good.json" >/dev/null
 check "three artifacts checked" [ "$(jq '.sdks[0].artifacts | length' "$T/good.json")" -eq 3 ]
 check "no artifact failed" [ "$(jq '.summary.fail' "$T/good.json")" -eq 0 ]
+check "the summary splits the skips: launch skipped + not checked = skip" \
+    [ "$(jq '.summary.skip_launch + .summary.skip_unchecked == .summary.skip' "$T/good.json")" = true ]
+if [ $GPU = no ]; then
+    check "no GPU: all three skipped the launch alone" \
+        [ "$(jq '[.summary.skip_launch, .summary.skip_unchecked]' -c "$T/good.json")" = "[3,0]" ]
+fi
 errs=$(jq '[.sdks[].artifacts[].findings[] | select(.severity == "error")] | length' "$T/good.json")
 check "no error findings" [ "$errs" -eq 0 ]
 for k in lmod tcl pc; do
@@ -246,10 +252,22 @@ rc=0; TMPDIR=$VT "$CTKGEN" validate -c "$T/site.json" -o "$OUT" --cache-dir "$CA
 check "human report: exit 0" [ "$rc" -eq 0 ]
 check "human report: one progress line per artifact on stderr" \
     [ "$(grep -cE 'cudatoolkit/13.0 +(lmod|tcl|pc) ' "$T/human.err")" -eq 3 ]
-check "human report: a summary with counts on stdout" grep -qE '[0-9]+ pass, [0-9]+ skip, [0-9]+ fail' "$T/human.out"
+check "human report: a summary with counts on stdout" \
+    grep -qE '^[0-9]+ passed, [0-9]+ passed with launch skipped \(no GPU\), [0-9]+ not checked, [0-9]+ failed \(artifacts\)$' "$T/human.out"
+# without a GPU every artifact was checked but for the launch: NOLAUNCH, never
+# the UNCHECKED of an artifact that was not evaluated at all
+if [ $GPU = no ]; then mark=NOLAUNCH; else mark=PASS; fi
+check "human report: each artifact of the row marked $mark" \
+    grep -qE "^  cudatoolkit/13.0  $mark\*? +$mark\*? +$mark\*? +[0-9.]+ s$" "$T/human.out"
+check "human report: the legend explains $mark" grep -qE "^  $mark +[a-z]" "$T/human.out"
+check "human report: no legend line for marks the table does not use" \
+    sh -c "! grep -qE '^  (UNCHECKED|FAIL) ' '$T/human.out'"
+if [ $GPU = no ]; then
+    check "human report: the summary counts the launch skips" grep -q '^0 passed, 3 passed with launch skipped' "$T/human.out"
+fi
 rc=0; TMPDIR=$VT "$CTKGEN" generate --validate -c "$T/site.json" -o "$T/gv" > "$T/gv.out" 2>&1 || rc=$?
 check "generate --validate writes and validates (exit 0)" [ "$rc" -eq 0 ]
-check "generate --validate printed the summary" grep -qE '[0-9]+ pass, [0-9]+ skip, [0-9]+ fail' "$T/gv.out"
+check "generate --validate printed the summary" grep -qE '^[0-9]+ passed, [0-9]+ passed with launch skipped \(no GPU\), [0-9]+ not checked, [0-9]+ failed' "$T/gv.out"
 rc=0; TMPDIR=$VT "$CTKGEN" validate -c "$T/site.json" -o "$T/nonexistent" > /dev/null 2>&1 || rc=$?
 check "validate of a missing tree: exit 3" [ "$rc" -eq 3 ]
 rc=0; TMPDIR=$VT "$CTKGEN" -q validate -c "$T/site.json" -o "$OUT" --modulecmd /nonexistent/modulecmd.tcl > /dev/null 2>&1 || rc=$?
