@@ -888,6 +888,60 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
 }
 
 /* ---- one SDK's data tree ---------------------------------------------------- */
+
+static bool has_lib(const ctk_sdk_t *s, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_libs; i++)
+        if (strcmp(s->libs[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* What the toolkit holds, in words, from what the SDK model found:
+ * "compiler (nvcc), runtime, math libraries (cuBLAS, cuFFT), CUPTI and NCCL".
+ * nvcc and libcudart are always there (sdk.c refuses a toolkit without
+ * them); a tree assembled from NVIDIA's CUDA 13 wheels may hold nothing
+ * more, and its whatis must not promise math libraries.  A part counts
+ * when its directory was verified (CUPTI, comm_libs) or its library found
+ * in one of the toolkit's lib dirs (a wheel tree's lib/ may hold libnccl).
+ * Caller frees. */
+static char *contents_text(const ctk_sdk_t *s, ctk_error_t *err)
+{
+    const char *parts[6];
+    size_t n = 0, i, n_math = 0;
+    ctk_buf_t math, b;
+    char *text = NULL;
+
+    ctk_buf_init(&math);
+    ctk_buf_init(&b);
+    for (i = 0; i < s->n_libs; i++)
+        if (s->libs[i].math && s->libs[i].label)
+            ctk_buf_printf(&math, "%s%s", n_math++ ? ", " : "math libraries (", s->libs[i].label);
+    if (n_math)
+        ctk_buf_puts(&math, ")");
+    parts[n++] = "compiler (nvcc)";
+    parts[n++] = "runtime";
+    if (n_math && !math.failed)
+        parts[n++] = math.data;
+    if (s->cupti_libdir || has_lib(s, "cupti"))
+        parts[n++] = "CUPTI";
+    if (s->nccl_libdir || has_lib(s, "nccl"))
+        parts[n++] = "NCCL";
+    if (s->nvshmem_libdir || has_lib(s, "nvshmem"))
+        parts[n++] = "NVSHMEM";
+    for (i = 0; i < n; i++)
+        ctk_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " and ", parts[i]);
+    if (!math.failed && !b.failed)
+        text = ctk_buf_take(&b, NULL);
+    else
+        ctk_error_nomem(err);
+    ctk_buf_fini(&b);
+    ctk_buf_fini(&math);
+    return text;
+}
+
 static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s,
                            const char *pkgconfig_dir, const ctk_sdk_lib_t *lib, ctk_error_t *err)
 {
@@ -899,6 +953,7 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     char *pc_name = ctk_printf(err, "%s-%s", cfg->pc_prefix, s->module_version);
     char *desc = ctk_printf(err, "NVIDIA CUDA Toolkit %s", shown);
     char *vsrc = ctk_printf(err, "%s (%s)", ctk_version_source_name(s->version.source), s->version.path);
+    char *contents = contents_text(s, err);
     ctk_buf_t help;
     ctk_strlist_t pcpath;
     struct {
@@ -916,7 +971,8 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
 
     ctk_strlist_init(&pcpath);
     ctk_buf_init(&help);
-    if (!vvar || !pc_name || !desc || !vsrc || !ctk_strlist_push(&pcpath, pkgconfig_dir, err))
+    if (!vvar || !pc_name || !desc || !vsrc || !contents ||
+        !ctk_strlist_push(&pcpath, pkgconfig_dir, err))
         b->ok = false;
 
     bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
@@ -966,8 +1022,9 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
 
     bpush(b, whatis, ctk_lval_str("Name: NVIDIA CUDA Toolkit"));
     bpush(b, whatis, str_take(ctk_printf(err, "Version: %s", shown)));
-    bpush(b, whatis, str_take(ctk_printf(err, "Description: nvcc, CUDA runtime and math "
-                                         "libraries from %s", s->root)));
+    bpush(b, whatis, str_take(contents ? ctk_printf(err, "Description: CUDA %s %s from %s",
+                                                    s->version_mm, contents, s->root)
+                                       : NULL));
     bput(b, m, "whatis", whatis);
 
     ctk_buf_printf(&help,
@@ -1008,6 +1065,7 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     free(pc_name);
     free(desc);
     free(vsrc);
+    free(contents);
     return m;
 }
 

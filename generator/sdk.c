@@ -808,19 +808,21 @@ static const struct {
      * the program is linked to it directly: once loaded by the program,
      * the loader reuses it by its soname.  NULL when none. */
     const char *needs;
-    const char *description;
+    const char *label;       /* as people write it, for the modules' whatis */
+    const char *description; /* the .pc file's Description */
+    bool math;               /* a math library (named as such in whatis) */
 } lib_table[] = {
-    {"cudart", "cudart", NULL, NULL, NULL, "CUDA Runtime Library"},
-    {"cublas", "cublas", NULL, "cublasLt", NULL, "CUDA BLAS Library"},
-    {"cufft", "cufft", NULL, NULL, NULL, "CUDA Fast Fourier Transform Library"},
-    {"curand", "curand", NULL, NULL, NULL, "CUDA Random Number Generation Library"},
-    {"cusolver", "cusolver", NULL, NULL, "nvJitLink", "CUDA Direct Solver Library"},
-    {"cusparse", "cusparse", NULL, NULL, "nvJitLink", "CUDA Sparse Matrix Library"},
-    {"nvrtc", "nvrtc", NULL, NULL, NULL, "CUDA Runtime Compilation Library"},
-    {"cupti", "cupti", NULL, NULL, NULL, "CUDA Profiling Tools Interface"},
-    {"nvjitlink", "nvJitLink", NULL, NULL, NULL, "CUDA JIT Linker Library"},
-    {"nccl", "nccl", NULL, NULL, NULL, "NVIDIA Collective Communication Library"},
-    {"nvshmem", "nvshmem_host", "nvshmem", NULL, NULL, "NVIDIA OpenSHMEM Library"},
+    {"cudart", "cudart", NULL, NULL, NULL, "CUDA runtime", "CUDA Runtime Library", false},
+    {"cublas", "cublas", NULL, "cublasLt", NULL, "cuBLAS", "CUDA BLAS Library", true},
+    {"cufft", "cufft", NULL, NULL, NULL, "cuFFT", "CUDA Fast Fourier Transform Library", true},
+    {"curand", "curand", NULL, NULL, NULL, "cuRAND", "CUDA Random Number Generation Library", true},
+    {"cusolver", "cusolver", NULL, NULL, "nvJitLink", "cuSOLVER", "CUDA Direct Solver Library", true},
+    {"cusparse", "cusparse", NULL, NULL, "nvJitLink", "cuSPARSE", "CUDA Sparse Matrix Library", true},
+    {"nvrtc", "nvrtc", NULL, NULL, NULL, "NVRTC", "CUDA Runtime Compilation Library", false},
+    {"cupti", "cupti", NULL, NULL, NULL, "CUPTI", "CUDA Profiling Tools Interface", false},
+    {"nvjitlink", "nvJitLink", NULL, NULL, NULL, "nvJitLink", "CUDA JIT Linker Library", false},
+    {"nccl", "nccl", NULL, NULL, NULL, "NCCL", "NVIDIA Collective Communication Library", false},
+    {"nvshmem", "nvshmem_host", "nvshmem", NULL, NULL, "NVSHMEM", "NVIDIA OpenSHMEM Library", false},
 };
 
 const char *ctk_sdk_lib_name(size_t i)
@@ -872,7 +874,9 @@ static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem
     l = &libs[sdk->n_libs];
     memset(l, 0, sizeof *l);
     l->name = lib_table[t].name;
+    l->label = lib_table[t].label;
     l->description = lib_table[t].description;
+    l->math = lib_table[t].math;
     l->libdir = ctk_strdup(dir, err);
     l->link = ctk_printf(err, "-l%s%s%s%s%s", stem, extra ? " -l" : "",
                          extra ? lib_table[t].extra : "", needs ? " -l" : "",

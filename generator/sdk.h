@@ -70,7 +70,9 @@ bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
 /* A library of the toolkit, for per-library .pc files. */
 typedef struct {
     const char *name;   /* "cublas" (static string) */
+    const char *label;  /* "cuBLAS": the name people write (static string) */
     const char *description; /* static string */
+    bool math;          /* one of the math libraries: cuBLAS, cuFFT, cuRAND, cuSOLVER, cuSPARSE */
     char *libdir;       /* dir holding lib<link>.so* */
     char *link;         /* "-lcublas -lcublasLt" style list, space separated */
 } ctk_sdk_lib_t;

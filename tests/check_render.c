@@ -73,11 +73,14 @@ static ctk_sdk_t *fake_sdk(const ctk_sdk_conf_t *conf, const char *mm, const cha
     s->libs = calloc(2, sizeof *s->libs);
     s->n_libs = 2;
     s->libs[0].name = "cudart";
+    s->libs[0].label = "CUDA runtime";
     s->libs[0].description = "CUDA runtime";
     s->libs[0].libdir = strdup(lib);
     s->libs[0].link = strdup("-lcudart");
     s->libs[1].name = "cublas";
+    s->libs[1].label = "cuBLAS";
     s->libs[1].description = "cuBLAS";
+    s->libs[1].math = true;
     s->libs[1].libdir = strdup(mlib ? mlib : lib);
     s->libs[1].link = strdup("-lcublas -lcublasLt");
     return s;
@@ -102,6 +105,7 @@ static void add_nvshmem(ctk_sdk_t *s, const char *root)
     s->nvshmem_libdir = strdup(s->nvshmem_libdir);
     s->nvshmem_bindir = strdup(s->nvshmem_bindir);
     libs[s->n_libs].name = "nvshmem";
+    libs[s->n_libs].label = "NVSHMEM";
     libs[s->n_libs].description = "NVIDIA OpenSHMEM Library";
     libs[s->n_libs].libdir = strdup(s->nvshmem_libdir);
     libs[s->n_libs].link = strdup("-lnvshmem_host -lnvshmem");
@@ -392,6 +396,108 @@ START_TEST(test_render_nvshmem_and_sdk_help_match_golden)
     ctk_outset_fini(&out);
     free_all(cfg, &s, 1);
     tu_free_kept();
+}
+END_TEST
+
+/* ---- whatis: what the toolkit holds ----------------------------------------------- */
+
+/* Replace s's library records with cudart and the math libraries named
+ * (NULL-terminated), all in s->libdir. */
+static void set_libs(ctk_sdk_t *s, const char *const *math)
+{
+    size_t i, n = 1;
+
+    for (i = 0; i < s->n_libs; i++) {
+        free(s->libs[i].libdir);
+        free(s->libs[i].link);
+    }
+    while (math[n - 1])
+        n++;
+    free(s->libs);
+    s->libs = calloc(n, sizeof *s->libs);
+    ck_assert_ptr_nonnull(s->libs);
+    s->n_libs = n;
+    s->libs[0].name = "cudart";
+    s->libs[0].label = "CUDA runtime";
+    s->libs[0].description = "CUDA Runtime Library";
+    for (i = 1; i < n; i++) {
+        s->libs[i].name = math[i - 1];
+        s->libs[i].label = math[i - 1];
+        s->libs[i].description = math[i - 1];
+        s->libs[i].math = true;
+    }
+    for (i = 0; i < n; i++) {
+        s->libs[i].libdir = strdup(s->libdir);
+        s->libs[i].link = tu_str("-l%s", s->libs[i].name);
+        s->libs[i].link = strdup(s->libs[i].link);
+    }
+}
+
+/* The modulefiles' whatis Description of one 13.0 SDK at base. */
+static void render_whatis(const char *base, const char *const *math, bool cupti, char **lua_line,
+                          char **tcl_line)
+{
+    ctk_config_t *cfg = base_config();
+    ctk_sdk_t *s;
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
+    const char *lua, *tcl, *p;
+
+    cfg->sdks = calloc(1, sizeof *cfg->sdks);
+    cfg->n_sdks = 1;
+    cfg->sdks[0].version = strdup("13.0");
+    cfg->sdks[0].base = strdup(base);
+    strcpy(cfg->sdks[0].jpath, "/sdks/0");
+    s = fake_sdk(&cfg->sdks[0], "13.0", "13.0.2", tu_str("%s/include", base), tu_str("%s/lib", base),
+                 NULL, NULL, cupti ? tu_str("%s/include", base) : NULL,
+                 cupti ? tu_str("%s/lib", base) : NULL, NULL, NULL, NULL);
+    set_libs(s, math);
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_render_all(cfg, &s, 1, &o, &out, &err), "%s", err.text);
+    lua = out_file(&out, "lmod/cudatoolkit/13.0.lua");
+    tcl = out_file(&out, "tcl/cudatoolkit/13.0");
+    ck_assert_ptr_nonnull(p = strstr(lua, "whatis(\"Description: "));
+    *lua_line = strndup(p, strcspn(p, "\n"));
+    ck_assert_ptr_nonnull(p = strstr(tcl, "module-whatis \"Description: "));
+    *tcl_line = strndup(p, strcspn(p, "\n"));
+    ctk_outset_fini(&out);
+    free_all(cfg, &s, 1);
+    tu_free_kept();
+}
+
+START_TEST(test_render_whatis_names_only_what_the_toolkit_holds)
+{
+    static const char *const none[] = { NULL };
+    static const char *const three[] = { "cuBLAS", "cuFFT", "cuSPARSE", NULL };
+    static const char *const wheel = "/opt/venv/lib/python3.12/site-packages/nvidia/cu13";
+    char *lua, *tcl;
+
+    /* NVIDIA's CUDA 13 wheels: nvcc and the runtime, no math library, no CUPTI */
+    render_whatis(wheel, none, false, &lua, &tcl);
+    ck_assert_str_eq(lua, "whatis(\"Description: CUDA 13.0 compiler (nvcc) and runtime from "
+                          "/opt/venv/lib/python3.12/site-packages/nvidia/cu13\")");
+    ck_assert_str_eq(tcl, "module-whatis \"Description: CUDA 13.0 compiler (nvcc) and runtime from "
+                          "/opt/venv/lib/python3.12/site-packages/nvidia/cu13\"");
+    free(lua);
+    free(tcl);
+
+    /* the same tree with cupti's wheel */
+    render_whatis(wheel, none, true, &lua, &tcl);
+    ck_assert_str_eq(lua, "whatis(\"Description: CUDA 13.0 compiler (nvcc), runtime and CUPTI from "
+                          "/opt/venv/lib/python3.12/site-packages/nvidia/cu13\")");
+    free(lua);
+    free(tcl);
+
+    /* a full toolkit: each math library found, by name */
+    render_whatis("/usr/local/cuda-13.0", three, true, &lua, &tcl);
+    ck_assert_str_eq(lua, "whatis(\"Description: CUDA 13.0 compiler (nvcc), runtime, math libraries "
+                          "(cuBLAS, cuFFT, cuSPARSE) and CUPTI from /usr/local/cuda-13.0\")");
+    ck_assert_str_eq(tcl, "module-whatis \"Description: CUDA 13.0 compiler (nvcc), runtime, math "
+                          "libraries (cuBLAS, cuFFT, cuSPARSE) and CUPTI from /usr/local/cuda-13.0\"");
+    free(lua);
+    free(tcl);
 }
 END_TEST
 
@@ -1147,6 +1253,7 @@ int main(void)
     tcase_add_test(tc, test_render_refuses_newline_in_path);
     tcase_add_test(tc, test_render_uses_site_template_dir);
     tcase_add_test(tc, test_render_nvshmem_and_sdk_help_match_golden);
+    tcase_add_test(tc, test_render_whatis_names_only_what_the_toolkit_holds);
     tcase_add_test(tc, test_render_multi_sdk_modulerc_matches_golden);
     tcase_add_loop_test(tc, test_render_default_follows_the_rule, 0,
                         sizeof default_cases / sizeof default_cases[0]);

@@ -202,10 +202,19 @@ static void assert_lib(const ctk_sdk_t *sdk, const char *name, const char *libdi
 {
     const ctk_sdk_lib_t *l = find_lib(sdk, name);
 
+    static const char *const math[] = { "cublas", "cufft", "curand", "cusolver", "cusparse" };
+    bool is_math = false;
+    size_t i;
+
     ck_assert_msg(l != NULL, "no lib %s", name);
     ck_assert_str_eq(l->libdir, libdir);
     ck_assert_str_eq(l->link, link);
     ck_assert_ptr_nonnull(l->description);
+    ck_assert_ptr_nonnull(l->label);
+    for (i = 0; i < sizeof math / sizeof math[0]; i++)
+        is_math = is_math || strcmp(name, math[i]) == 0;
+    /* the modules' whatis names math libraries from this flag */
+    ck_assert_msg(l->math == is_math, "%s: math is %d", name, l->math);
 }
 
 static void assert_lib_names(const ctk_sdk_t *sdk, const char *names)

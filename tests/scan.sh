@@ -146,6 +146,22 @@ check "wheel cu13: the exact config" same wheel
 check "wheel cu13: layout named, version from CUDART_VERSION (no version.json in wheels)" \
     err_has wheel "found $W: CUDA $MM (CUDART_VERSION), wheel"
 check "wheel cu13: loads with generate -c" loads wheel
+# the compiler and runtime wheels alone (no cuBLAS, cuFFT, ... nor CUPTI
+# wheel): the modules' whatis names what is there and no more
+NM=$T/nomath/venv/lib/python3.11/site-packages/nvidia/cu13
+mkdir -p "$NM/lib"
+for d in bin include nvvm; do cp -al "$W/$d" "$NM/" 2>/dev/null || cp -as "$W/$d" "$NM/"; done
+for f in "$W"/lib/libcudart.so*; do ln "$f" "$NM/lib/" 2>/dev/null || cp -s "$f" "$NM/lib/"; done
+S nomath "$T/nomath"
+one_sdk nomath "$NM"
+check "wheel cu13, compiler and runtime only: the exact config" same nomath
+check "wheel cu13, compiler and runtime only: loads with generate -c" loads nomath
+check "wheel cu13, compiler and runtime only: Lmod whatis says compiler and runtime, no math libraries" \
+    grep -qxF "whatis(\"Description: CUDA $MM compiler (nvcc) and runtime from $NM\")" "$T/out-nomath/lmod/cudatoolkit/$MM.lua"
+check "wheel cu13, compiler and runtime only: Tcl whatis says the same" \
+    grep -qxF "module-whatis \"Description: CUDA $MM compiler (nvcc) and runtime from $NM\"" "$T/out-nomath/tcl/cudatoolkit/$MM"
+check "wheel cu13, more wheels: whatis names the math libraries found" \
+    grep -qF "math libraries (cuBLAS, cuFFT, cuRAND, cuSOLVER, cuSPARSE)" "$T/out-wheel/lmod/cudatoolkit/$MM.lua"
 if [ -f "$FIX/wheel12.SKIP" ]; then
     echo "SKIP: cu12 per-component wheel tree: $(head -n 1 "$FIX/wheel12.SKIP")"
 else

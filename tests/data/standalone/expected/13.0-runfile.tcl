@@ -5,7 +5,7 @@
 
 module-whatis "Name: NVIDIA CUDA Toolkit"
 module-whatis "Version: 13.0.0"
-module-whatis "Description: nvcc, CUDA runtime and math libraries from @STD@"
+module-whatis "Description: CUDA 13.0 compiler (nvcc), runtime, math libraries (cuBLAS, cuFFT, cuRAND, cuSOLVER, cuSPARSE), CUPTI and NCCL from @STD@"
 proc ModulesHelp {} {
     puts stderr "NVIDIA CUDA Toolkit 13.0.0, installed at @STD@.\n\nLoading this module puts nvcc on PATH and the toolkit's headers and\nlibraries on CPATH, LIBRARY_PATH and LD_LIBRARY_PATH, so that\n  nvcc app.cu -o app        and   cc app.c -lcudart -o app\nwork without -I or -L flags.  Build systems can use pkg-config:\n  pkg-config --cflags --libs ctk-13.0-runfile\nCMake finds it through CUDAToolkit_ROOT.\n"
 }

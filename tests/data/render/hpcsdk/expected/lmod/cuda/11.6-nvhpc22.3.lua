@@ -5,7 +5,7 @@
 
 whatis("Name: NVIDIA CUDA Toolkit")
 whatis("Version: 11.6.2")
-whatis("Description: nvcc, CUDA runtime and math libraries from /opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6")
+whatis("Description: CUDA 11.6 compiler (nvcc), runtime, math libraries (cuBLAS), CUPTI and NCCL from /opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6")
 help("NVIDIA CUDA Toolkit 11.6.2, installed at /opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6.\n\nLoading this module puts nvcc on PATH and the toolkit's headers and\nlibraries on CPATH, LIBRARY_PATH and LD_LIBRARY_PATH, so that\n  nvcc app.cu -o app        and   cc app.c -lcudart -o app\nwork without -I or -L flags.  Build systems can use pkg-config:\n  pkg-config --cflags --libs ctk-11.6-nvhpc22.3\nCMake finds it through CUDAToolkit_ROOT.\n\nQuestions: hpc-help@example.org\n")
 
 family("cuda")

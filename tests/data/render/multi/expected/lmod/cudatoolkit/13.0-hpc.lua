@@ -5,7 +5,7 @@
 
 whatis("Name: NVIDIA CUDA Toolkit")
 whatis("Version: 13.0.0")
-whatis("Description: nvcc, CUDA runtime and math libraries from /sw/cuda-13.0-hpc")
+whatis("Description: CUDA 13.0 compiler (nvcc), runtime and math libraries (cuBLAS) from /sw/cuda-13.0-hpc")
 help("NVIDIA CUDA Toolkit 13.0.0, installed at /sw/cuda-13.0-hpc.\n\nLoading this module puts nvcc on PATH and the toolkit's headers and\nlibraries on CPATH, LIBRARY_PATH and LD_LIBRARY_PATH, so that\n  nvcc app.cu -o app        and   cc app.c -lcudart -o app\nwork without -I or -L flags.  Build systems can use pkg-config:\n  pkg-config --cflags --libs ctk-13.0-hpc\nCMake finds it through CUDAToolkit_ROOT.\n")
 
 family("cuda")

@@ -5,7 +5,7 @@
 
 whatis("Name: NVIDIA CUDA Toolkit")
 whatis("Version: 12.4.1")
-whatis("Description: nvcc, CUDA runtime and math libraries from /usr/local/cuda-12.4")
+whatis("Description: CUDA 12.4 compiler (nvcc), runtime, math libraries (cuBLAS) and CUPTI from /usr/local/cuda-12.4")
 help("NVIDIA CUDA Toolkit 12.4.1, installed at /usr/local/cuda-12.4.\n\nLoading this module puts nvcc on PATH and the toolkit's headers and\nlibraries on CPATH, LIBRARY_PATH and LD_LIBRARY_PATH, so that\n  nvcc app.cu -o app        and   cc app.c -lcudart -o app\nwork without -I or -L flags.  Build systems can use pkg-config:\n  pkg-config --cflags --libs ctk-12.4\nCMake finds it through CUDAToolkit_ROOT.\n")
 
 family("cuda")
