@@ -43,7 +43,8 @@ static const struct {
     { "1", GEN, "--check: the output tree would change; --validate: an artifact failed" },
     { "1", VAL, "an artifact failed (with --require-launch, also one that could not launch)" },
     { "1", LINT, "at least one error-level finding" },
-    { "2", MAIN | GEN | VAL | SCAN | LINT, "usage error" },
+    { "2", MAIN | GEN | VAL | LINT, "usage error" },
+    { "2", SCAN, "usage error, or --default naming none of the toolkits found (nothing is written)" },
     { "3", MAIN, "bad input: site config, toolkit tree, template, a file edited by hand, "
                  "a path lint cannot read" },
     { "3", GEN, "bad input: site config, toolkit tree, template, or a file edited by hand" },

@@ -4,7 +4,10 @@
  * Walks the given directories (none: the standard install places), prints
  * one stderr line per decision and a summary, and writes the config JSON
  * to stdout or, atomically, to -o FILE.  Finding no toolkit is exit 4 and
- * writes nothing.
+ * writes nothing.  The config names a "default" only when --default asks:
+ * without one, generate picks the highest version, which stays right when
+ * the admin deletes SDKs from the file; a "default" naming a deleted SDK
+ * would make the whole config invalid.
  */
 #include <ctkconf.h>
 
@@ -25,11 +28,14 @@
 enum {
     OPT_OUTPUT = 'o',
     OPT_MAX_DEPTH = 0x100,
+    OPT_DEFAULT,
 };
 
 static const ctk_opt_t scan_opts[] = {
     { "output", 'o', "FILE", OPT_OUTPUT, "write the config to FILE (atomically) instead of stdout" },
     { "max-depth", 0, "N", OPT_MAX_DEPTH, "look at most N levels below each DIR (default: 8; 0: DIR itself)" },
+    { "default", 0, "VERSION", OPT_DEFAULT,
+      "make VERSION, the module version of a toolkit found, the config's \"default\" (without it: no \"default\")" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
@@ -38,7 +44,7 @@ static const char *const scan_docs[] = { "scan.md", "site-config.md", NULL };
 
 const ctk_cmd_doc_t ctk_cmd_scan_doc = {
     "scan",
-    "[-o FILE] [--max-depth N] [DIR...]",
+    "[-o FILE] [--default VERSION] [options] [DIR...]",
     "Find the CUDA toolkits installed under each DIR and write a site config\n"
     "describing them, ready for review and for 'ctkgen generate -c'.",
     "With no DIR: /usr/local/cuda, /usr/local/cuda-*, /opt/cuda,\n"
@@ -52,7 +58,10 @@ const ctk_cmd_doc_t ctk_cmd_scan_doc = {
     "runtime-only and left out.  stderr gets one line per decision: found,\n"
     "duplicate, runtime-only, broken, unreadable, dangling, loop (with -v also\n"
     "depth), then a summary.  Problems are reported and skipped, never fatal.\n"
-    "See scan.md.  Exit 4 when no toolkit is found.\n",
+    "The config has no \"default\" unless --default names one: generate then\n"
+    "makes the highest version the default (the first of equals), and an SDK\n"
+    "deleted from the file leaves the config valid.  See scan.md.  Exit 4\n"
+    "when no toolkit is found.\n",
     scan_opts,
     scan_docs,
 };
@@ -70,6 +79,45 @@ static int parse_depth(const char *cmd, const char *arg, int *out)
                              CTK_SCAN_MAX_DEPTH, arg);
     *out = (int)n;
     return CTK_EXIT_OK;
+}
+
+/* The module version of scanned SDK i: its name, else its X.Y. */
+static const char *modver(const ctk_config_t *cfg, size_t i)
+{
+    return cfg->sdks[i].module_version ? cfg->sdks[i].module_version : cfg->sdks[i].version;
+}
+
+/* Make want the config's default: it must be the module version of one of
+ * the SDKs found.  Otherwise a usage error naming them. */
+static int set_default(ctk_config_t *cfg, const char *want, ctk_error_t *err)
+{
+    ctk_buf_t have;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < cfg->n_sdks; i++) {
+        if (strcmp(modver(cfg, i), want) == 0) {
+            char *d = ctk_strdup(want, err);
+
+            if (!d)
+                return ctk_cli_error(err);
+            free(cfg->default_version);
+            cfg->default_version = d;
+            return CTK_EXIT_OK;
+        }
+    }
+    ctk_buf_init(&have);
+    for (i = 0; i < cfg->n_sdks; i++)
+        ctk_buf_printf(&have, "%s%s", i ? ", " : "", modver(cfg, i));
+    if (have.failed) {
+        ctk_buf_fini(&have);
+        ctk_error_nomem(err);
+        return ctk_cli_error(err);
+    }
+    rc = ctk_cli_usage("scan", "--default %s names no toolkit found; the choices: %s", want,
+                       have.data);
+    ctk_buf_fini(&have);
+    return rc;
 }
 
 static double now_s(void)
@@ -102,7 +150,7 @@ static char *where_text(char *const *dirs, size_t n, ctk_error_t *err)
 int ctk_cmd_scan(int argc, char **argv)
 {
     ctk_scan_opts_t so;
-    const char *output = NULL, *arg;
+    const char *output = NULL, *want_default = NULL, *arg;
     ctk_scan_t *res = NULL;
     ctk_error_t err;
     char *json = NULL, *summary = NULL, *where = NULL;
@@ -116,6 +164,7 @@ int ctk_cmd_scan(int argc, char **argv)
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_scan_doc, &arg)) != -1) {
         switch (id) {
         case OPT_OUTPUT: output = arg; break;
+        case OPT_DEFAULT: want_default = arg; break;
         case OPT_MAX_DEPTH:
             if (parse_depth("scan", arg, &so.max_depth) != CTK_EXIT_OK)
                 return CTK_EXIT_USAGE;
@@ -129,6 +178,8 @@ int ctk_cmd_scan(int argc, char **argv)
     }
     if (output && !*output)
         return ctk_cli_usage("scan", "--output needs a file name");
+    if (want_default && !*want_default)
+        return ctk_cli_usage("scan", "--default needs a module version");
     for (i = (size_t)optind; i < (size_t)argc; i++)
         if (!*argv[i])
             return ctk_cli_usage("scan", "an empty directory name");
@@ -158,6 +209,8 @@ int ctk_cmd_scan(int argc, char **argv)
                       where, ctk_cli_doc_ref("site-config.md", doc, sizeof doc));
         goto fail;
     }
+    if (want_default && (rc = set_default(res->cfg, want_default, &err)) != CTK_EXIT_OK)
+        goto done;
     if (!(json = ctk_config_dump(res->cfg, &err)))
         goto fail;
     if (output) {

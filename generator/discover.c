@@ -933,8 +933,11 @@ static int cmp_version(const cand_t *a, const cand_t *b)
     return 0;
 }
 
-/* X.Y order; within one X.Y by layout, then patch release, HPC SDK
- * releases oldest first, then by path */
+/* X.Y order; within one X.Y by layout, then patch release, then HPC SDK
+ * release newest first, then by path.  generate makes the highest version
+ * the default of a config that names none, the first of equal ones: with
+ * this order, among equal versions, the layout listed first, then the
+ * newest HPC SDK release, so a scanned config needs no "default". */
 static int cmp_cand(const void *pa, const void *pb)
 {
     const cand_t *a = pa, *b = pb;
@@ -949,7 +952,7 @@ static int cmp_cand(const void *pa, const void *pb)
     if ((r = cmp_version(a, b)) != 0)
         return r;
     if (a->release && b->release && (r = cmp_dotted(a->release, b->release)) != 0)
-        return r;
+        return -r;
     return strcmp(a->path, b->path);
 }
 
@@ -1096,28 +1099,12 @@ static bool name_all(cand_t *v, size_t n, ctk_error_t *err)
     return true;
 }
 
-/* newest release; on a tie the lower layout rank, then the newer HPC SDK release */
-static size_t newest(const cand_t *v, size_t n)
-{
-    size_t i, best = 0;
-
-    for (i = 1; i < n; i++) {
-        int r = cmp_version(&v[i], &v[best]);
-        int ri = layout_rank(v[i].layout), rb = layout_rank(v[best].layout);
-
-        if (r > 0 || (r == 0 && (ri < rb || (ri == rb && v[i].release && v[best].release &&
-                                             cmp_dotted(v[i].release, v[best].release) > 0))))
-            best = i;
-    }
-    return best;
-}
-
 static bool build_config(scanner_t *s)
 {
     ctk_scan_t *res = s->res;
     ctk_config_t *cfg = res->cfg;
     cand_t *v = s->cs.v;
-    size_t i, n = 0, best;
+    size_t i, n = 0;
 
     /* compact the kept ones to the front, keeping the rest for cands_fini */
     for (i = 0; i < s->cs.n; i++) {
@@ -1169,16 +1156,6 @@ static bool build_config(scanner_t *s)
             return false;
         ev->sdk = i;
         ev->version = v[i].v;
-    }
-    best = newest(v, n);
-    {
-        char xy[32];
-        char *d = ctk_strdup(eff_name(&v[best], xy, sizeof xy), s->err);
-
-        if (!d)
-            return false;
-        free(cfg->default_version);
-        cfg->default_version = d;
     }
     return true;
 }

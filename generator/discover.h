@@ -113,7 +113,7 @@ typedef struct {
  *   links in it kept as spelled);
  * - SDKs in X.Y order, within one X.Y by layout (standalone, Spack,
  *   Debian, conda, wheel, HPC SDK), then patch release, then HPC SDK
- *   release oldest first, then path;
+ *   release newest first, then path;
  * - version "X.Y" as the toolkit reports it; an HPC SDK toolkit gets
  *   math_libs REL/math_libs/X.Y when it holds cublas_v2.h, and nccl /
  *   nvshmem from REL/comm_libs/X.Y/<lib> (else REL/comm_libs/<lib>) when
@@ -124,8 +124,10 @@ typedef struct {
  *   when it starts with a digit: "cuda-13.0.0"), "conda-<env>",
  *   "wheel-<venv>", "debian" or "spack-<hash>"; what still collides gets
  *   "-2", "-3", ...;
- * - default_version is the newest SDK's name (a standalone toolkit wins a
- *   tie, then a newer HPC SDK release).
+ * - no default_version: generate's rule (render.h) picks the highest
+ *   version, the first of equals, which in this order means the layout
+ *   listed first, then the newest HPC SDK release; a config that names
+ *   none stays valid when an admin removes an SDK from it.
  * Returns NULL only on allocation failure (err set).  Caller frees with
  * ctk_scan_free(). */
 ctk_scan_t *ctk_scan(const char *const *roots, size_t n_roots, const ctk_scan_opts_t *opts,

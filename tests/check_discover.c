@@ -9,6 +9,8 @@
 #include <ctkconf.h>
 
 #include "discover.h"
+#include "render.h"
+#include "sdk.h"
 #include "testutil.h"
 
 #include <check.h>
@@ -142,7 +144,7 @@ START_TEST(test_scan_duplicate_link_reported_once_under_real_name)
     ck_assert_str_eq(r->cfg->sdks[0].base, S("%s/t/cuda-12.4", g_tmp));
     ck_assert_str_eq(r->cfg->sdks[0].version, "12.4");
     ck_assert_ptr_null(r->cfg->sdks[0].module_version);
-    ck_assert_str_eq(r->cfg->default_version, "12.4");
+    ck_assert_ptr_null(r->cfg->default_version);
     e = ev(r, CTK_SCAN_DUPLICATE, S("%s/t/cuda", g_tmp));
     ck_assert_str_eq(e->other, S("%s/t/cuda-12.4", g_tmp));
     e = ev(r, CTK_SCAN_FOUND, S("%s/t/cuda-12.4", g_tmp));
@@ -361,7 +363,7 @@ START_TEST(test_scan_recognises_each_layout_and_names_them_apart)
     ck_assert_ptr_null(r->sdks[0].release);
     ck_assert_str_eq(r->cfg->sdks[5].math_libs, S("%s/l/hpc/25.1/math_libs/12.4", g_tmp));
     ck_assert_str_eq(r->cfg->sdks[5].nccl, S("%s/l/hpc/25.1/comm_libs/nccl", g_tmp));
-    ck_assert_str_eq(r->cfg->default_version, "12.4");
+    ck_assert_ptr_null(r->cfg->default_version);
     ctk_scan_free(r);
 }
 END_TEST
@@ -402,6 +404,54 @@ START_TEST(test_scan_hpc_compilers_dir_left_alone)
 }
 END_TEST
 
+/* A scanned config names no default, so that deleting an SDK from it never
+ * leaves a "default" naming nothing.  generate's rule (the highest version,
+ * the first of equals) then picks from the scan's order what a person
+ * would: among equal versions the standalone toolkit, then the newest HPC
+ * SDK release. */
+static const struct {
+    const char *trees[4];   /* under g_tmp/t, CUDA 12.4 unless the name says 12.6 */
+    const char *first;      /* the config's first SDK's module version */
+    const char *chosen;     /* what generate makes the default */
+} default_cases[] = {
+    { { "hpc/25.1/cuda/12.4", "hpc/25.9/cuda/12.4" }, "12.4-nvhpc-25.9", "12.4-nvhpc-25.9" },
+    { { "hpc/25.9/cuda/12.4", "hpc/25.1/cuda/12.4", "hpc/24.11/cuda/12.4" }, "12.4-nvhpc-25.9",
+      "12.4-nvhpc-25.9" },
+    { { "hpc/25.9/cuda/12.4", "cuda-12.4" }, "12.4", "12.4" },
+    { { "hpc/25.1/cuda/12.4", "hpc/25.9/cuda/12.4", "hpc/25.1/cuda/12.6" }, "12.4-nvhpc-25.9",
+      "12.6" },
+};
+
+START_TEST(test_scan_writes_no_default_and_generate_picks_the_newest)
+{
+    ctk_sdk_t *sdks[4] = { NULL };
+    ctk_error_t e;
+    ctk_scan_t *r;
+    const char *mv;
+    size_t i;
+
+    for (i = 0; i < 4 && default_cases[_i].trees[i]; i++) {
+        const char *t = default_cases[_i].trees[i];
+
+        fake_toolkit(S("t/%s", t), strstr(t, "12.6") ? 12060 : 12040);
+    }
+    r = scan1(S("%s/t", g_tmp), -1);
+    ck_assert_uint_eq(r->cfg->n_sdks, i);
+    ck_assert_ptr_null(r->cfg->default_version);
+    mv = r->cfg->sdks[0].module_version ? r->cfg->sdks[0].module_version : r->cfg->sdks[0].version;
+    ck_assert_str_eq(mv, default_cases[_i].first);
+    ctk_error_init(&e);
+    for (i = 0; i < r->cfg->n_sdks; i++) {
+        sdks[i] = ctk_sdk_load(&r->cfg->sdks[i], "<scan>", &e);
+        ck_assert_msg(sdks[i] != NULL, "%s", e.text);
+    }
+    ck_assert_str_eq(ctk_render_default(r->cfg, sdks, r->cfg->n_sdks), default_cases[_i].chosen);
+    for (i = 0; i < r->cfg->n_sdks; i++)
+        ctk_sdk_free(sdks[i]);
+    ctk_scan_free(r);
+}
+END_TEST
+
 START_TEST(test_scan_relative_root_gives_absolute_bases)
 {
     char cwd[4096];
@@ -438,7 +488,7 @@ START_TEST(test_scan_take_config_and_summary)
     ck_assert_ptr_null(r->cfg);
     ck_assert_ptr_null(r->sdks);
     ck_assert_str_eq(cfg->source, "<scan>");
-    ck_assert_str_eq(cfg->default_version, "13.0");
+    ck_assert_ptr_null(cfg->default_version);
     s = ctk_scan_summary(r, 0.25, &e); /* still counts what was found */
     ck_assert_str_eq(s, "2 toolkits, 0 runtime-only trees, 1 problem; 3 directories in 0.25 s");
     free(s);
@@ -465,6 +515,8 @@ int main(void)
     tcase_add_test(tc, test_scan_recognises_each_layout_and_names_them_apart);
     tcase_add_test(tc, test_scan_cu12_component_wheels_are_runtime_only);
     tcase_add_test(tc, test_scan_hpc_compilers_dir_left_alone);
+    tcase_add_loop_test(tc, test_scan_writes_no_default_and_generate_picks_the_newest, 0,
+                        (int)(sizeof default_cases / sizeof default_cases[0]));
     tcase_add_test(tc, test_scan_relative_root_gives_absolute_bases);
     tcase_add_test(tc, test_scan_take_config_and_summary);
     suite_add_tcase(s, tc);

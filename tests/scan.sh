@@ -38,10 +38,9 @@ same() { # same NAME: the scan's config is exactly $T/NAME.want
     return 1
 }
 loads() { "$CTKGEN" -q generate -c "$T/$1.json" -o "$T/out-$1"; }
-one_sdk() { # one_sdk NAME BASE [DEFAULT]: the config of a lone toolkit
+one_sdk() { # one_sdk NAME BASE: the config of a lone toolkit (no "default": generate picks)
     cat >"$T/$1.want" <<EOF
 {
-  "default": "$MM",
   "sdks": [
     {
       "version": "$MM",
@@ -85,9 +84,10 @@ check "runfile prefix: libnvvm from nvvm/lib64 on LD_LIBRARY_PATH" \
 # ---- HPC SDK: two releases with the same CUDA, one release with two ---------------------------------
 H=$FIX/hpcsdk/$HPC
 S hpc "$FIX/hpcsdk"
+# the same CUDA in two releases: the newer release first, so that generate,
+# with no "default" in the config, makes it the default (the first of equals)
 cat >"$T/hpc.want" <<EOF
 {
-  "default": "$MM-nvhpc-25.9",
   "sdks": [
     {
       "version": "12.9",
@@ -96,20 +96,20 @@ cat >"$T/hpc.want" <<EOF
     },
     {
       "version": "$MM",
-      "name": "$MM-nvhpc-25.7",
-      "base": "$H/25.7/cuda/$MM",
-      "math_libs": "$H/25.7/math_libs/$MM",
-      "comm_libs": {
-        "nccl": "$H/25.7/comm_libs/$MM/nccl"
-      }
-    },
-    {
-      "version": "$MM",
       "name": "$MM-nvhpc-25.9",
       "base": "$H/25.9/cuda/$MM",
       "math_libs": "$H/25.9/math_libs/$MM",
       "comm_libs": {
         "nccl": "$H/25.9/comm_libs/$MM/nccl"
+      }
+    },
+    {
+      "version": "$MM",
+      "name": "$MM-nvhpc-25.7",
+      "base": "$H/25.7/cuda/$MM",
+      "math_libs": "$H/25.7/math_libs/$MM",
+      "comm_libs": {
+        "nccl": "$H/25.7/comm_libs/$MM/nccl"
       }
     }
   ]
@@ -126,6 +126,40 @@ check "hpcsdk: compilers/bin/nvcc is neither a toolkit nor a problem" \
 check "hpcsdk: loads with generate -c" loads hpc
 check "hpcsdk: the two releases' modules do not collide" \
     [ -f "$T/out-hpc/lmod/cudatoolkit/$MM-nvhpc-25.7.lua" -a -f "$T/out-hpc/lmod/cudatoolkit/$MM-nvhpc-25.9.lua" ]
+check "hpcsdk: no \"default\" in the config, and generate makes the newer release's $MM it" \
+    grep -qxF "module_version(\"cudatoolkit/$MM-nvhpc-25.9\", \"default\")" "$T/out-hpc/lmod/cudatoolkit/.modulerc.lua"
+check "hpcsdk: Environment Modules gets the same default" \
+    grep -qxF "module-version \"cudatoolkit/$MM-nvhpc-25.9\" default" "$T/out-hpc/tcl/cudatoolkit/.modulerc"
+# the admin deletes the default's SDK from the scanned file: still a valid config
+cat >"$T/hpc-cut.json" <<EOF
+{
+  "sdks": [
+    { "version": "12.9", "base": "$H/25.9/cuda/12.9", "math_libs": "$H/25.9/math_libs/12.9" },
+    { "version": "$MM", "name": "$MM-nvhpc-25.7", "base": "$H/25.7/cuda/$MM",
+      "math_libs": "$H/25.7/math_libs/$MM", "comm_libs": { "nccl": "$H/25.7/comm_libs/$MM/nccl" } }
+  ]
+}
+EOF
+check "hpcsdk: the config with the default's SDK deleted still generates" \
+    "$CTKGEN" -q generate -c "$T/hpc-cut.json" -o "$T/out-hpc-cut"
+check "hpcsdk: ... and the remaining highest version is the default" \
+    grep -qxF "module_version(\"cudatoolkit/$MM-nvhpc-25.7\", \"default\")" "$T/out-hpc-cut/lmod/cudatoolkit/.modulerc.lua"
+# --default writes one, naming a module version found
+S hpcd --default "$MM-nvhpc-25.7" "$FIX/hpcsdk"
+check "--default: exit 0" rc_is hpcd 0
+{ printf '{\n  "default": "%s",\n' "$MM-nvhpc-25.7"; tail -n +2 "$T/hpc.want"; } >"$T/hpcd.want"
+check "--default: the config is the scan's with \"default\" first" same hpcd
+check "--default: generate makes it the default" sh -c \
+    "'$CTKGEN' -q generate -c '$T/hpcd.json' -o '$T/out-hpcd' && \
+     grep -qxF 'module_version(\"cudatoolkit/$MM-nvhpc-25.7\", \"default\")' '$T/out-hpcd/lmod/cudatoolkit/.modulerc.lua'"
+rc=0; "$CTKGEN" scan --default 11.8 -o "$T/hpc-bad.json" "$FIX/hpcsdk" >"$T/hpcbad.out" 2>"$T/hpcbad.err" || rc=$?
+check "--default naming no toolkit found: exit 2" [ "$rc" -eq 2 ]
+check "--default naming no toolkit found: the message names the choices" \
+    grep -qxF "ctkgen: scan: --default 11.8 names no toolkit found; the choices: 12.9, $MM-nvhpc-25.9, $MM-nvhpc-25.7" "$T/hpcbad.err"
+check "--default naming no toolkit found: the hint" grep -qxF "Try 'ctkgen scan --help'." "$T/hpcbad.err"
+check "--default naming no toolkit found: nothing written" [ ! -e "$T/hpc-bad.json" -a ! -s "$T/hpcbad.out" ]
+S hpcx --default "$MM" "$FIX/hpcsdk"
+check "--default: the X.Y of toolkits named apart is no module version (exit 2)" rc_is hpcx 2
 
 # ---- conda -------------------------------------------------------------------------------------------
 S conda "$FIX/conda"
@@ -287,6 +321,8 @@ S bad2 --max-depth 65 "$FIX"
 check "usage: --max-depth over 64 is exit 2" rc_is bad2 2
 S bad3 --bogus
 check "usage: unknown option is exit 2" rc_is bad3 2
+S bad4 --default= "$FIX/standalone"
+check "usage: an empty --default is exit 2" rc_is bad4 2
 rc=0; "$CTKGEN" generate -c "$T/site.json" --scan "$FIX" >/dev/null 2>&1 || rc=$?
 check "usage: generate -c with --scan is exit 2" [ "$rc" -eq 2 ]
 rc=0; "$CTKGEN" generate "$FIX" >/dev/null 2>&1 || rc=$?
@@ -296,8 +332,9 @@ check "usage: generate --max-depth without --scan is exit 2" [ "$rc" -eq 2 ]
 rc=0; "$CTKGEN" -q generate --scan -o "$T/out-empty" "$T/empty" >/dev/null 2>"$T/ge.err" || rc=$?
 check "generate --scan finding nothing: exit 4, nothing written" [ "$rc" -eq 4 -a ! -e "$T/out-empty" ]
 rc=0; "$CTKGEN" scan --help >"$T/help.out" 2>&1 || rc=$?
-check "--help: exit 0, lists --max-depth and --output" \
-    sh -c "[ $rc -eq 0 ] && grep -q -- '--max-depth N' '$T/help.out' && grep -q -- '--output FILE' '$T/help.out'"
+check "--help: exit 0, lists --max-depth, --output and --default" \
+    sh -c "[ $rc -eq 0 ] && grep -q -- '--max-depth N' '$T/help.out' && grep -q -- '--output FILE' '$T/help.out' && \
+           grep -q -- '--default VERSION' '$T/help.out'"
 
 # ---- the real toolkit ----------------------------------------------------------------------------------------------
 S real "$CTK_TEST_CUDA"
