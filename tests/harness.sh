@@ -20,7 +20,7 @@ trs "$R" a.sh PASS "ok - a"
 trs "$R" b.sh FAIL "not ok - the one that broke"
 trs "$R" c.sh PASS "ok - c
 SKIP: part c2: no GPU on this machine"
-rc=0; sh "$REPORT" "$R" > "$T/r1.out" 2>&1 || rc=$?
+rc=0; CTK_STRICT_SKIPS=0 sh "$REPORT" "$R" > "$T/r1.out" 2>&1 || rc=$?
 check "a failed test fails the report (its .trs ends with :copy-in-global-log:)" [ "$rc" -eq 1 ]
 check "  and its log is printed" grep -q 'not ok - the one that broke' "$T/r1.out"
 check "  a passing test's log is not" sh -c "! grep -q 'ok - a' '$T/r1.out'"
@@ -32,7 +32,7 @@ mkdir -p "$R"
 trs "$R" a.sh PASS "ok - a
 SKIP: part a2: no GPU on this machine"
 trs "$R" d.sh SKIP "SKIP: Lmod not installed (/usr/share/lmod)"
-rc=0; sh "$REPORT" "$R" > "$T/r2.out" 2>&1 || rc=$?
+rc=0; CTK_STRICT_SKIPS=0 sh "$REPORT" "$R" > "$T/r2.out" 2>&1 || rc=$?
 check "skips alone pass by default" [ "$rc" -eq 0 ]
 check "  and are listed" grep -q 'd.sh.log:SKIP: Lmod not installed' "$T/r2.out"
 check "  one of them not for want of a GPU" grep -q '(1 skip line(s) not for want of a GPU)' "$T/r2.out"
