@@ -94,6 +94,7 @@ static void add_nvshmem(ctk_sdk_t *s, const char *root)
 
     ck_assert_ptr_nonnull(libs);
     s->libs = libs;
+    memset(&libs[s->n_libs], 0, sizeof libs[s->n_libs]); /* as sdk.c fills a record */
     s->nvshmem_incdir = tu_str("%s/include", root);
     s->nvshmem_libdir = tu_str("%s/lib", root);
     s->nvshmem_bindir = tu_str("%s/bin", root);
