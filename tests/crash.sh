@@ -108,10 +108,10 @@ while read -r call n; do
             { back_bad=$((back_bad + 1)); echo "  A after a kill at $call $n did not give A back"; }
     fi
 done < "$T/kill-points"
-check "SIGKILL: every one of $kills runs was killed ($landed)" [ "$landed" -eq "$kills" ]
-check "SIGKILL at $kills points: every file old or new each time" [ "$bad" -eq 0 ]
-check "SIGKILL: re-running the new config completes the tree, no temp files" [ "$rerun_bad" -eq 0 ]
-check "SIGKILL: running the old config again rolls the tree back" [ "$back_bad" -eq 0 ]
+check "SIGKILL: every one of $kills runs was killed ($landed)" [ "$kills" -gt 0 -a "$landed" -eq "$kills" ]
+check "SIGKILL at $kills points: every file old or new each time" [ "$kills" -gt 0 -a "$bad" -eq 0 ]
+check "SIGKILL: re-running the new config completes the tree, no temp files" [ "$kills" -gt 1 -a "$rerun_bad" -eq 0 ]
+check "SIGKILL: running the old config again rolls the tree back" [ "$kills" -gt 0 -a "$back_bad" -eq 0 ]
 
 # SIGINT / SIGTERM at about 24 points each: the whole tree is A or B, and
 # ctkgen exits as the signal asks (130 / 143), or 0 if it came too late
@@ -132,8 +132,8 @@ for sig in INT TERM; do
         else bad=$((bad + 1)); echo "  SIG$sig at $call $n left a mixed tree"; same_tree "$T/out" "$T/B"
         fi
     done < "$T/sig-points"
-    check "SIG$sig at $runs points: tree wholly old ($saw_a) or new ($saw_b), no temp files" [ "$bad" -eq 0 ]
-    check "SIG$sig: exit $want when stopped ($stopped of $runs), never another status" [ "$badrc" -eq 0 ]
+    check "SIG$sig at $runs points: tree wholly old ($saw_a) or new ($saw_b), no temp files" [ "$runs" -gt 0 -a "$bad" -eq 0 ]
+    check "SIG$sig: exit $want when stopped ($stopped of $runs), never another status" [ "$runs" -gt 0 -a "$badrc" -eq 0 ]
     check "SIG$sig: some signals landed while the tree was written (new tree seen)" [ "$saw_b" -gt 0 ]
     check "SIG$sig: some signals stopped the run before it changed anything (old tree seen)" [ "$saw_a" -gt 0 ]
 done

@@ -72,8 +72,10 @@ EOF
 # would drop trailing newlines)
 slurp() { _s=$(cat "$1"; echo x); _s=${_s%x}; }
 
-# contains FILE NEEDLE-FILE: FILE holds NEEDLE-FILE's bytes somewhere
+# contains FILE NEEDLE-FILE: FILE holds NEEDLE-FILE's bytes somewhere (an
+# empty needle, never written, is found anywhere: it fails)
 contains() {
+    [ -s "$2" ] || { echo "# $2: missing or empty"; return 1; }
     slurp "$1"; hay=$_s
     slurp "$2"
     case $hay in *"$_s"*) return 0 ;; esac
@@ -115,11 +117,10 @@ split_pc() {
 }
 
 marker_check() { # WHEN
-    found=$(find "$T" -path "$FX" -prune -o -name PWNED -print 2>/dev/null | head -3)
-    if [ -z "$found" ] && [ -z "$(ls -A "$CWD")" ] && [ ! -e "$MARK" ]; then
+    if finds_none "$T" -path "$FX" -prune -o -name PWNED -print && empty_dir "$CWD" && [ ! -e "$MARK" ]; then
         pass "nothing ran: no marker after $1"
     else
-        fail "something ran: marker after $1: $found $(ls -A "$CWD")"
+        fail "something ran: marker after $1: $(ls -A "$CWD")"
     fi
 }
 
@@ -413,9 +414,9 @@ while IFS=$tab read -r i b m c v cc; do
             { bad_pc="$bad_pc p$i/cublas"; echo "# pkgconf p$i ctk-cublas: $(cat "$E/got-cublas")"; }
     fi
 done <"$T/sdks.tsv"
-check "lmod: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, NVCC_CCBIN exact${bad_lmod:+ (differ:$bad_lmod)}" [ -z "$bad_lmod" ]
-check "tcl: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, NVCC_CCBIN exact${bad_tcl:+ (differ:$bad_tcl)}" [ -z "$bad_tcl" ]
-check "pkgconf: $npaths hostile paths come back from --variable, --cflags and --libs${bad_pc:+ (differ:$bad_pc)}" [ -z "$bad_pc" ]
+check "lmod: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, NVCC_CCBIN exact${bad_lmod:+ (differ:$bad_lmod)}" [ "$npaths" -gt 0 -a -z "$bad_lmod" ]
+check "tcl: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, NVCC_CCBIN exact${bad_tcl:+ (differ:$bad_tcl)}" [ "$npaths" -gt 0 -a -z "$bad_tcl" ]
+check "pkgconf: $npaths hostile paths come back from --variable, --cflags and --libs${bad_pc:+ (differ:$bad_pc)}" [ "$npaths" -gt 0 -a -z "$bad_pc" ]
 
 # help names each toolkit's path on a line of its own
 lmod "$P/lmod" help $mods >/dev/null 2>"$T/paths-help-lmod"
@@ -425,7 +426,7 @@ for sys in lmod tcl; do
     while IFS=$tab read -r i b m c v cc; do
         grep -Fxq -e "NVIDIA CUDA Toolkit 13.0, installed at $b." "$T/paths-help-$sys" || bad="$bad p$i"
     done <"$T/sdks.tsv"
-    check "$sys: module help names each hostile path exactly${bad:+ (missing:$bad)}" [ -z "$bad" ]
+    check "$sys: module help names each hostile path exactly${bad:+ (missing:$bad)}" [ "$npaths" -gt 0 -a -z "$bad" ]
 done
 lmod "$P/lmod" show $mods >/dev/null 2>&1
 em "$P/tcl" display $mods >/dev/null 2>&1
@@ -438,7 +439,7 @@ for sys in lmod tcl; do
         grep -F -e " from $b" "$T/paths-whatis-$sys" | grep -q "Description: CUDA 13\.0 compiler (nvcc)" ||
             bad="$bad p$i"
     done <"$T/sdks.tsv"
-    check "$sys: module whatis names each hostile path exactly${bad:+ (missing:$bad)}" [ -z "$bad" ]
+    check "$sys: module whatis names each hostile path exactly${bad:+ (missing:$bad)}" [ "$npaths" -gt 0 -a -z "$bad" ]
 done
 marker_check "paths: generate, load, help, show, whatis, pkgconf"
 

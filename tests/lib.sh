@@ -34,6 +34,40 @@ none_running() {
     pgrep -f "$1" >/dev/null || nr_rc=$?
     [ "$nr_rc" -eq 1 ]
 }
+# The helpers below make a check fail when what it looks at is not there:
+# a negated grep, an empty `find` or `ls`, and two command outputs that
+# agree all read as "fine" when a command is missing, fails, or inspects
+# a file that was never written.
+#
+# lacks GREP-ARGS... FILE: FILE has content and grep finds no line in it
+# (grep exits 1).  A missing or unreadable FILE (grep exits 2), no grep, or
+# an empty FILE (an output never written) fails.  FILE may be a directory
+# for grep -r.
+lacks() {
+    for lk_f; do :; done   # the last argument
+    [ -d "$lk_f" ] || [ -s "$lk_f" ] || { echo "# $lk_f: missing or empty"; return 1; }
+    lk_rc=0
+    grep -q "$@" || lk_rc=$?
+    [ "$lk_rc" -eq 1 ]
+}
+# finds_none FIND-ARGS...: find runs clean and prints nothing; a start path
+# that is missing or unreadable fails rather than finding "nothing".
+finds_none() {
+    fn_out=$(find "$@") || { echo "# find $*: failed"; return 1; }
+    [ -z "$fn_out" ] || { printf '# found: %s\n' "$(printf '%s\n' "$fn_out" | head -3 | tr '\n' ' ')"; return 1; }
+}
+# empty_dir DIR: DIR exists and holds nothing (ls of a missing DIR prints
+# nothing too)
+empty_dir() { [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; }
+# same_text A B: A and B, two commands' outputs, are equal and not empty
+# (two commands that both failed print the same nothing)
+same_text() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+# differs A B: A and B are both something, and not the same (an empty A,
+# from a command that failed, is no evidence that A is not B)
+differs() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
+# same_bytes FILE1 FILE2: FILE1 has content and FILE2 the same bytes (two
+# empty outputs of failed runs compare equal)
+same_bytes() { [ -s "$1" ] && cmp -s "$1" "$2"; }
 finish() {
     echo "$passes passed, $fails failed"
     [ "$fails" -eq 0 ]

@@ -97,7 +97,7 @@ broken() {
     else
         fail "$1 that writes $3: exit $rc: $msg"
     fi
-    if [ "$(snapshot "$keep")" = "$before" ]; then
+    if same_text "$(snapshot "$keep")" "$before"; then
         pass "  the tree is byte- and mtime-identical"
     else
         fail "  the tree changed"
@@ -136,7 +136,7 @@ if [ "$rc" -eq 3 ] && [ "$(cat "$T/err")" = "$T/tr/tcl.lua:2: error: attempt to 
 else
     fail "a template that fails: exit $rc: $(cat "$T/err")"
 fi
-check "  the tree is byte- and mtime-identical" [ "$(snapshot "$keep")" = "$before" ]
+check "  the tree is byte- and mtime-identical" same_text "$(snapshot "$keep")" "$before"
 
 # ---- d. the template dir holds templates only ------------------------------------
 # refused DESC DIR WANT-STDERR
@@ -148,7 +148,7 @@ refused() {
     else
         fail "$1: exit $rc: $(cat "$T/err")"
     fi
-    check "  the tree is byte- and mtime-identical" [ "$(snapshot "$keep")" = "$before" ]
+    check "  the tree is byte- and mtime-identical" same_text "$(snapshot "$keep")" "$before"
 }
 mkdir -p "$T/td1" "$T/td2" "$T/td3/.git"
 cp "$top_srcdir/templates/lmod.lua" "$T/td1/lmod.lau"
@@ -186,7 +186,7 @@ else
         lm=$(load_and_run lmod "$T/e/lmod" cudatoolkit 'echo "$LOADEDMODULES $CUDA_HOME"')
         em=$(load_and_run tcl "$T/e/tcl" cudatoolkit 'echo "$LOADEDMODULES $CUDA_HOME"')
         check "$order: Lmod loads cudatoolkit/$want ($lm)" [ "$lm" = "cudatoolkit/$want $root" ]
-        check "$order: Environment Modules loads the same ($em)" [ "$em" = "$lm" ]
+        check "$order: Environment Modules loads the same ($em)" same_text "$em" "$lm"
     done
 fi
 

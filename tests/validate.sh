@@ -32,7 +32,7 @@ V() { TMPDIR=$VT "$CTKGEN" -q validate --cache-dir "$CACHE" --json "$@"; }
 codes() { jq -r --arg k "$2" '.sdks[0].artifacts[] | select(.kind == $k) | .findings[].code' "$1" | sort -u | tr '\n' ' '; }
 verdict() { jq -r --arg k "$2" '.sdks[0].artifacts[] | select(.kind == $k) | .verdict' "$1"; }
 has_code() { case " $(codes "$1" "$2")" in *" $3 "*) return 0 ;; esac; return 1; }
-vt_empty() { [ -z "$(ls -A "$VT")" ]; }
+vt_empty() { empty_dir "$VT"; }
 
 B=$CTK_TEST_CUDA
 cat > "$T/site.json" <<JSON
@@ -79,8 +79,8 @@ lib=$(jq -r '.sdks[0].artifacts[] | select(.kind == "pc") | .cuda_probe.libcudar
 check "pc: the CUDA probe, run with no environment, loaded this toolkit's libcudart" \
     [ "$(dirname "$(readlink -f "$lib")")" = "$(readlink -f "$B/lib64")" ]
 check "pc: Cflags resolved by libpkgconf as the CLI does" \
-    [ "$(jq -r '.sdks[0].artifacts[] | select(.kind == "pc") | .cflags | join(" ")' "$T/good.json")" = \
-      "$(PKG_CONFIG_PATH="$OUT/pkgconfig" PKG_CONFIG_LIBDIR= pkgconf --keep-system-cflags --cflags ctk-13.0 | sed 's/ *$//')" ]
+    same_text "$(jq -r '.sdks[0].artifacts[] | select(.kind == "pc") | .cflags | join(" ")' "$T/good.json")" \
+      "$(PKG_CONFIG_PATH="$OUT/pkgconfig" PKG_CONFIG_LIBDIR= pkgconf --keep-system-cflags --cflags ctk-13.0 | sed 's/ *$//')"
 check "the private temp dirs are gone" vt_empty
 
 # ---- 1b. a toolkit that is a tree of symlinks (a view; a copy on another
@@ -92,7 +92,7 @@ check "view: generate" "$CTKGEN" -q generate -c "$T/view.json" -o "$T/viewout"
 rc=0; V -c "$T/view.json" -o "$T/viewout" --no-cache > "$T/view-report.json" || rc=$?
 check "view: validate of a symlinked toolkit exits 0" [ "$rc" -eq 0 ]
 check "view: no finding says the probe loaded another libcudart (CTK-RUN-002)" \
-    sh -c "jq -r '.sdks[].artifacts[].findings[].code' '$T/view-report.json' > '$T/view.codes' && ! grep -q CTK-RUN-002 '$T/view.codes'"
+    sh -c "[ -s '$T/view-report.json' ] && jq -r '.sdks[].artifacts[].findings[].code' '$T/view-report.json' > '$T/view.codes' && ! grep -q CTK-RUN-002 '$T/view.codes'"
 check "view: no error findings" \
     [ "$(jq '[.sdks[].artifacts[].findings[] | select(.severity == "error")] | length' "$T/view-report.json")" = 0 ]
 
@@ -101,7 +101,7 @@ if [ -f "$LMOD_EXEC" ]; then
     rc=0; V -c "$T/site.json" -o "$OUT" --no-cache --lmod --lmod-cmd "$LMOD_EXEC" > "$T/lmod.json" || rc=$?
     check "validate --lmod exits 0" [ "$rc" -eq 0 ]
     check "--lmod: no CTK-ENV-002 (sandbox == real Lmod)" \
-        sh -c "jq -r '.sdks[].artifacts[].findings[].code' '$T/lmod.json' > '$T/lmod.codes' && ! grep -q CTK-ENV-002 '$T/lmod.codes'"
+        sh -c "[ -s '$T/lmod.json' ] && jq -r '.sdks[].artifacts[].findings[].code' '$T/lmod.json' > '$T/lmod.codes' && ! grep -q CTK-ENV-002 '$T/lmod.codes'"
     real=$(load_and_run lmod "$OUT/lmod" cudatoolkit/13.0 "$print_vars" | grep -v '=<unset>$' | grep -v '^PATH=' | sort)
     sandbox=$(jq -r '.sdks[0].artifacts[] | select(.kind == "lmod") | .env | to_entries[] | "\(.key)=\(.value)"' "$T/good.json" |
         grep -E "^($(echo "$VARS" | tr ' ' '|'))=" | grep -v '^PATH=' | sort)
@@ -120,7 +120,7 @@ V -c "$T/site.json" -o "$OUT" > "$T/warm.json"
 check "a re-run with nothing changed comes from the cache" \
     [ "$(jq '[.sdks[0].artifacts[] | select(.cached)] | length' "$T/warm.json")" -eq 3 ]
 check "the cached verdicts are the same" \
-    [ "$(jq -c '[.sdks[0].artifacts[].verdict]' "$T/warm.json")" = "$(jq -c '[.sdks[0].artifacts[].verdict]' "$T/good.json")" ]
+    same_text "$(jq -c '[.sdks[0].artifacts[].verdict]' "$T/warm.json")" "$(jq -c '[.sdks[0].artifacts[].verdict]' "$T/good.json")"
 printf '\n-- a local comment\n' >> "$OUT/lmod/cudatoolkit/13.0.lua"
 V -c "$T/site.json" -o "$OUT" > "$T/edited.json"
 check "editing an artifact invalidates the cache" \
@@ -162,7 +162,7 @@ for c in CTK-CPATH-001 CTK-BUILD-001; do
     else fail "lua-no-cpath: lmod reports $c (got: $(codes "$T/lua-no-cpath.json" lmod))"; fi
 done
 check "lua-no-cpath: Lua and Tcl no longer agree (CTK-ENV-001 on tcl)" has_code "$T/lua-no-cpath.json" tcl CTK-ENV-001
-check "lua-no-cpath: the .pc still passes on its own" [ "$(verdict "$T/lua-no-cpath.json" pc)" != fail ]
+check "lua-no-cpath: the .pc still passes on its own" differs "$(verdict "$T/lua-no-cpath.json" pc)" fail
 
 d=$(broken tcl-other-13)
 printf 'prepend-path LD_LIBRARY_PATH "%s"\n' "$OTHER/lib64" >> "$d/$TC"
@@ -188,8 +188,8 @@ d=$(broken pc-version)
 sed 's|^Version:.*|Version: 12.4|' "$OUT/$PC" > "$d/$PC"
 expect pc-version pc CTK-PC-002
 check "pc-version: the finding points at the Version line" \
-    [ "$(jq -r '.sdks[0].artifacts[] | select(.kind == "pc") | .findings[] | select(.code == "CTK-PC-002") | .line' "$T/pc-version.json")" = \
-      "$(grep -n '^Version:' "$T/pc-version/$PC" | cut -d: -f1)" ]
+    same_text "$(jq -r '.sdks[0].artifacts[] | select(.kind == "pc") | .findings[] | select(.code == "CTK-PC-002") | .line' "$T/pc-version.json")" \
+      "$(grep -n '^Version:' "$T/pc-version/$PC" | cut -d: -f1)"
 
 d=$(broken lua-ldflags)
 printf 'setenv("LDFLAGS", "-L%s/lib64")\n' "$B" >> "$d/$L"
@@ -261,7 +261,7 @@ check "human report: each artifact of the row marked $mark" \
     grep -qE "^  cudatoolkit/13.0  $mark\*? +$mark\*? +$mark\*? +[0-9.]+ s$" "$T/human.out"
 check "human report: the legend explains $mark" grep -qE "^  $mark +[a-z]" "$T/human.out"
 check "human report: no legend line for marks the table does not use" \
-    sh -c "! grep -qE '^  (UNCHECKED|FAIL) ' '$T/human.out'"
+    lacks -E '^  (UNCHECKED|FAIL) ' "$T/human.out"
 if [ $GPU = no ]; then
     check "human report: the summary counts the launch skips" grep -q '^0 passed, 3 passed with launch skipped' "$T/human.out"
 fi
@@ -281,7 +281,7 @@ check "site config modulecmd: exit 0" [ "$rc" -eq 0 ]
 check "site config modulecmd: the Tcl modulefile was loaded by it" \
     sh -c "jq -r '.host.tcl' '$T/em-out.json' | grep -qF '$EM_CMD'"
 check "site config modulecmd: Tcl not skipped for want of a module system" \
-    [ "$(jq -r '.sdks[0].artifacts[] | select(.kind == "tcl") | .skip.code' "$T/em-out.json")" != CTK-SKIP-003 ]
+    differs "$(jq -r '.sdks[0].artifacts[] | select(.kind == "tcl") | .skip.code' "$T/em-out.json")" CTK-SKIP-003
 printf '{ "modulecmd": "/nonexistent/modulecmd.tcl", "sdks": [ { "version": "13.0", "base": "%s" } ] }\n' "$B" > "$T/em-bad.json"
 rc=0; env -u MODULES_CMD TMPDIR="$VT" "$CTKGEN" -q validate -c "$T/em-bad.json" -o "$OUT" > /dev/null 2>&1 || rc=$?
 check "site config modulecmd naming nothing: exit 4" [ "$rc" -eq 4 ]
