@@ -74,7 +74,7 @@ JSON
     inc=$(first_of "$lenv" CPATH)
     check "$L: first CPATH entry holds cuda_runtime.h" [ -f "$inc/cuda_runtime.h" ]
     check "$L: PKG_CONFIG_PATH names the generated pkgconfig dir" \
-        [ "$(first_of "$lenv" PKG_CONFIG_PATH)" = "$(cd "$out/pkgconfig" && pwd -P)" ]
+        same_text "$(first_of "$lenv" PKG_CONFIG_PATH)" "$(cd "$out/pkgconfig" && pwd -P)"
     check "$L: no LDFLAGS, CFLAGS or CXXFLAGS" \
         sh -c "printf '%s\n' '$lenv' | grep -Eq '^(LDFLAGS|CFLAGS|CXXFLAGS)=<unset>\$' && \
                [ \$(printf '%s\n' '$lenv' | grep -Ec '^(LDFLAGS|CFLAGS|CXXFLAGS)=<unset>\$') -eq 3 ]"
@@ -98,7 +98,7 @@ JSON
             fail "$L/$sys: cc could not build or run host_probe.c"; cat "$w/log"
         fi
         check "$L/$sys: cuda_runtime.h came from the module's include dir" \
-            grep -q "$inc/cuda_runtime.h" "$w/deps"
+            sh -c "[ -n '$inc' ] && grep -q '$inc/cuda_runtime.h' '$w/deps'"
         # CUDA 13 keeps Thrust, CUB and libcu++ under include/cccl
         if [ -d "$inc/cccl/cuda" ]; then
             check "$L/$sys: c++ builds and runs a CCCL program with no -I" \
@@ -153,10 +153,13 @@ base=$HPC/cuda/13.0
 # This machine may have the toolkit in the linker's default dirs too (e.g.
 # /usr/local/lib64), so each build below records, with --trace and -M, which
 # libcublas and cublas_v2.h it really used.
+# cc exits 0 (it linked, with libraries from elsewhere) or 1 (a header or
+# library not found); any other status (127: no cc) says nothing of the fixture
+rc=0
 $CLEAN_ENV sh -c "cd '$w' && cc '$top_srcdir/kernels/cublas_cupti.c' -I'$base/include' -L'$base/lib64' \
-        -lcublas -lcupti -lcudart -o neg -Wl,--trace" > "$w/neg_trace" 2>&1
-check "split: base flags alone do not reach math_libs' cuBLAS (the fixture is split)" \
-    sh -c "! grep -q '$HPC/math_libs' '$w/neg_trace'"
+        -lcublas -lcupti -lcudart -o neg -Wl,--trace" > "$w/neg_trace" 2>&1 || rc=$?
+check "split: base flags alone do not reach math_libs' cuBLAS (the fixture is split; cc exit $rc)" \
+    sh -c "[ $rc -le 1 ] && ! grep -q '$HPC/math_libs' '$w/neg_trace'"
 for sys in lmod tcl; do
     if load_and_run "$sys" "$out/$sys" cudatoolkit/13.0 \
         "cd '$w' && cc -M '$top_srcdir/kernels/cublas_cupti.c' > deps_$sys && \
@@ -301,7 +304,8 @@ for sys in lmod tcl; do
     loaded=$(load_and_run "$sys" "$T/two/$sys" cudatoolkit/13.0 "$second 2>/dev/null; echo \"\$LOADEDMODULES\"")
     case $loaded in
         *cudatoolkit/13.0:*cudatoolkit/13.0-runfile*|*cudatoolkit/13.0-runfile:*cudatoolkit/13.0) fail "$sys: two toolkits loaded at once ($loaded)" ;;
-        *) pass "$sys: a second toolkit is refused or swapped in ($loaded)" ;;
+        *cudatoolkit/13.0*) pass "$sys: a second toolkit is refused or swapped in ($loaded)" ;;
+        *) fail "$sys: a second toolkit is refused or swapped in: no toolkit loaded at all ('$loaded')" ;;
     esac
 done
 
@@ -349,6 +353,7 @@ LD_LIBRARY_PATH=/opt/pre/lib PKG_CONFIG_PATH=/opt/pre/pkgconfig MANPATH=/opt/pre
 # in PRE (environment snapshots); prints the ones that do not
 set_by_module() {
     sb_pre=$1 sb_loaded=$2; shift 2
+    [ -s "$sb_pre" ] || { echo "no environment recorded before the load ($sb_pre)"; return 1; }
     sb_bad=
     for sb_v in "$@"; do
         [ "$(grep "^$sb_v=" "$sb_pre")" != "$(grep "^$sb_v=" "$sb_loaded")" ] &&
@@ -380,7 +385,7 @@ for sys in lmod tcl; do
                 fail "$c: 'module unload' left the environment changed"; cat "$w/log"; diff "$w/e_pre" "$w/e_unloaded"
             fi
             check "$c: CUDA_HOME, CUDA_PATH, CUDAToolkit_ROOT, CUDATOOLKIT_VERSION, NVCC_CCBIN are unset after the unload" \
-                sh -c "[ -f '$w/e_unloaded' ] && ! grep -Eq '^(CUDA_HOME|CUDA_PATH|CUDAToolkit_ROOT|CUDATOOLKIT_VERSION|NVCC_CCBIN)=' '$w/e_unloaded'"
+                sh -c "[ -s '$w/e_unloaded' ] && ! grep -Eq '^(CUDA_HOME|CUDA_PATH|CUDAToolkit_ROOT|CUDATOOLKIT_VERSION|NVCC_CCBIN)=' '$w/e_unloaded'"
             if [ -s "$w/e_init" ] && cmp -s "$w/e_init" "$w/e_purged"; then
                 pass "$c: 'module purge' gives back the environment exactly"
             else
@@ -459,13 +464,21 @@ done
 # docs/site-config.md: "loading the CUDA module without it loaded fails with
 # a message that says which to load first".
 printf '__global__ void k(void) {}\n' > "$T/k.cu"
-# loaded_after SYS MODULEPATH [NAME=VALUE...]: try to load 13.0-hpc; print
-# LOADEDMODULES, then the module system's messages
+# try_hpc SYS MODULEPATH [NAME=VALUE...]: try to load 13.0-hpc; print the
+# load's exit status (STATUS=), LOADEDMODULES (LOADED=) and the module
+# system's messages
 try_hpc() {
     th_sys=$1 th_mp=$2; shift 2
-    in_modules "$th_sys" "$th_mp" 'module load cudatoolkit/13.0-hpc; echo "LOADED=${LOADEDMODULES-}"' "$@" 2>&1
+    in_modules "$th_sys" "$th_mp" 'module load cudatoolkit/13.0-hpc; echo "STATUS=$?"; echo "LOADED=${LOADEDMODULES-}"' "$@" 2>&1
 }
-no_cuda() { printf '%s\n' "$1" | grep -q '^LOADED=' && ! printf '%s\n' "$1" | grep '^LOADED=' | grep -q cudatoolkit; }
+# no_cuda REPORT: the load failed and left no cudatoolkit loaded.  A refused
+# load exits non-zero; a module system that could not run at all (its
+# command missing) exits 0 having loaded nothing, and does not pass.
+no_cuda() {
+    printf '%s\n' "$1" | grep -q '^STATUS=[1-9]' && printf '%s\n' "$1" | grep -q '^LOADED=' &&
+        ! printf '%s\n' "$1" | grep '^LOADED=' | grep -q cudatoolkit
+}
+loaded_of() { printf '%s\n' "$1" | sed -n 's/^LOADED=//p'; }
 names_gcc() { printf '%s\n' "$1" | grep -v '^LOADED=' | grep -q 'gcc/13'; }
 for sys in lmod tcl; do
     r=$(try_hpc "$sys" "$U/out/$sys")
@@ -484,9 +497,17 @@ check "tcl (auto_handling off): ... and the message says to load gcc/13 first" \
 # module, never the CUDA module alone.  (docs/site-config.md says only
 # "fails".)
 r=$(try_hpc tcl "$U/out/tcl:$U/gcc-tcl")
-l=$(printf '%s\n' "$r" | sed -n 's/^LOADED=//p')
-after_gcc() { case ":$1:" in *:cudatoolkit/*) case ":$1:" in *:gcc/13:*cudatoolkit/13.0-hpc:*) ;; *) return 1 ;; esac ;; esac; }
-check "tcl (default config): 13.0-hpc is refused or comes after gcc/13 (loaded: '$l')" after_gcc "$l"
+l=$(loaded_of "$r")
+# after_gcc LOADED REPORT: in LOADED 13.0-hpc comes after gcc/13, or it is
+# absent and REPORT (try_hpc's) says the load was refused (no_cuda)
+after_gcc() {
+    case ":$1:" in
+        *:gcc/13:*cudatoolkit/13.0-hpc:*) return 0 ;;
+        *:cudatoolkit/*) return 1 ;;
+    esac
+    no_cuda "$2"
+}
+check "tcl (default config): 13.0-hpc is refused or comes after gcc/13 (loaded: '$l')" after_gcc "$l" "$r"
 for sys in lmod tcl; do
     rm -f "$U/ccbin.log"
     v=$(in_modules "$sys" "$U/out/$sys:$(gcc_mp $sys)" "module load gcc/13 && module load cudatoolkit/13.0-hpc &&
@@ -558,8 +579,8 @@ default_is d-conf 13.0-m
 # two SDKs with the same full version: cudatoolkit/13.0.0 would be ambiguous,
 # so neither system offers it, while each SDK loads by its own name
 for sys in lmod tcl; do
-    v=$(in_modules "$sys" "$T/d-tie/$sys" 'module load cudatoolkit/13.0.0; echo "${LOADEDMODULES-}"' 2>/dev/null)
-    check "d-tie/$sys: the shared full version 13.0.0 is not offered (loaded: '$v')" sh -c "! printf %s '$v' | grep -q cudatoolkit"
+    r=$(in_modules "$sys" "$T/d-tie/$sys" 'module load cudatoolkit/13.0.0; echo "STATUS=$?"; echo "LOADED=${LOADEDMODULES-}"' 2>/dev/null)
+    check "d-tie/$sys: the shared full version 13.0.0 is not offered (loaded: '$(loaded_of "$r")')" no_cuda "$r"
     for nb in "13.0-a|$STD" "13.0-b|$HB"; do
         v=$(in_modules "$sys" "$T/d-tie/$sys" "module load cudatoolkit/${nb%%|*} && echo \"\$CUDA_HOME\"" 2>/dev/null)
         check "d-tie/$sys: cudatoolkit/${nb%%|*} loads its own toolkit" [ "$v" = "${nb#*|}" ]
