@@ -56,7 +56,10 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "so do not lint untrusted Tcl files as root.  *.pc files are resolved by\n"
     "libpkgconf.  Each file's toolkit is found from what it sets (CUDA_HOME,\n"
     "PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and the file is\n"
-    "checked against it.  Findings carry a stable code (diagnostics.md);\n"
+    "checked against it.  Lint runs no program another user can change (the\n"
+    "toolkit's nvcc, tclsh, modulecmd.tcl: owned by root or you, writable by\n"
+    "no group or others, up to /); a check that needed one does not run and\n"
+    "is reported as CTK-TRUST-001.  Findings carry a stable code (diagnostics.md);\n"
     "exit 1 when any is an error, so lint can gate a deployment.  An interrupt\n"
     "(SIGINT, SIGTERM, SIGHUP) stops what lint runs and ends it by that signal\n"
     "(exit status 128+N: 130 for SIGINT).\n",

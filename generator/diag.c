@@ -117,6 +117,11 @@ const ctk_diag_t ctk_diags[] = {
       "no CUDA toolkit found from the paths the file sets; only toolkit-independent checks ran",
       "point CUDA_HOME, PATH (bin/nvcc) or CPATH at a complete toolkit, or ignore a non-CUDA file" },
 
+    /* ---- programs another user controls (trust.h) ------------------------- */
+    { "CTK-TRUST-001", W,
+      "lint did not run a program another user can change, so the check that needed it did not run",
+      "use programs only root can change (root-owned, no group or other write up to /), or lint as their owner" },
+
     /* ---- parts that could not run here ----------------------------------- */
     { "CTK-SKIP-001", N, "not launched: no NVIDIA driver on this machine",
       "run validate on a GPU node to launch the probes" },

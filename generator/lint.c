@@ -19,6 +19,7 @@
 #include "pc.h"
 #include "proc.h"
 #include "sdk.h"
+#include "trust.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -601,6 +602,7 @@ typedef struct {
     char *tmproot;
     ctk_env_t base;
     bool have_tcl;
+    bool tcl_untrusted;   /* Environment Modules found, but not run: rep->tcl_skip says why */
     ctk_modsys_info_t tcl;
     ctk_strlist_t seen;   /* real paths linted */
     ctk_error_t *err;
@@ -882,6 +884,7 @@ typedef struct {
     ctk_sdk_t *sdk;
     char *why_not;   /* when sdk is NULL: why */
     const char *label;
+    ctk_sdk_exec_t ex; /* ex.nvcc_refused: `nvcc --version` was needed and not run */
 } tk_t;
 
 static void tk_fini(tk_t *t)
@@ -940,7 +943,17 @@ static bool find_toolkit(const hints_t *h, tk_t *t, ctk_error_t *err)
                 return false;
         }
         ctk_error_init(&e);
-        if ((t->sdk = ctk_sdk_load(sc, "<lint>", &e)))
+        {
+            /* the root comes from the file: its nvcc runs only if trusted */
+            ctk_sdk_exec_t ex;
+
+            memset(&ex, 0, sizeof ex);
+            ex.trusted_only = true;
+            t->sdk = ctk_sdk_load_ex(sc, "<lint>", &ex, &e);
+            if (ex.nvcc_refused)
+                t->ex = ex;
+        }
+        if (t->sdk)
             break;
         if (e.code == CTK_E_NOMEM) {
             ctk_error_nomem(err);
@@ -1004,6 +1017,18 @@ static void first_line(const char *text, char *buf, size_t n)
         len = n - 1;
     memcpy(buf, text, len);
     buf[len] = '\0';
+}
+
+/* CTK-TRUST-001 when loading the toolkit needed `nvcc --version` and
+ * that nvcc is one another user can change. */
+static bool note_refused_nvcc(ctk_lint_file_t *f, const tk_t *t, ctk_error_t *err)
+{
+    if (!t->ex.nvcc_refused)
+        return true;
+    return addf(f, "CTK-TRUST-001", 0, err,
+                "`%s --version` was not run, so the toolkit's release is unknown (no version.json, "
+                "version.txt or CUDART_VERSION says it) and the toolkit checks did not run: %s",
+                t->ex.nvcc, t->ex.why);
 }
 
 /* Record the toolkit in f and fill the suggestion. */
@@ -1122,7 +1147,8 @@ static bool check_module(lctx_t *c, ctk_lint_file_t *f, const char *full_name, c
      * pkg-config for: each must be in a PKG_CONFIG_PATH dir. */
     if (!check_pkgconfig_names(c, f, menv, set, src))
         goto out;
-    if (!hints_from_env(&h, set, &c->base, c->err) || !find_toolkit(&h, &t, c->err))
+    if (!hints_from_env(&h, set, &c->base, c->err) || !find_toolkit(&h, &t, c->err) ||
+        !note_refused_nvcc(f, &t, c->err))
         goto out;
     if (!t.sdk) {
         ok = addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t.why_not);
@@ -1235,6 +1261,11 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
 
     ctk_env_init(&menv);
     ctk_env_init(&set);
+    if (!c->have_tcl && c->tcl_untrusted) {
+        ok = addf(f, "CTK-TRUST-001", 0, c->err,
+                  "not loaded by Environment Modules, so none of its checks ran: %s", c->rep->tcl_skip);
+        goto out;
+    }
     if (!c->have_tcl) {
         ok = addf(f, "CTK-SKIP-003", 0, c->err, "not loaded: %s", c->rep->tcl_skip);
         goto out;
@@ -1368,6 +1399,19 @@ static bool check_pc_libs(lctx_t *c, ctk_lint_file_t *f, const ctk_sdk_t *sdk, c
              c->err->code != CTK_E_OK)
         return false;
     if (nvcc) {
+        char trust_why[1024];
+
+        /* the toolkit's nvcc comes from the file, one on PATH from whoever
+         * set ctkgen's PATH: either runs only if no other user can change it */
+        if (!ctk_trust_exec(nvcc, trust_why, sizeof trust_why)) {
+            if (!addf(f, "CTK-TRUST-001", line, c->err,
+                      "nvcc's own check of the Libs (`%s -dryrun probe.o $(pkg-config --libs)`) was not run; "
+                      "the static rule stands in: %s",
+                      nvcc, trust_why))
+                goto out;
+            snprintf(why, sizeof why, "%s not run: another user can change it", nvcc);
+            goto rule;
+        }
         if (!nvcc_libs(c, nvcc, libs, &refusal, why, sizeof why))
             goto out;
         if (refusal) {
@@ -1378,6 +1422,7 @@ static bool check_pc_libs(lctx_t *c, ctk_lint_file_t *f, const ctk_sdk_t *sdk, c
     } else {
         snprintf(why, sizeof why, "no nvcc found (no toolkit, none on PATH)");
     }
+rule:
     ok = ctk_lint_nvcc_libs_static(libs, &bad) ||
          addf(f, "CTK-PC-001", line, c->err, "nvcc would reject '%s' in the Libs (static rule: %s)", bad, why);
 out:
@@ -1485,7 +1530,8 @@ static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
             !ctk_strlist_contains(&h.libdirs, pc.libs.items[i] + 2) &&
             !ctk_strlist_push(&h.libdirs, pc.libs.items[i] + 2, c->err))
             goto out;
-    if (!roots_from_dirs(&h, NULL, c->err) || !find_toolkit(&h, &t, c->err))
+    if (!roots_from_dirs(&h, NULL, c->err) || !find_toolkit(&h, &t, c->err) ||
+        !note_refused_nvcc(f, &t, c->err))
         goto out;
     if (!t.sdk) {
         if (!addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t.why_not))
@@ -1686,7 +1732,10 @@ static bool setup(lctx_t *c, ctk_error_t *err)
         !ctk_env_set(&c->base, "TMPDIR", c->tmproot, err) || !ctk_env_set(&c->base, "LC_ALL", "C", err) ||
         !ctk_env_set(&c->base, "LANG", "C", err))
         goto out;
-    if (ctk_modsys_find_tcl(c->o->modulecmd, (const char *const *)environ, &c->tcl, &why, err)) {
+    /* tclsh, modulecmd.tcl, /bin/sh and env run only if no other user can
+     * change them; else the Tcl files get CTK-TRUST-001 */
+    if (ctk_modsys_find_tcl_trusted(c->o->modulecmd, (const char *const *)environ, &c->tcl, &why,
+                                    &c->tcl_untrusted, err)) {
         c->have_tcl = true;
         if (!(c->rep->tcl_modsys = ctk_printf(err, "Environment Modules %s (%s)", c->tcl.version ? c->tcl.version : "?",
                                               c->tcl.cmd)))
@@ -1694,7 +1743,7 @@ static bool setup(lctx_t *c, ctk_error_t *err)
     } else {
         if (!why)
             goto out;
-        if (c->o->modulecmd) {
+        if (c->o->modulecmd && !c->tcl_untrusted) {
             ctk_error_set(err, CTK_E_ENV, c->o->modulecmd, 0, 0, "%s", why);
             goto out;
         }

@@ -30,6 +30,14 @@
  * (CTK-PC-003), .pc Libs nvcc rejects (CTK-PC-001, by `nvcc -dryrun`; a
  * static rule when no nvcc is available).  No toolkit found: CTK-SDK-001
  * and only the toolkit-independent checks.
+ *
+ * Lint runs a program only when ctk_trust_exec() (trust.h) trusts it: the
+ * toolkit's nvcc (for `nvcc --version` when no file gives the release, and
+ * for `nvcc -dryrun`), an nvcc from ctkgen's PATH, and tclsh,
+ * modulecmd.tcl, /bin/sh and env for Tcl files.  A check whose program is
+ * refused does not run; the file gets CTK-TRUST-001 saying which check and
+ * why (the static rule still judges the Libs; an untrusted --modulecmd is
+ * no error, the Tcl files get the finding).
  */
 #ifndef CTK_LINT_H
 #define CTK_LINT_H

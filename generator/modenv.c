@@ -20,6 +20,7 @@
 #include "modenv.h"
 
 #include "proc.h"
+#include "trust.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -181,6 +182,12 @@ static char *ask_version(const ctk_modsys_info_t *m, ctk_error_t *err, bool *nom
     return v;
 }
 
+/* The env(1) that prints what a module system's shell code leaves. */
+static const char *find_env_prog(void)
+{
+    return ctk_is_executable("/usr/bin/env") ? "/usr/bin/env" : "/bin/env";
+}
+
 /* The interpreter named by a script's #! line when it is a tclsh. */
 static char *shebang_tclsh(const char *script)
 {
@@ -258,8 +265,25 @@ static bool pick(const char *explicit_cmd, const char *const *caller_env, const 
     return say_why(why, err, ctk_buf_take(&b, NULL));
 }
 
-bool ctk_modsys_find_tcl(const char *explicit_cmd, const char *const *caller_env,
-                         ctk_modsys_info_t *out, char **why_not, ctk_error_t *err)
+bool ctk_modsys_trusted(const ctk_modsys_info_t *m, char *why, size_t why_len)
+{
+    const char *progs[] = {m->interp, m->cmd, "/bin/sh", find_env_prog()};
+    char reason[1024];
+
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+        if (!progs[i] || ctk_trust_exec(progs[i], reason, sizeof reason))
+            continue;
+        snprintf(why, why_len, "`%s%s%s` was not run: %s", m->interp ? m->interp : "", m->interp ? " " : "",
+                 m->cmd, reason);
+        return false;
+    }
+    if (why_len)
+        why[0] = '\0';
+    return true;
+}
+
+static bool find_tcl(const char *explicit_cmd, const char *const *caller_env, bool trusted_only,
+                     ctk_modsys_info_t *out, char **why_not, bool *untrusted, ctk_error_t *err)
 {
     ctk_modsys_info_t m;
     const char *path = envp_get(caller_env, "PATH");
@@ -270,6 +294,8 @@ bool ctk_modsys_find_tcl(const char *explicit_cmd, const char *const *caller_env
     memset(&m, 0, sizeof m);
     memset(out, 0, sizeof *out);
     *why_not = NULL;
+    if (untrusted)
+        *untrusted = false;
     m.kind = CTK_MODSYS_TCL;
     if (!pick(explicit_cmd, caller_env, "MODULES_CMD", tcl_places, false,
               "Environment Modules modulecmd.tcl", &m.cmd, &why, err))
@@ -297,6 +323,19 @@ bool ctk_modsys_find_tcl(const char *explicit_cmd, const char *const *caller_env
         *why_not = why;
         return false;
     }
+    if (trusted_only) {
+        char reason[2048];
+
+        if (!ctk_modsys_trusted(&m, reason, sizeof reason)) {
+            if (!(why = ctk_strdup(reason, err)))
+                goto fail;
+            ctk_modsys_info_fini(&m);
+            if (untrusted)
+                *untrusted = true;
+            *why_not = why;
+            return false;
+        }
+    }
     m.version = ask_version(&m, err, &nomem);
     if (nomem)
         goto fail;
@@ -305,6 +344,18 @@ bool ctk_modsys_find_tcl(const char *explicit_cmd, const char *const *caller_env
 fail:
     ctk_modsys_info_fini(&m);
     return false;
+}
+
+bool ctk_modsys_find_tcl(const char *explicit_cmd, const char *const *caller_env,
+                         ctk_modsys_info_t *out, char **why_not, ctk_error_t *err)
+{
+    return find_tcl(explicit_cmd, caller_env, false, out, why_not, NULL, err);
+}
+
+bool ctk_modsys_find_tcl_trusted(const char *explicit_cmd, const char *const *caller_env,
+                                 ctk_modsys_info_t *out, char **why_not, bool *untrusted, ctk_error_t *err)
+{
+    return find_tcl(explicit_cmd, caller_env, true, out, why_not, untrusted, err);
 }
 
 bool ctk_modsys_find_lmod(const char *explicit_cmd, const char *const *caller_env,
@@ -570,11 +621,6 @@ static bool modsys_env(const ctk_modsys_info_t *m, const ctk_env_t *base, const 
         if (!ctk_env_set(env, set[i][0], set[i][1], err))
             return false;
     return true;
-}
-
-static const char *find_env_prog(void)
-{
-    return ctk_is_executable("/usr/bin/env") ? "/usr/bin/env" : "/bin/env";
 }
 
 static double mono_now(void)

@@ -41,6 +41,17 @@ void ctk_modsys_info_fini(ctk_modsys_info_t *m);
  * allocation failure (then false and *why_not NULL). */
 bool ctk_modsys_find_tcl(const char *explicit_cmd, const char *const *caller_env,
                          ctk_modsys_info_t *out, char **why_not, ctk_error_t *err);
+/* As ctk_modsys_find_tcl(), for callers that must not run a program
+ * another user controls (lint): when ctk_modsys_trusted() refuses what it
+ * found, nothing is run, not even to ask the version: false, *untrusted
+ * set (may be NULL), and *why_not names the program and why. */
+bool ctk_modsys_find_tcl_trusted(const char *explicit_cmd, const char *const *caller_env,
+                                 ctk_modsys_info_t *out, char **why_not, bool *untrusted, ctk_error_t *err);
+/* Does ctk_trust_exec() (trust.h) trust every program a load with m runs:
+ * the interpreter, the module command, and the /bin/sh and env(1) that
+ * evaluate what it prints?  false with why (one line: the command not run,
+ * the path at fault and why) when not. */
+bool ctk_modsys_trusted(const ctk_modsys_info_t *m, char *why, size_t why_len);
 /* Same for Lmod: explicit path to libexec/lmod, else $LMOD_CMD, else
  * /usr/share/lmod/lmod/libexec/lmod, /opt/apps/lmod/lmod/libexec/lmod,
  * /usr/local/lmod/lmod/libexec/lmod. */

@@ -2,6 +2,7 @@
 #include <ctkconf.h>
 
 #include "sdk.h"
+#include "trust.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -410,8 +411,9 @@ out:
     return rc;
 }
 
-/* "Cuda compilation tools, release 12.4, V12.4.131" */
-static int try_nvcc(const char *nvcc, ctk_version_t *out, ctk_error_t *err)
+/* "Cuda compilation tools, release 12.4, V12.4.131".  With ex->trusted_only,
+ * an nvcc ctk_trust_exec() refuses is not run: 0, and ex says why. */
+static int try_nvcc(const char *nvcc, ctk_sdk_exec_t *ex, ctk_version_t *out, ctk_error_t *err)
 {
     static const char key[] = "release ";
     char *argv[3], *copy = NULL, *text = NULL, *p;
@@ -419,6 +421,11 @@ static int try_nvcc(const char *nvcc, ctk_version_t *out, ctk_error_t *err)
 
     if (!ctk_is_executable(nvcc))
         return 0;
+    if (ex && ex->trusted_only && !ctk_trust_exec(nvcc, ex->why, sizeof ex->why)) {
+        ex->nvcc_refused = true;
+        snprintf(ex->nvcc, sizeof ex->nvcc, "%s", nvcc);
+        return 0;
+    }
     copy = ctk_strdup(nvcc, err);
     if (!copy)
         return -1;
@@ -448,8 +455,8 @@ out:
     return rc;
 }
 
-bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
-                        ctk_version_t *out, ctk_error_t *err)
+static bool version_detect(const char *root, const char *incdir, const char *nvcc, ctk_sdk_exec_t *ex,
+                           ctk_version_t *out, ctk_error_t *err)
 {
     int r = 0;
 
@@ -461,18 +468,30 @@ bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
         goto out;
     if (incdir && (r = try_header(incdir, out, err)) != 0)
         goto out;
-    if (nvcc && (r = try_nvcc(nvcc, out, err)) != 0)
+    if (nvcc && (r = try_nvcc(nvcc, ex, out, err)) != 0)
         goto out;
-    ctk_error_set(err, CTK_E_SDK, NULL, 0, 0,
-                  "no version.json or version.txt in %s, no CUDART_VERSION in %s/cuda_runtime_api.h, "
-                  "and no release from `%s --version`",
-                  root ? root : "(none)", incdir ? incdir : "(none)", nvcc ? nvcc : "nvcc");
+    if (ex && ex->nvcc_refused)
+        ctk_error_set(err, CTK_E_SDK, NULL, 0, 0,
+                      "no version.json or version.txt in %s, no CUDART_VERSION in %s/cuda_runtime_api.h, "
+                      "and `%s --version` was not run: another user can change it",
+                      root ? root : "(none)", incdir ? incdir : "(none)", nvcc);
+    else
+        ctk_error_set(err, CTK_E_SDK, NULL, 0, 0,
+                      "no version.json or version.txt in %s, no CUDART_VERSION in %s/cuda_runtime_api.h, "
+                      "and no release from `%s --version`",
+                      root ? root : "(none)", incdir ? incdir : "(none)", nvcc ? nvcc : "nvcc");
 out:
     if (r != 1) {
         memset(out, 0, sizeof *out);
         out->patch = -1;
     }
     return r == 1;
+}
+
+bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
+                        ctk_version_t *out, ctk_error_t *err)
+{
+    return version_detect(root, incdir, nvcc, NULL, out, err);
 }
 
 /* ---- looking at directories --------------------------------------------------- */
@@ -634,6 +653,7 @@ typedef struct {
     const ctk_sdk_conf_t *conf;
     const char *source;
     const char *mv;  /* module version, for messages */
+    ctk_sdk_exec_t *ex; /* what it may run; NULL: nvcc whenever needed */
     ctk_error_t *err;
 } ctx_t;
 
@@ -1015,7 +1035,7 @@ static bool check_version(ctx_t *c, ctk_sdk_t *sdk)
     int dmaj, dmin, dpat;
 
     ctk_error_init(&verr);
-    if (!ctk_version_detect(conf->base, sdk->incdir, sdk->nvcc, v, &verr)) {
+    if (!version_detect(conf->base, sdk->incdir, sdk->nvcc, c->ex, v, &verr)) {
         if (verr.code == CTK_E_NOMEM)
             ctk_error_nomem(c->err);
         else
@@ -1218,12 +1238,23 @@ static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
 
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err)
 {
+    return ctk_sdk_load_ex(conf, config_source, NULL, err);
+}
+
+ctk_sdk_t *ctk_sdk_load_ex(const ctk_sdk_conf_t *conf, const char *config_source, ctk_sdk_exec_t *ex,
+                           ctk_error_t *err)
+{
     ctk_sdk_t *sdk = NULL;
     ctk_error_t e;
     ctx_t c;
     bool ok = false;
 
     ctk_error_init(&e);
+    if (ex) {
+        ex->nvcc_refused = false;
+        ex->nvcc[0] = ex->why[0] = '\0';
+    }
+    c.ex = ex;
     c.conf = conf;
     c.source = config_source;
     /* what messages call the SDK: its module version; a scan has none yet */

@@ -115,8 +115,28 @@ bool ctk_sdk_is_system_dir(const char *dir);
 
 /* Build and verify the record for one configured SDK.  config_source is the
  * config file path used in errors (which also name the SDK and the field).
- * Caller frees. */
+ * The one program it may run is the toolkit's nvcc, for `nvcc --version`,
+ * and only when no version.json, version.txt or CUDART_VERSION says the
+ * release.  Caller frees. */
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err);
+
+/* What ctk_sdk_load_ex() may run, for callers that load a toolkit another
+ * user may have named (lint): with trusted_only, `nvcc --version` runs only
+ * when ctk_trust_exec() (trust.h) trusts that nvcc.  When it was needed and
+ * refused, nvcc_refused is set, why holds the trust check's reason, and the
+ * version is unknown: the load fails (CTK_E_SDK) as for any toolkit whose
+ * release nothing says. */
+typedef struct {
+    bool trusted_only;     /* in */
+    bool nvcc_refused;     /* out: `nvcc --version` was needed and not run */
+    char nvcc[4096];       /* out, with nvcc_refused: the nvcc not run */
+    char why[1024];        /* out, with nvcc_refused: why (trust.h) */
+} ctk_sdk_exec_t;
+
+/* ctk_sdk_load() under ex (NULL: as ctk_sdk_load); ex's outputs are
+ * cleared first. */
+ctk_sdk_t *ctk_sdk_load_ex(const ctk_sdk_conf_t *conf, const char *config_source, ctk_sdk_exec_t *ex,
+                           ctk_error_t *err);
 void ctk_sdk_free(ctk_sdk_t *sdk);
 
 #endif

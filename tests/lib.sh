@@ -68,6 +68,41 @@ differs() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
 # same_bytes FILE1 FILE2: FILE1 has content and FILE2 the same bytes (two
 # empty outputs of failed runs compare equal)
 same_bytes() { [ -s "$1" ] && cmp -s "$1" "$2"; }
+# trusted_dir DIR: ctkgen's rule for running a program (generator/trust.h),
+# for a directory: DIR and every directory above it, as spelled and as
+# resolved, are owned by root or this user and writable by no group and no
+# others (a link on the way: owned by root or this user).  Says why not.
+trusted_dir() {
+    td_me=$(id -u)
+    for td_p in "$1" "$(readlink -f "$1")"; do
+        case $td_p in /*) ;; *) td_p=$(pwd)/$td_p ;; esac
+        while :; do
+            td_st=$(stat -c '%u %a' "$td_p") || return 1
+            td_uid=${td_st% *} td_mode=${td_st#* }
+            if [ "$td_uid" != 0 ] && [ "$td_uid" != "$td_me" ]; then
+                echo "# $td_p: owner uid $td_uid"; return 1
+            fi
+            if [ ! -L "$td_p" ] && [ $((0$td_mode & 022)) -ne 0 ]; then
+                echo "# $td_p: mode $td_mode"; return 1
+            fi
+            [ "$td_p" = / ] && break
+            td_p=$(dirname "$td_p")
+        done
+    done
+}
+# make_trusted_tmp: TT becomes a new empty directory (mode 0755) that
+# ctkgen trusts, in the build tree, removed at exit with $T.  Trees of
+# programs ctkgen must be willing to run go there: under $TMPDIR they never
+# are (/tmp is world-writable).  Fails, saying why, when the build tree
+# itself is not trusted.
+make_trusted_tmp() {
+    mtt_base=${top_builddir:-$top_srcdir}/tests
+    [ -d "$mtt_base" ] || mtt_base=${top_builddir:-$top_srcdir}
+    trusted_dir "$mtt_base" || { echo "# $mtt_base: ctkgen would run no program below it"; return 1; }
+    TT=$(mktemp -d "$mtt_base/ctkgen-trusted-XXXXXX") || return 1
+    chmod 755 "$TT"
+    trap 'chmod -R u+rwx "$T" "$TT" 2>/dev/null; rm -rf "$T" "$TT"' EXIT
+}
 finish() {
     echo "$passes passed, $fails failed"
     [ "$fails" -eq 0 ]

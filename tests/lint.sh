@@ -10,12 +10,19 @@
 # exact finding codes of every file.  Everything is real: Environment
 # Modules loads the Tcl files, libpkgconf reads the .pc files, nvcc judges
 # the Libs, ctkgen generate writes what --fix-suggest proposes.
+#
+# Lint runs no program another user can change (CTK-TRUST-001), and no
+# program below a world-writable /tmp is trusted, so the toolkit trees are
+# built afresh in the build tree (make_trusted_tmp), not in the cache under
+# $TMPDIR the other tests share; tests/rootsafe_exec.sh covers the rest.
 . "$(dirname "$0")/lib.sh"
 need_cuda
 need_em
 command -v jq >/dev/null 2>&1 || skip "jq not installed (build-aux/deps.sh installs it)"
 
-FIX=${TMPDIR:-/tmp}/ctkgen-fixtures-$(id -u)
+umask 022
+make_trusted_tmp || { echo "FAIL: no directory ctkgen trusts for the toolkit trees"; exit 1; }
+FIX=$TT/fixtures
 sh "$top_srcdir/tests/fixtures.sh" "$CTK_TEST_CUDA" "$FIX" >/dev/null || { echo "fixtures.sh failed"; exit 1; }
 CUDA=$FIX/standalone/cuda-13.0
 HPCSDK=$FIX/hpcsdk/Linux_x86_64/25.9
