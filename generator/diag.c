@@ -121,6 +121,8 @@ const ctk_diag_t ctk_diags[] = {
     { "CTK-TRUST-001", W,
       "lint did not run a program another user can change, so the check that needed it did not run",
       "use programs only root can change (root-owned, no group or other write up to /), or lint as their owner" },
+    { "CTK-TRUST-002", W, "validate runs a program another user can change (the SDK's nvcc, its ccbin)",
+      "install the toolkit and compiler where only root can write (root-owned, no group or other write, up to /)" },
 
     /* ---- parts that could not run here ----------------------------------- */
     { "CTK-SKIP-001", N, "not launched: no NVIDIA driver on this machine",
@@ -301,6 +303,20 @@ fail:
     while (dst->len > old_len)
         finding_fini(&dst->items[--dst->len]);
     return false;
+}
+
+void ctk_findings_drop(ctk_findings_t *f, const char *code)
+{
+    size_t i, k = 0;
+
+    for (i = 0; f && code && i < f->len; i++) {
+        if (strcmp(f->items[i].code, code) == 0)
+            finding_fini(&f->items[i]);
+        else
+            f->items[k++] = f->items[i];
+    }
+    if (f && code)
+        f->len = k;
 }
 
 bool ctk_findings_has(const ctk_findings_t *f, const char *code)

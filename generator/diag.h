@@ -50,6 +50,8 @@ bool ctk_findings_add(ctk_findings_t *f, const char *code, const char *file, int
                       ctk_error_t *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* Append copies of every finding of src. */
 bool ctk_findings_extend(ctk_findings_t *dst, const ctk_findings_t *src, ctk_error_t *err);
+/* Remove every finding of `code`, keeping the others in order. */
+void ctk_findings_drop(ctk_findings_t *f, const char *code);
 bool ctk_findings_has(const ctk_findings_t *f, const char *code);
 size_t ctk_findings_count(const ctk_findings_t *f, ctk_severity_t sev);
 

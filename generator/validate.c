@@ -42,6 +42,7 @@
 #include "probeio.h"
 #include "render.h"
 #include "report.h"
+#include "trust.h"
 #include "util.h"
 #include "validate.h"
 
@@ -718,6 +719,39 @@ static bool check_pc_static(vjob_t *j, ctk_vart_t *a)
     return ok;
 }
 
+/* ---- programs another user can change ---------------------------------------------------- */
+
+/* CTK-TRUST-002 on a when ctk_trust_exec() refuses prog; what says which it is. */
+static bool trust_finding(vjob_t *j, ctk_vart_t *a, const char *prog, const char *what)
+{
+    char why[1024];
+
+    if (!prog || ctk_trust_exec(prog, why, sizeof why))
+        return true;
+    return addf(a, "CTK-TRUST-002", 0, j->err, "validate runs %s (%s) though another user can change it: %s",
+                prog, what, why);
+}
+
+/* The programs validate runs for artifact k that the site config named
+ * (not the host compilers, not the probes it builds in its private dir):
+ * the SDK's nvcc and ccbin on the .pc artifact, whose steps run them by
+ * those paths; a module's own nvcc, when its PATH finds another, on that
+ * module.  They still run (the admin chose them); the warning changes no
+ * verdict.  Judged on every run, never taken from the cache: a chown
+ * changes no cache key. */
+static bool trust_findings(vjob_t *j, ctk_art_t k)
+{
+    ctk_vart_t *a = &j->res->art[k];
+
+    ctk_findings_drop(&a->findings, "CTK-TRUST-002");
+    if (k == CTK_ART_PC)
+        return trust_finding(j, a, j->sdk->nvcc, "the SDK's nvcc") &&
+               trust_finding(j, a, j->sdk->conf->host_compiler_ccbin, "host_compiler.ccbin");
+    if (a->nvcc && !ctk_same_file(a->nvcc, j->sdk->nvcc))
+        return trust_finding(j, a, a->nvcc, "the nvcc on the module's PATH");
+    return true;
+}
+
 /* ---- builds ---------------------------------------------------------------------------- */
 
 /* The environment the .pc steps run in: the base, no CPATH/LIBRARY_PATH/
@@ -1219,6 +1253,8 @@ static bool run_sdk(vjob_t *j)
         if (cache_load(j, key)) {
             for (a = 0; a < CTK_ART__COUNT; a++) {
                 res->art[a].cached = true;
+                if (!trust_findings(j, (ctk_art_t)a))
+                    goto done;
                 progress(j, (ctk_art_t)a);
             }
             ok = true;
@@ -1277,13 +1313,13 @@ static bool run_sdk(vjob_t *j)
         ctk_strlist_fini(&diff);
     }
     res->art[CTK_ART_TCL].seconds = now_s() - t;
-    if (!check_versions(j))
+    if (!check_versions(j) || !trust_findings(j, CTK_ART_PC))
         goto done;
     settle(&res->art[CTK_ART_PC]);
     progress(j, CTK_ART_PC);
     for (a = CTK_ART_LMOD; a <= CTK_ART_TCL; a++) {
         t = now_s();
-        if (j->have_env[a] && !build_module(j, &res->art[a], &j->menv[a]))
+        if ((j->have_env[a] && !build_module(j, &res->art[a], &j->menv[a])) || !trust_findings(j, (ctk_art_t)a))
             goto done;
         res->art[a].seconds += now_s() - t;
         settle(&res->art[a]);

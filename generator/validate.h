@@ -31,6 +31,10 @@
  * ctk_validate() returns false; nothing is cached from that run.
  * Results that are not failures are cached (cache.h), keyed on every input
  * that could change them.
+ * The SDK's nvcc and host_compiler.ccbin come from the admin's site config
+ * and are run whoever owns them, but one that ctk_trust_exec() (trust.h)
+ * refuses gets the warning CTK-TRUST-002 (judged on every run, never from
+ * the cache); no verdict changes.
  */
 #ifndef CTK_VALIDATE_H
 #define CTK_VALIDATE_H

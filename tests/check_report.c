@@ -385,7 +385,7 @@ START_TEST(test_diag_codes_are_unique_well_formed_and_explained)
         ck_assert(ctk_diag_find(d->code) == d);
         ck_assert_str_ne(ctk_severity_name(d->severity), "unknown");
     }
-    ck_assert_uint_eq(n, 38);
+    ck_assert_uint_eq(n, 39);
     ck_assert_ptr_null(ctk_diag_find("CTK-NOPE-001"));
     ck_assert_ptr_null(ctk_diag_find(NULL));
     ck_assert(!code_well_formed("CTK-CPATH-01"));
@@ -405,7 +405,7 @@ START_TEST(test_diag_severities_are_as_specified)
         { "CTK-SKIP-001", CTK_SEV_NOTE },     { "CTK-SKIP-002", CTK_SEV_NOTE },
         { "CTK-SKIP-003", CTK_SEV_NOTE },     { "CTK-CPATH-001", CTK_SEV_ERROR },
         { "CTK-GPU-005", CTK_SEV_ERROR },     { "CTK-ENV-003", CTK_SEV_ERROR },
-        { "CTK-TRUST-001", CTK_SEV_WARNING },
+        { "CTK-TRUST-001", CTK_SEV_WARNING }, { "CTK-TRUST-002", CTK_SEV_WARNING },
     };
     size_t i;
 
@@ -540,6 +540,30 @@ START_TEST(test_findings_extend_copies_every_finding)
     ck_assert_int_eq(b.items[9].line, 8);
     ck_assert_uint_eq(ctk_findings_count(&b, CTK_SEV_WARNING), 5);
     ctk_findings_fini(&b);
+}
+END_TEST
+
+START_TEST(test_findings_drop_removes_one_code_and_keeps_the_order)
+{
+    ctk_findings_t f;
+    int i;
+
+    ctk_findings_init(&f);
+    for (i = 0; i < 7; i++)
+        add_finding(&f, i % 3 == 0 ? "CTK-TRUST-002" : "CTK-RUN-001", "/f", i, "m");
+    ctk_findings_drop(&f, "CTK-TRUST-002");
+    ck_assert_uint_eq(f.len, 4);
+    for (i = 0; i < 4; i++)
+        ck_assert_str_eq(f.items[i].code, "CTK-RUN-001");
+    ck_assert_int_eq(f.items[0].line, 1);
+    ck_assert_int_eq(f.items[3].line, 5);
+    ctk_findings_drop(&f, "CTK-NOPE-001");
+    ctk_findings_drop(&f, NULL);
+    ctk_findings_drop(NULL, "CTK-RUN-001");
+    ck_assert_uint_eq(f.len, 4);
+    ctk_findings_drop(&f, "CTK-RUN-001");
+    ck_assert_uint_eq(f.len, 0);
+    ctk_findings_fini(&f);
 }
 END_TEST
 
@@ -1491,6 +1515,7 @@ int main(void)
     tcase_add_test(tc, test_diag_table_and_docs_agree);
     tcase_add_test(tc, test_findings_take_severity_from_table_and_copy_text);
     tcase_add_test(tc, test_findings_reject_unknown_code_as_internal);
+    tcase_add_test(tc, test_findings_drop_removes_one_code_and_keeps_the_order);
     tcase_add_test(tc, test_findings_extend_copies_every_finding);
     tcase_add_test(tc, test_probe_parses_host_report);
     tcase_add_test(tc, test_probe_parses_cuda_report);
