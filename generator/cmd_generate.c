@@ -116,8 +116,10 @@ static char *absolute_dir(const char *dir, ctk_error_t *err)
  * given) and its summary. */
 static bool report_scan(const ctk_scan_t *res, double seconds, bool loud, ctk_error_t *err)
 {
+    ctk_strlist_t untrusted;
     char *summary;
     size_t i;
+    bool good;
 
     for (i = 0; i < res->n_events; i++) {
         if (loud && res->events[i].kind != CTK_SCAN_DEPTH)
@@ -125,6 +127,15 @@ static bool report_scan(const ctk_scan_t *res, double seconds, bool loud, ctk_er
         else
             ctk_cli_debug("%s", res->events[i].text);
     }
+    /* a toolkit another user can change is worth a warning however quiet
+     * the scan's own decisions are */
+    ctk_strlist_init(&untrusted);
+    good = ctk_scan_untrusted(res, &untrusted, err);
+    for (i = 0; good && i < untrusted.len; i++)
+        ctk_cli_warn("%s", untrusted.items[i]);
+    ctk_strlist_fini(&untrusted);
+    if (!good)
+        return false;
     if (!(summary = ctk_scan_summary(res, seconds, err)))
         return false;
     if (loud)

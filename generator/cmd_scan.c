@@ -197,6 +197,18 @@ int ctk_cmd_scan(int argc, char **argv)
         else
             ctk_cli_info("%s", res->events[i].text);
     }
+    {
+        ctk_strlist_t untrusted;
+        bool good;
+
+        ctk_strlist_init(&untrusted);
+        good = ctk_scan_untrusted(res, &untrusted, &err);
+        for (i = 0; good && i < untrusted.len; i++)
+            ctk_cli_warn("%s", untrusted.items[i]);
+        ctk_strlist_fini(&untrusted);
+        if (!good)
+            goto fail;
+    }
     if (!(summary = ctk_scan_summary(res, now_s() - t0, &err)))
         goto fail;
     ctk_cli_info("%s", summary);

@@ -4,6 +4,7 @@
 #include "discover.h"
 
 #include "sdk.h"
+#include "trust.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1374,6 +1375,29 @@ char *ctk_scan_summary(const ctk_scan_t *scan, double seconds, ctk_error_t *err)
                       scan->n_runtime_only == 1 ? "" : "s", scan->n_problems,
                       scan->n_problems == 1 ? "" : "s", scan->dirs_visited,
                       scan->dirs_visited == 1 ? "y" : "ies", seconds);
+}
+
+bool ctk_scan_untrusted(const ctk_scan_t *scan, ctk_strlist_t *lines, ctk_error_t *err)
+{
+    for (size_t i = 0; scan->cfg && i < scan->cfg->n_sdks; i++) {
+        char why[1024], *nvcc = ctk_path_join(scan->cfg->sdks[i].base, "bin/nvcc", err), *line;
+
+        if (!nvcc)
+            return false;
+        if (ctk_trust_exec(nvcc, why, sizeof why)) {
+            free(nvcc);
+            continue;
+        }
+        line = ctk_printf(err, "untrusted %s: %s (another user can change it, yet %svalidate runs it, and the "
+                               "module puts it on users' PATH)",
+                          nvcc, why,
+                          scan->sdks && scan->sdks[i].version.source == CTK_VSRC_NVCC
+                              ? "the scan ran it for the release, " : "");
+        free(nvcc);
+        if (!line || !ctk_strlist_take(lines, line, err))
+            return false;
+    }
+    return true;
 }
 
 ctk_config_t *ctk_discover_standard(const char *const *roots, size_t n_roots,

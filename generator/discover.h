@@ -152,6 +152,13 @@ void ctk_scan_free(ctk_scan_t *scan);
  * (seconds: the caller's measure of the scan).  Caller frees. */
 char *ctk_scan_summary(const ctk_scan_t *scan, double seconds, ctk_error_t *err);
 
+/* One line per SDK of the scan's config whose bin/nvcc ctk_trust_exec()
+ * (trust.h) refuses, pushed into lines in config order: "untrusted
+ * <nvcc>: <why> (...)".  The scan ran that nvcc only when no file gave the
+ * release, but validate runs it and the module puts it on users' PATH:
+ * worth a warning, not a problem (n_problems is unchanged). */
+bool ctk_scan_untrusted(const ctk_scan_t *scan, ctk_strlist_t *lines, ctk_error_t *err);
+
 /* The scanner behind `generate` with no config, kept for its callers.
  *
  * roots are glob(3) patterns, each match scanned as by ctk_scan(); NULL (or
