@@ -9,6 +9,9 @@
 # kills itself with SIGSEGV.  Every command line of those processes holds
 # the copy's private path, so pgrep finds them and nothing else.  Each run
 # gets an empty TMPDIR of its own, which must be empty again afterwards.
+# The copy lives in the build tree (make_trusted_tmp): lint runs no nvcc
+# another user could change, and nothing under a world-writable /tmp
+# passes that rule, so the interrupted lint would have nothing to stop.
 #
 # Interrupts: a background job of a script starts with SIGINT ignored, and
 # ctkgen leaves an ignored signal ignored (nohup keeps working), so the
@@ -27,9 +30,11 @@ else
 fi
 unset LMOD_CMD
 
-TK=$T/tk
+umask 022
+make_trusted_tmp || { echo "FAIL: no directory ctkgen trusts for the toolkit copy"; exit 1; }
+TK=$TT/tk
 VT=$T/vtmp
-PAT="$T/[t]k/"                      # [t]: the pattern never matches its own pgrep
+PAT="$TT/[t]k/"                     # [t]: the pattern never matches its own pgrep
 mkdir -p "$VT"
 
 # Whatever happens, no sleeper of ours survives the test.
@@ -37,7 +42,7 @@ leftovers() { pgrep -f "$PAT" 2>/dev/null || :; }
 reap_leftovers() { for p in $(leftovers); do kill -KILL "$p" 2>/dev/null || :; done; }
 # the copy's directories are its own (only files are hard links): they may
 # be made writable for the removal without touching the real toolkit
-trap 'reap_leftovers; [ -d "$TK" ] && find "$TK" -type d ! -perm -u+rwx -exec chmod u+rwx {} + 2>/dev/null; rm -rf "$T"' EXIT
+trap 'reap_leftovers; [ -d "$TK" ] && find "$TK" -type d ! -perm -u+rwx -exec chmod u+rwx {} + 2>/dev/null; rm -rf "$T" "$TT"' EXIT
 
 # no_process_left: nothing of the fake nvcc is running (waits up to 2 s
 # for processes already sent SIGKILL to go)
