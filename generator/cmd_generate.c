@@ -370,6 +370,8 @@ static int run(const gen_opts_t *o)
     plan = ctk_write_plan(absout, &out, &err);
     if (!plan)
         goto fail;
+    for (i = 0; i < plan->notes.len; i++)
+        ctk_cli_warn("%s", plan->notes.items[i]);
     if (o->dry_run) {
         diff = ctk_plan_diff(plan, &err);
         if (!diff)

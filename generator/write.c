@@ -41,6 +41,9 @@
 
 typedef enum { WALK_FOUND, WALK_ABSENT, WALK_NOTDIR, WALK_FAILED } walk_t;
 
+static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlist_t *notes,
+                      ctk_error_t *err);
+
 /* ---- paths ---------------------------------------------------------------- */
 
 /* NULL if rel is a relative path ctkgen may write, else the reason why not. */
@@ -94,6 +97,43 @@ static int fsync_dir(int fd)
     if (fsync(fd) < 0 && errno != EINVAL && errno != ENOTSUP)
         return -1;
     return 0;
+}
+
+/* ---- bookkeeping another user could have written -------------------------- */
+
+static void user_name(uid_t uid, char *out, size_t size)
+{
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res && res->pw_name[0])
+        snprintf(out, size, "%s", res->pw_name);
+    else
+        snprintf(out, size, "uid %u", (unsigned)uid);
+}
+
+/* Whether one of ctkgen's own files (the manifest, the pending manifest, a
+ * temp file), as fstat saw it on the descriptor opened without following
+ * links, could have been written by someone other than the user running
+ * ctkgen: owned by another user, or writable by its group or by others.
+ * Such a file decides nothing (it could name an admin's file for removal);
+ * why says in a few words why. */
+static bool foreign(const struct stat *st, char *why, size_t size)
+{
+    char owner[64], me[64];
+
+    if (st->st_uid != geteuid()) {
+        user_name(st->st_uid, owner, sizeof owner);
+        user_name(geteuid(), me, sizeof me);
+        snprintf(why, size, "owned by %s, not by %s, who runs ctkgen", owner, me);
+        return true;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(why, size, "mode %04o: %s may write it", (unsigned)(st->st_mode & 07777),
+                 (st->st_mode & S_IWOTH) ? "every user" : "its group");
+        return true;
+    }
+    return false;
 }
 
 /* Open, without following symlinks, each directory on the way to rel's last
@@ -189,10 +229,11 @@ out:
 }
 
 /* Read the regular file name in dirfd.  1: *data holds its bytes (caller
- * frees); 0: it does not exist; -1: err is set (symlink, not a regular
- * file, or an I/O error). */
+ * frees) and *stp (may be NULL) what fstat says of the descriptor they
+ * were read from; 0: it does not exist; -1: err is set (symlink, not a
+ * regular file, or an I/O error). */
 static int read_leaf(int dirfd, const char *name, const char *path, char **data, size_t *len,
-                     ctk_error_t *err)
+                     struct stat *stp, ctk_error_t *err)
 {
     struct stat st;
     ctk_buf_t b;
@@ -267,6 +308,8 @@ static int read_leaf(int dirfd, const char *name, const char *path, char **data,
         goto out;
     }
     *data = ctk_buf_take(&b, len);
+    if (stp)
+        *stp = st;
     rc = 1;
 out:
     if (fd >= 0)
@@ -290,7 +333,7 @@ static walk_t probe(int outfd, const char *outdir, const char *rel, char **data,
     w = walk(outfd, outdir, rel, false, &dirfd, &leaf, stop, err);
     if (w != WALK_FOUND)
         return w;
-    r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), data, len, err);
+    r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), data, len, NULL, err);
     close(dirfd);
     return r < 0 ? WALK_FAILED : r == 0 ? WALK_ABSENT : WALK_FOUND;
 }
@@ -576,7 +619,25 @@ void ctk_plan_free(ctk_plan_t *plan)
     free(plan->items);
     free(plan->manifest);
     free(plan->outdir);
+    ctk_strlist_fini(&plan->notes);
     free(plan);
+}
+
+/* A manifest or pending manifest read from path, as fstat saw it: one
+ * another user could have written is taken as absent (*r becomes 0), with
+ * a note on the plan saying so.  False only on ENOMEM. */
+static bool trust_record(ctk_plan_t *plan, const char *path, const struct stat *st, int *r,
+                         ctk_error_t *err)
+{
+    char why[192], *note;
+
+    if (!foreign(st, why, sizeof why))
+        return true;
+    *r = 0;
+    note = ctk_printf(err, "%s: ignored: %s, so it could have been written by another user and "
+                      "decides nothing (ctkgen removes no file on its word); look at it, then "
+                      "remove it", path, why);
+    return ctk_strlist_take(&plan->notes, note, err);
 }
 
 /* Append an item for rel; the caller fills in the rest.  NULL on ENOMEM. */
@@ -611,6 +672,7 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
     char *mpath = NULL, *mdata = NULL, *old = NULL, *ppath = NULL, *pdata = NULL;
     size_t mlen = 0, oldlen = 0, plen = 0, i, n, stop = 0;
     bool have_manifest = false;
+    struct stat st;
     ctk_buf_t mb;
     int outfd = -1, r;
 
@@ -620,6 +682,7 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
         ctk_error_nomem(err);
         goto out;
     }
+    ctk_strlist_init(&plan->notes);
     n = strlen(outdir);
     while (n > 1 && outdir[n - 1] == '/')
         n--;
@@ -662,16 +725,16 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
         goto out;
     }
     if (outfd >= 0) {
-        r = read_leaf(outfd, CTK_MANIFEST_NAME, mpath, &mdata, &mlen, err);
-        if (r < 0)
+        r = read_leaf(outfd, CTK_MANIFEST_NAME, mpath, &mdata, &mlen, &st, err);
+        if (r < 0 || (r == 1 && !trust_record(plan, mpath, &st, &r, err)))
             goto out;
         have_manifest = r == 1;
         if (have_manifest && !manifest_parse(mpath, mdata, mlen, &man, err))
             goto out;
         if (!(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
             goto out;
-        r = read_leaf(outfd, CTK_PENDING_NAME, ppath, &pdata, &plen, err);
-        if (r < 0)
+        r = read_leaf(outfd, CTK_PENDING_NAME, ppath, &pdata, &plen, &st, err);
+        if (r < 0 || (r == 1 && !trust_record(plan, ppath, &st, &r, err)))
             goto out;
         plan->pending = r == 1;
         if (plan->pending && !manifest_parse(ppath, pdata, plen, &pend, err))
@@ -748,6 +811,9 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
     }
     if (plan->n > 1)
         qsort(plan->items, plan->n, sizeof *plan->items, change_cmp);
+    /* temp files apply will leave alone, said now */
+    if (outfd >= 0 && !sweep_tmp(outfd, plan, false, &plan->notes, err))
+        goto out;
 
     ctk_buf_puts(&mb, MANIFEST_HEADER);
     for (i = 0; i < set->n; i++) {
@@ -1306,16 +1372,23 @@ static bool is_tmp_name(const char *name)
     return name[0] == '.' && tag && strlen(tag) == strlen(TMP_TAG) + 6;
 }
 
-/* Remove the temp files a killed run left in OUT and in every directory
- * the plan touches (the caller holds the lock, so no live run owns them).
- * Best effort: a temp file that stays is harmless.  Only running out of
- * memory fails (CTK_E_NOMEM): nothing else would go well after it, and
- * no file of the tree has changed yet. */
-static bool sweep_dir(int dirfd, ctk_error_t *err)
+/* The temp files a killed run left in OUT and in every directory the plan
+ * touches: removed when remove is set (the caller holds the lock, so no
+ * live run owns them), else only looked at.  A temp file another user
+ * could have made (foreign()) is left alone, and named in notes when
+ * notes is not NULL.  Best effort: a temp file that stays is harmless.
+ * Only running out of memory fails (CTK_E_NOMEM): nothing else would go
+ * well after it, and no file of the tree has changed yet.  dir is the
+ * directory's path relative to OUT, dl bytes long (0: OUT itself). */
+static bool sweep_dir(int dirfd, const char *outdir, const char *dir, size_t dl, bool remove,
+                      ctk_strlist_t *notes, ctk_error_t *err)
 {
     int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *e;
+    struct stat st;
+    char why[192] = "", where[CTK_ERROR_SOURCE_MAX];
+    bool ok = true;
 
     if (!d) {
         bool nomem = errno == ENOMEM;
@@ -1326,19 +1399,47 @@ static bool sweep_dir(int dirfd, ctk_error_t *err)
             ctk_error_nomem(err);
         return !nomem;
     }
-    while ((e = readdir(d)))
-        if (is_tmp_name(e->d_name))
-            unlinkat(dirfd, e->d_name, 0);
+    while (ok && (e = readdir(d))) {
+        int tfd;
+        bool theirs;
+
+        if (!is_tmp_name(e->d_name))
+            continue;
+        /* O_PATH: fstat sees the entry itself (a link, a FIFO) and opens nothing */
+        tfd = openat(dirfd, e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (tfd < 0)
+            continue;
+        theirs = fstat(tfd, &st) < 0 || foreign(&st, why, sizeof why);
+        close(tfd);
+        if (!theirs) {
+            if (remove)
+                unlinkat(dirfd, e->d_name, 0);
+            continue;
+        }
+        if (!notes)
+            continue;
+        if (dl)
+            snprintf(where, sizeof where, "%s/%.*s/%s", outdir, (int)dl, dir, e->d_name);
+        else
+            snprintf(where, sizeof where, "%s/%s", outdir, e->d_name);
+        ok = ctk_strlist_take(notes,
+                              ctk_printf(err, "%s: left alone: %s; a temporary file ctkgen "
+                                         "did not make is not its to remove", where,
+                                         why[0] ? why : "cannot be examined"),
+                              err);
+        why[0] = '\0';
+    }
     closedir(d);
-    return true;
+    return ok;
 }
 
-static bool sweep_tmp(int outfd, const ctk_plan_t *plan, ctk_error_t *err)
+static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlist_t *notes,
+                      ctk_error_t *err)
 {
     const char *last = NULL;
     size_t i, lastlen = 0;
 
-    if (!sweep_dir(outfd, err))
+    if (!sweep_dir(outfd, plan->outdir, "", 0, remove, notes, err))
         return false;
     for (i = 0; i < plan->n; i++) {
         const char *rel = plan->items[i].relpath, *slash = strrchr(rel, '/');
@@ -1351,7 +1452,7 @@ static bool sweep_tmp(int outfd, const ctk_plan_t *plan, ctk_error_t *err)
         last = rel;
         lastlen = dl;
         if (walk(outfd, plan->outdir, rel, false, &dirfd, &leaf, &stop, NULL) == WALK_FOUND &&
-            !sweep_dir(dirfd, err)) {
+            !sweep_dir(dirfd, plan->outdir, rel, dl, remove, notes, err)) {
             close(dirfd);
             return false;
         }
@@ -1383,7 +1484,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     if (!changes && !plan->manifest_changed) {
         /* nothing to write; a killed run's temp files still go */
         outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        ok = outfd < 0 || sweep_tmp(outfd, plan, err);
+        ok = outfd < 0 || sweep_tmp(outfd, plan, true, NULL, err);
         if (outfd >= 0)
             close(outfd);
         return ok;
@@ -1407,7 +1508,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
                       strerror(errno));
         goto out;
     }
-    if (!sweep_tmp(outfd, plan, err))
+    if (!sweep_tmp(outfd, plan, true, NULL, err))
         goto out;
 
     /* first stage */
@@ -1603,17 +1704,6 @@ void ctk_write_unlock(ctk_lock_t *lock)
 }
 
 /* ---- who may not write ------------------------------------------------------- */
-
-static void user_name(uid_t uid, char *out, size_t size)
-{
-    struct passwd pw, *res = NULL;
-    char buf[1024];
-
-    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res && res->pw_name[0])
-        snprintf(out, size, "%s", res->pw_name);
-    else
-        snprintf(out, size, "uid %u", (unsigned)uid);
-}
 
 /* dir becomes its parent, in place: "/a/b/" -> "/a", "/a" -> "/", "a" -> ".".
  * False when dir is "/" or "." already. */

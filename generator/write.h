@@ -28,6 +28,7 @@
 #define CTK_WRITE_H
 
 #include "error.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,10 +80,20 @@ typedef struct {
     size_t manifest_len;
     bool manifest_changed; /* also true when a pending manifest is left over */
     bool pending;          /* OUT holds the pending manifest of an interrupted run */
+    ctk_strlist_t notes;   /* warnings for the user, one line each: bookkeeping files
+                            * ignored because another user could have written them */
 } ctk_plan_t;
 
 /* Compare the outset with OUT on disk.  OUT need not exist.  Caller frees.
- * The outset must outlive the plan. */
+ * The outset must outlive the plan.
+ * A manifest or pending manifest that is not owned by the user running
+ * ctkgen, or that its group or others may write, is read as absent (fstat
+ * of the descriptor it was read from, opened O_NOFOLLOW): another user
+ * could have planted it to have an admin's file counted as ctkgen's and
+ * removed.  Files it names count as not written by ctkgen, so nothing is
+ * overwritten or removed without --force on its word.  A temp file of
+ * that kind is left where it is by apply.  Each such file gets a line in
+ * plan->notes. */
 ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_error_t *err);
 void ctk_plan_free(ctk_plan_t *plan);
 

@@ -480,6 +480,161 @@ START_TEST(test_write_refuses_hand_edited_file)
 }
 END_TEST
 
+/* ---- bookkeeping another user could have written ------------------------------------ */
+
+/* How a planted bookkeeping file is made one ctkgen must not trust: owned
+ * by another user (as root), group-writable, world-writable. */
+static const char *const foreign_kinds[] = {"another owner", "mode 0664", "mode 0646"};
+
+static void make_foreign(const char *path, int kind)
+{
+    if (kind == 0 && geteuid() == 0)
+        ck_assert_int_eq(chown(path, 65534, 65534), 0);
+    else
+        ck_assert_int_eq(chmod(path, kind == 2 ? 0646 : 0664), 0);
+}
+
+/* A manifest text listing files with the hashes of the given bytes. */
+static char *manifest_of(const char *const *files)
+{
+    ctk_buf_t b;
+    char h[17];
+
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "# ctkgen manifest v1\n");
+    for (; files[0]; files += 2) {
+        ctk_hash_hex(files[1], strlen(files[1]), h);
+        ctk_buf_printf(&b, "%s %s\n", h, files[0]);
+    }
+    ck_assert(!b.failed);
+    return ctk_buf_take(&b, NULL);
+}
+
+static bool notes_name(const ctk_plan_t *plan, const char *what)
+{
+    size_t i;
+
+    for (i = 0; i < plan->notes.len; i++)
+        if (strstr(plan->notes.items[i], what))
+            return true;
+    return false;
+}
+
+/* A pending manifest, a manifest or a temp file that another user could
+ * have written decides nothing: an admin's file it names is neither
+ * removed nor counted as ctkgen's, each is named in the plan's notes, and
+ * a planted temp file stays where it is. */
+START_TEST(test_plan_ignores_bookkeeping_another_user_could_write)
+{
+    static const char *const admin[] = {"lmod/cudatoolkit/12.2.lua", "-- by hand\n", NULL};
+    static const char *const run2[] = {
+        "lmod/cudatoolkit/12.4.lua", "-- 12.4\nprepend_path(\"PATH\", \"/opt/cuda-12.4/bin\")\n",
+        "lmod/cudatoolkit/12.6.lua", "-- 12.6 new\n",
+        "tcl/cudatoolkit/12.4", "#%Module\n# 12.4\n",
+        "pkgconfig/ctk-12.4.pc", "Name: ctk\nVersion: 12.4\n",
+        NULL};
+    const char *tmpname = "lmod/cudatoolkit/.12.6.lua.ctkgen-tmp-Zz9Zz9";
+    char *pend = path_in(out, CTK_PENDING_NAME), *man = path_in(out, CTK_MANIFEST_NAME);
+    char *text = manifest_of(admin), *p, *q;
+    size_t removed, conf;
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    struct stat st;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    free(tu_write(out, admin[0], admin[1]));
+
+    /* a planted pending manifest naming the admin's file, and a temp file */
+    p = tu_write(out, CTK_PENDING_NAME, text);
+    make_foreign(p, _i);
+    q = tu_write(out, tmpname, "planted");
+    make_foreign(q, _i);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ck_assert(!plan->pending);
+    ctk_plan_counts(plan, NULL, NULL, &removed, NULL, &conf);
+    ck_assert_uint_eq(removed, 0);
+    ck_assert_uint_eq(conf, 0);
+    ck_assert_uint_eq(plan->notes.len, 2);
+    ck_assert_msg(notes_name(plan, pend), "no note names %s", pend);
+    ck_assert(notes_name(plan, ".12.6.lua.ctkgen-tmp-Zz9Zz9"));
+    ck_assert(notes_name(plan, _i == 0 && geteuid() == 0 ? "owned by" : "may write it"));
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_write_apply(plan, false, &err), "%s", err.text);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    assert_file(out, admin[0], admin[1]);
+    assert_file(out, "lmod/cudatoolkit/12.6.lua", "-- 12.6 new\n");
+    assert_file(out, tmpname, "planted");
+    /* the run's own pending manifest took the planted one's place, then went */
+    ck_assert(!exists(out, CTK_PENDING_NAME));
+    free(p);
+
+    /* with nothing to change, a planted pending manifest is only ignored */
+    p = tu_write(out, CTK_PENDING_NAME, text);
+    make_foreign(p, _i);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ck_assert(!plan->pending && !ctk_plan_has_changes(plan) && !plan->manifest_changed);
+    ck_assert(notes_name(plan, pend));
+    ctk_error_init(&err);
+    ck_assert(ctk_write_apply(plan, false, &err));
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    assert_file(out, admin[0], admin[1]);
+    ck_assert(exists(out, CTK_PENDING_NAME));
+    ck_assert_int_eq(unlink(p), 0);
+    free(p);
+
+    /* a planted manifest (none of ctkgen's in the way) naming the admin's
+     * file beside ctkgen's: not removed; the run writes its own manifest */
+    ck_assert_int_eq(unlink(man), 0);
+    free(text);
+    {
+        static const char *const both[] = {
+            "lmod/cudatoolkit/12.2.lua", "-- by hand\n",
+            "lmod/cudatoolkit/12.4.lua", "-- 12.4\nprepend_path(\"PATH\", \"/opt/cuda-12.4/bin\")\n",
+            NULL};
+
+        text = manifest_of(both);
+    }
+    p = tu_write(out, CTK_MANIFEST_NAME, text);
+    make_foreign(p, _i);
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ctk_plan_counts(plan, NULL, NULL, &removed, NULL, &conf);
+    ck_assert_uint_eq(removed, 0);
+    ck_assert_uint_eq(conf, 0);
+    ck_assert(plan->manifest_changed);
+    ck_assert(notes_name(plan, man));
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_write_apply(plan, false, &err), "%s", err.text);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    assert_file(out, admin[0], admin[1]);
+    ck_assert_int_eq(lstat(man, &st), 0);
+    ck_assert_int_eq(st.st_uid, geteuid());
+    ck_assert_int_eq(st.st_mode & 07777, 0644);
+    p = tu_read(man);
+    ck_assert_ptr_null(strstr(p, "12.2.lua"));
+    free(p);
+
+    /* and the next run trusts that one: a clean re-run, no note but the
+     * planted temp file's */
+    fill(&set, run2);
+    plan = plan_ok(&set);
+    ck_assert(!ctk_plan_has_changes(plan) && !plan->manifest_changed);
+    ck_assert_uint_eq(plan->notes.len, 1);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    free(q);
+    free(text);
+    free(pend);
+    free(man);
+}
+END_TEST
+
 START_TEST(test_write_interrupted_run_rolls_back_or_forward)
 {
     static const char *const run2[] = {
@@ -1825,6 +1980,8 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_write_creates_tree_and_manifest);
     tcase_add_test(tc, test_write_second_run_changes_nothing);
     tcase_add_test(tc, test_write_interrupted_run_rolls_back_or_forward);
+    tcase_add_loop_test(tc, test_plan_ignores_bookkeeping_another_user_could_write, 0,
+                        sizeof foreign_kinds / sizeof foreign_kinds[0]);
     tcase_add_test(tc, test_write_updates_only_changed_file);
     tcase_add_test(tc, test_write_removes_stale_files_and_empty_dirs);
     tcase_add_test(tc, test_write_file_gives_way_to_directory);
