@@ -47,14 +47,16 @@ static const struct {
     { "2", SCAN, "usage error, or --default naming none of the toolkits found (nothing is written)" },
     { "3", MAIN, "bad input: site config, toolkit tree, template, a file edited by hand, "
                  "a path lint cannot read" },
-    { "3", GEN, "bad input: site config, toolkit tree, template, or a file edited by hand" },
+    { "3", GEN, "bad input: site config, toolkit tree, template, a file edited by hand, "
+                "or a symlink or another user's lock file in DIR" },
     { "3", VAL, "bad input: site config, toolkit tree, or no generated tree in DIR" },
     { "3", SCAN, "a toolkit's path that JSON cannot hold (not UTF-8)" },
     { "3", LINT, "a FILE or DIR that does not exist or cannot be read" },
     { "4", MAIN, "environment: no toolkit found, output cannot be written or is locked, "
                  "missing tool" },
     { "4", GEN, "environment: no toolkit found by a scan, output cannot be written or is "
-                "locked; with --validate, a missing tool" },
+                "locked (at once with --no-wait, after --wait-timeout); with --validate, a "
+                "missing tool" },
     { "4", VAL, "environment: no toolkit found by a scan, no host compiler, --modulecmd or "
                 "--lmod finds nothing usable, no temp dir" },
     { "4", SCAN, "no toolkit found (nothing is written), or FILE cannot be written" },

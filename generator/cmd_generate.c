@@ -35,6 +35,7 @@ enum {
     OPT_FORCE = 'f',
     OPT_CHECK = 0x100,
     OPT_NO_WAIT,
+    OPT_WAIT_TIMEOUT,
     OPT_VALIDATE,
     OPT_JOBS,
     OPT_REQUIRE_LAUNCH,
@@ -52,7 +53,8 @@ static const ctk_opt_t generate_opts[] = {
     { "dry-run", 'n', NULL, OPT_DRY_RUN, "print a unified diff of what would change; write nothing" },
     { "check", 0, NULL, OPT_CHECK, "write nothing; exit 1 if the output tree would change" },
     { "force", 'f', NULL, OPT_FORCE, "overwrite or remove files edited by hand" },
-    { "no-wait", 0, NULL, OPT_NO_WAIT, "fail at once if another run holds the output lock" },
+    { "no-wait", 0, NULL, OPT_NO_WAIT, "fail at once (exit 4) if another run holds the output lock" },
+    { "wait-timeout", 0, "SECONDS", OPT_WAIT_TIMEOUT, "wait at most SECONDS for another run's output lock, then exit 4 (default: as long as it takes)" },
     { "validate", 0, NULL, OPT_VALIDATE, "then prove every artifact works, as 'ctkgen validate' does" },
     { "jobs", 'j', "N", OPT_JOBS, "with --validate: check N SDKs at once (default: the number of CPUs)" },
     { "require-launch", 0, NULL, OPT_REQUIRE_LAUNCH, "with --validate: fail when a probe cannot launch (no GPU)" },
@@ -91,6 +93,7 @@ typedef struct {
     const char *outdir;
     const char *template_dir;
     bool dry_run, check, force, no_wait;
+    double wait_s;         /* --wait-timeout; CTK_LOCK_WAIT_FOREVER when not given */
     bool validate;
     ctk_validate_cli_t vopts;
 } gen_opts_t;
@@ -300,18 +303,38 @@ void ctk_cmd_explain_denied(const char *named, bool is_dir, const char *hint, ct
                       d.user, where, d.owner, d.mode, hint, d.owner, d.user);
 }
 
-/* The output lock; when another run holds it and we may wait, say so
- * first, since that run may take a while (a --validate). */
-static ctk_lock_t *take_lock(const char *absout, bool shared, bool wait, ctk_error_t *err)
+ctk_lock_t *ctk_cmd_take_lock(const char *outdir, bool shared, double wait_s, ctk_error_t *err)
 {
-    ctk_lock_t *lock = shared ? ctk_write_lock_shared(absout, false, err)
-                              : ctk_write_lock(absout, false, err);
+    ctk_lock_t *lock = shared ? ctk_write_lock_shared(outdir, 0, err)
+                              : ctk_write_lock(outdir, 0, err);
 
-    if (lock || !wait || err->code != CTK_E_LOCK)
-        return lock;
-    ctk_cli_info("%s; waiting for it to finish", err->text);
-    ctk_error_init(err);
-    return shared ? ctk_write_lock_shared(absout, true, err) : ctk_write_lock(absout, true, err);
+    if (!lock && wait_s != 0 && err->code == CTK_E_LOCK) {
+        if (wait_s > 0)
+            ctk_cli_info("%s; waiting up to %g s for it to finish", err->text, wait_s);
+        else
+            ctk_cli_info("%s; waiting for it to finish", err->text);
+        ctk_error_init(err);
+        lock = shared ? ctk_write_lock_shared(outdir, wait_s, err)
+                      : ctk_write_lock(outdir, wait_s, err);
+    }
+    if (lock && ctk_write_lock_note(lock))
+        ctk_cli_warn("%s", ctk_write_lock_note(lock));
+    return lock;
+}
+
+int ctk_cmd_parse_wait(const char *cmd, const char *arg, double *wait_s)
+{
+    char *end;
+    double d;
+
+    errno = 0;
+    d = strtod(arg, &end);
+    /* written so that NaN fails too */
+    if (errno || end == arg || *end || !(d >= 0 && d <= CTK_WAIT_TIMEOUT_MAX))
+        return ctk_cli_usage(cmd, "--wait-timeout needs seconds from 0 to %d, not '%s'",
+                             CTK_WAIT_TIMEOUT_MAX, arg);
+    *wait_s = d;
+    return CTK_EXIT_OK;
 }
 
 static int run(const gen_opts_t *o)
@@ -361,7 +384,7 @@ static int run(const gen_opts_t *o)
 
     /* --dry-run and --check only read: they share the lock with each other,
        wait for a writer, and create nothing */
-    lock = take_lock(absout, o->dry_run || o->check, !o->no_wait, &err);
+    lock = ctk_cmd_take_lock(absout, o->dry_run || o->check, o->wait_s, &err);
     if (!lock) {
         if (!o->dry_run && !o->check)
             ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
@@ -433,6 +456,7 @@ int ctk_cmd_generate(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.outdir = DEFAULT_OUTDIR;
     o.max_depth = -1;
+    o.wait_s = CTK_LOCK_WAIT_FOREVER;
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_generate_doc, &arg)) != -1) {
         switch (id) {
@@ -443,6 +467,10 @@ int ctk_cmd_generate(int argc, char **argv)
         case OPT_CHECK: o.check = true; break;
         case OPT_FORCE: o.force = true; break;
         case OPT_NO_WAIT: o.no_wait = true; break;
+        case OPT_WAIT_TIMEOUT:
+            if (ctk_cmd_parse_wait("generate", arg, &o.wait_s) != CTK_EXIT_OK)
+                return CTK_EXIT_USAGE;
+            break;
         case OPT_VALIDATE: o.validate = true; break;
         case OPT_JOBS:
             if (ctk_cli_parse_jobs("generate", arg, &o.vopts.v.jobs) != CTK_EXIT_OK)
@@ -482,6 +510,11 @@ int ctk_cmd_generate(int argc, char **argv)
     for (i = 0; i < o.n_scan_dirs; i++)
         if (!*o.scan_dirs[i])
             return ctk_cli_usage("generate", "an empty directory name");
+    if (o.no_wait && o.wait_s >= 0)
+        return ctk_cli_usage("generate", "--no-wait and --wait-timeout cannot be combined "
+                             "(--no-wait is --wait-timeout 0)");
+    if (o.no_wait)
+        o.wait_s = 0;
     if (o.dry_run && o.check)
         return ctk_cli_usage("generate", "--dry-run and --check cannot be combined");
     if (o.validate && (o.dry_run || o.check))

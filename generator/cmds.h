@@ -8,6 +8,7 @@
 #include "config.h"
 #include "sdk.h"
 #include "validate.h"
+#include "write.h"
 
 #include <stdbool.h>
 
@@ -33,6 +34,19 @@ ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err);
  * then hint (what to use instead) and asking the owner.  Other errors are
  * left as they are. */
 void ctk_cmd_explain_denied(const char *named, bool is_dir, const char *hint, ctk_error_t *err);
+
+/* The output lock of outdir (write.h), shared for a run that only reads.
+ * When another run holds it, says so on stderr and waits wait_s seconds
+ * (CTK_LOCK_WAIT_FOREVER: as long as it takes; 0: not at all), then fails
+ * with CTK_E_LOCK (exit 4).  A reader that may not open the lock is told,
+ * in a warning, that it reads without it.  Caller unlocks. */
+ctk_lock_t *ctk_cmd_take_lock(const char *outdir, bool shared, double wait_s, ctk_error_t *err);
+
+/* Parse a --wait-timeout value (seconds, 0 to CTK_WAIT_TIMEOUT_MAX,
+ * fractions allowed) into *wait_s.  Returns CTK_EXIT_OK, or CTK_EXIT_USAGE
+ * after printing the usage error. */
+#define CTK_WAIT_TIMEOUT_MAX 604800
+int ctk_cmd_parse_wait(const char *cmd, const char *arg, double *wait_s);
 
 /* validate + progress on stderr + table or JSON on stdout; shared by
  * `validate` and `generate --validate`.  Returns the exit code. */

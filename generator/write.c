@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1579,32 +1580,137 @@ out:
 
 /* ---- lock ------------------------------------------------------------------ */
 
+/* The lock file is the runner's alone (mode 0600): flock works on any
+ * descriptor, a read-only one too, so whoever can open the file can hold
+ * the lock and stall every run.  ctkgen never writes to it: its holder is
+ * read from /proc/locks, which names the process that took the lock, not
+ * one that merely took it last, and a re-run with nothing to change
+ * leaves the file as it was (mtime and all). */
 struct ctk_lock {
-    int fd;
+    int fd;     /* -1: nothing locked (no tree or no lock file yet, or a reader
+                 * that may not open the owner's lock) */
+    char *note; /* why a reader reads without the lock; NULL otherwise */
 };
 
-/* The holder's pid as written in the lock file, or 0. */
-static long lock_holder(int fd)
+/* The process holding a flock on the file st describes, from /proc/locks:
+ * the first holder's pid (0 when none shows: no /proc, or a holder in
+ * another PID namespace) and how many other processes hold it too. */
+static long lock_holders(const struct stat *st, size_t *others)
 {
-    char buf[32];
-    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-    char *end = NULL;
-    long pid;
+    FILE *fp = fopen("/proc/locks", "re");
+    char line[256], type[16];
+    unsigned maj, mnr;
+    unsigned long ino;
+    long pid, first = 0;
 
-    if (n <= 0)
+    *others = 0;
+    if (!fp)
         return 0;
-    buf[n] = '\0';
-    pid = strtol(buf, &end, 10);
-    return (end != buf && pid > 0) ? pid : 0;
+    /* "1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234 0 EOF"; a waiter's line
+     * has "->" after the number */
+    while (fgets(line, sizeof line, fp)) {
+        const char *p = strchr(line, ':');
+
+        if (!p)
+            continue;
+        while (*++p == ' ')
+            ;
+        if (strncmp(p, "->", 2) == 0 ||
+            sscanf(p, "%15s %*s %*s %ld %x:%x:%lu", type, &pid, &maj, &mnr, &ino) != 5 ||
+            strcmp(type, "FLOCK") != 0 || maj != major(st->st_dev) ||
+            mnr != minor(st->st_dev) || ino != (unsigned long)st->st_ino)
+            continue;
+        if (first == 0 && pid > 0)
+            first = pid;
+        else
+            (*others)++;
+    }
+    fclose(fp);
+    return first;
 }
 
-static ctk_lock_t *lock_take(const char *outdir, bool shared, bool wait, ctk_error_t *err)
+/* "pid 4242 (ctkgen)", or why the holder cannot be named, into buf. */
+static void describe_holder(const struct stat *st, char *buf, size_t size)
+{
+    char path[64], comm[64] = "";
+    size_t others = 0, n;
+    long pid = lock_holders(st, &others);
+    FILE *fp;
+
+    if (pid <= 0) {
+        snprintf(buf, size, "which process holds it cannot be told here (/proc/locks names "
+                 "no process of this system for it)");
+        return;
+    }
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    if ((fp = fopen(path, "re"))) {
+        if (!fgets(comm, sizeof comm, fp))
+            comm[0] = '\0';
+        fclose(fp);
+    }
+    n = strcspn(comm, "\n");
+    comm[n] = '\0';
+    if (!comm[0] && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+        snprintf(buf, size, "pid %ld took it and has exited; a process it started holds it now",
+                 pid);
+    else if (others)
+        snprintf(buf, size, "pid %ld%s%s%s and %zu other process%s", pid, comm[0] ? " (" : "",
+                 comm, comm[0] ? ")" : "", others, others == 1 ? "" : "es");
+    else
+        snprintf(buf, size, "pid %ld%s%s%s", pid, comm[0] ? " (" : "", comm, comm[0] ? ")" : "");
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* flock(fd, op), waiting as wait_s says (< 0: as long as it takes; 0: not
+ * at all; else at most that many seconds).  -1 with errno EWOULDBLOCK when
+ * the time is up.  A bounded wait tries again every 10 to 100 ms. */
+static int lock_wait(int fd, int op, double wait_s)
+{
+    double t0 = mono_s(), left, nap = 0.01;
+    struct timespec ts;
+
+    if (wait_s < 0) {
+        while (flock(fd, op) < 0)
+            if (errno != EINTR)
+                return -1;
+        return 0;
+    }
+    for (;;) {
+        if (flock(fd, op | LOCK_NB) == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK)
+            return -1;
+        left = wait_s - (mono_s() - t0);
+        if (left <= 0) {
+            errno = EWOULDBLOCK;
+            return -1;
+        }
+        if (nap > left)
+            nap = left;
+        ts.tv_sec = (time_t)nap;
+        ts.tv_nsec = (long)((nap - (double)ts.tv_sec) * 1e9);
+        nanosleep(&ts, NULL);
+        if (nap < 0.1)
+            nap *= 2;
+    }
+}
+
+static ctk_lock_t *lock_take(const char *outdir, bool shared, double wait_s, ctk_error_t *err)
 {
     ctk_lock_t *lock = NULL, *res = NULL;
-    char *path = NULL, pidline[32];
-    struct stat st;
+    char *path = NULL, *note = NULL, owner[64], me[64], holder[192];
+    struct stat st, outst;
     int outfd = -1, fd = -1;
-    long holder;
+    bool created = false;
 
     if (!shared && !mkdir_p(outdir, err))
         goto out;
@@ -1614,57 +1720,98 @@ static ctk_lock_t *lock_take(const char *outdir, bool shared, bool wait, ctk_err
     outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (outfd < 0 && shared && (errno == ENOENT || errno == ENOTDIR))
         goto nolock; /* no tree yet: nothing to read half-written */
-    if (outfd < 0) {
+    if (outfd < 0 || fstat(outfd, &outst) < 0) {
         ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open output directory: %s",
                       strerror(errno));
         goto out;
     }
     /* O_CLOEXEC: probes and compilers we start must not inherit the lock.
+     * O_NONBLOCK: a FIFO planted at the lock's name must not hang us.
      * A reader opens the lock file read-only and never creates it: a tree
-     * on a read-only file system, or one no run has locked, can be read */
-    if (shared)
-        fd = openat(outfd, CTK_LOCK_NAME, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    else
-        fd = openat(outfd, CTK_LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-                    0644);
+     * on a read-only file system, or one no run has locked, can be read.
+     * A writer makes it 0600 whatever the umask. */
+    if (shared) {
+        fd = openat(outfd, CTK_LOCK_NAME,
+                    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+    } else {
+        fd = openat(outfd, CTK_LOCK_NAME,
+                    O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+        created = fd >= 0;
+        if (fd < 0 && errno == EEXIST)
+            fd = openat(outfd, CTK_LOCK_NAME,
+                        O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+    }
     if (fd < 0 && shared && errno == ENOENT)
         goto nolock;
     if (fd < 0) {
-        if (errno == ELOOP)
+        int e = errno;
+
+        if (e == ELOOP) {
             ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
                           "is a symlink; ctkgen does not follow symlinks inside the output "
                           "directory");
-        else
-            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open lock file: %s",
-                          strerror(errno));
+            goto out;
+        }
+        if (e == EACCES && fstatat(outfd, CTK_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            user_name(st.st_uid, owner, sizeof owner);
+            user_name(geteuid(), me, sizeof me);
+            if (shared) {
+                /* the lock of the tree's writer, which only it may open: read
+                 * without it (each file is whole; the set may be mixed if a
+                 * run writes meanwhile) rather than not at all */
+                note = ctk_printf(err, "%s belongs to %s (mode %04o), so %s cannot take it: "
+                                  "reading the tree without waiting for a run that may be "
+                                  "changing it", path, owner, (unsigned)(st.st_mode & 07777),
+                                  me);
+                if (!note)
+                    goto out;
+                goto nolock;
+            }
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open lock file: %s (owner %s, "
+                          "mode %04o: only %s can run ctkgen on this tree)", strerror(e), owner,
+                          (unsigned)(st.st_mode & 07777), owner);
+            goto out;
+        }
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open lock file: %s", strerror(e));
         goto out;
     }
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0, "is not a regular file");
         goto out;
     }
-    while (flock(fd, (shared ? LOCK_SH : LOCK_EX) | (wait ? 0 : LOCK_NB)) < 0) {
-        if (errno == EINTR)
-            continue;
+    /* a writer takes only its own lock; a reader also the lock of root or
+     * of OUT's owner, the tree's writers */
+    if (st.st_uid != geteuid() &&
+        (!shared || (st.st_uid != 0 && st.st_uid != outst.st_uid))) {
+        user_name(st.st_uid, owner, sizeof owner);
+        user_name(geteuid(), me, sizeof me);
+        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                      "is owned by %s, not by %s, who runs ctkgen: whoever can open a lock file "
+                      "can hold the lock and stall every run, so ctkgen does not use it; look "
+                      "at it and remove it (the next run makes its own, mode 0600)", owner, me);
+        goto out;
+    }
+    /* a lock file made by an older ctkgen (0644) or under a umask; one
+     * another process opened before this still lets it hold the lock:
+     * --wait-timeout bounds the wait for it */
+    if (!shared && (created || (st.st_mode & 07777) != 0600) && fchmod(fd, 0600) < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot set mode 0600: %s", strerror(errno));
+        goto out;
+    }
+    if (lock_wait(fd, shared ? LOCK_SH : LOCK_EX, wait_s) < 0) {
         if (errno == EWOULDBLOCK) {
-            holder = lock_holder(fd);
-            if (holder > 0)
+            describe_holder(&st, holder, sizeof holder);
+            if (wait_s > 0)
                 ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0,
-                              "another ctkgen run holds %s (pid %ld)", path, holder);
+                              "another process holds %s: %s; gave up after waiting %g s", path,
+                              holder, wait_s);
             else
-                ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0, "another ctkgen run holds %s",
-                              path);
+                ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0, "another process holds %s: %s",
+                              path, holder);
         } else {
             ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot lock: %s", strerror(errno));
         }
         goto out;
-    }
-    /* The pid is only for messages: failing to record it is harmless.  A
-     * stale pid from a killed run does not matter either, since flock
-     * locks die with their process. */
-    snprintf(pidline, sizeof pidline, "%ld\n", (long)getpid());
-    if (!shared && (ftruncate(fd, 0) < 0 || pwrite(fd, pidline, strlen(pidline), 0) < 0)) {
-        /* nothing to do */
     }
 nolock:
     lock = malloc(sizeof *lock);
@@ -1673,25 +1820,33 @@ nolock:
         goto out;
     }
     lock->fd = fd;
+    lock->note = note;
     fd = -1;
+    note = NULL;
     res = lock;
 out:
     if (fd >= 0)
         close(fd);
     if (outfd >= 0)
         close(outfd);
+    free(note);
     free(path);
     return res;
 }
 
-ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err)
+ctk_lock_t *ctk_write_lock(const char *outdir, double wait_s, ctk_error_t *err)
 {
-    return lock_take(outdir, false, wait, err);
+    return lock_take(outdir, false, wait_s, err);
 }
 
-ctk_lock_t *ctk_write_lock_shared(const char *outdir, bool wait, ctk_error_t *err)
+ctk_lock_t *ctk_write_lock_shared(const char *outdir, double wait_s, ctk_error_t *err)
 {
-    return lock_take(outdir, true, wait, err);
+    return lock_take(outdir, true, wait_s, err);
+}
+
+const char *ctk_write_lock_note(const ctk_lock_t *lock)
+{
+    return lock ? lock->note : NULL;
 }
 
 void ctk_write_unlock(ctk_lock_t *lock)
@@ -1700,6 +1855,7 @@ void ctk_write_unlock(ctk_lock_t *lock)
         return;
     if (lock->fd >= 0)
         close(lock->fd);
+    free(lock->note);
     free(lock);
 }
 

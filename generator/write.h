@@ -22,7 +22,8 @@
  * removes the temp files (".<name>.ctkgen-tmp-XXXXXX") the killed run
  * left.  SIGINT, SIGTERM, SIGHUP and SIGQUIT are held while a plan is
  * applied (a few milliseconds) and take effect once the tree is whole.
- * A lock on OUT/.ctkgen.lock (flock) serialises concurrent runs.
+ * A lock on OUT/.ctkgen.lock (flock, mode 0600, never written to)
+ * serialises concurrent runs.
  */
 #ifndef CTK_WRITE_H
 #define CTK_WRITE_H
@@ -119,14 +120,29 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err);
  * exist.  On failure (CTK_E_IO) the file is as it was and no temp is left. */
 bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_error_t *err);
 
-/* The run lock: OUT is created (0755) if needed.  wait=false fails at once
- * with CTK_E_LOCK when another run holds it. */
+/* The run lock, a flock on OUT/.ctkgen.lock.  wait_s: how long to wait
+ * for another run that holds it: CTK_LOCK_WAIT_FOREVER (< 0) as long as
+ * it takes, 0 not at all, else at most that many seconds; then it fails
+ * with CTK_E_LOCK, naming the holder as /proc/locks shows it (or saying
+ * it cannot be told).  The lock file is never written to.
+ * A writer creates OUT (0755) and the lock file, mode 0600 whatever the
+ * umask, and makes an existing one of its own 0600; it refuses
+ * (CTK_E_CONFLICT) a lock file another user owns: anyone who can open it
+ * can hold the lock and stall every run. */
+#define CTK_LOCK_WAIT_FOREVER (-1.0)
 typedef struct ctk_lock ctk_lock_t;
-ctk_lock_t *ctk_write_lock(const char *outdir, bool wait, ctk_error_t *err);
+ctk_lock_t *ctk_write_lock(const char *outdir, double wait_s, ctk_error_t *err);
 /* The same lock, shared, for a run that only reads the tree (--check,
- * --dry-run): it waits for a writer to finish, runs beside other readers,
- * and creates nothing; with no tree or no lock file yet it locks nothing. */
-ctk_lock_t *ctk_write_lock_shared(const char *outdir, bool wait, ctk_error_t *err);
+ * --dry-run, validate): it waits for a writer to finish, runs beside other
+ * readers, and creates and changes nothing; with no tree or no lock file
+ * yet it locks nothing.  It takes a lock file owned by this user, by root
+ * or by OUT's owner, and refuses any other (CTK_E_CONFLICT).  One it may not
+ * open (the owner's, mode 0600) it reads without: ctk_write_lock_note()
+ * then says so. */
+ctk_lock_t *ctk_write_lock_shared(const char *outdir, double wait_s, ctk_error_t *err);
+/* Why a reader holds no lock although the tree has a lock file; NULL when
+ * it holds one or there is none.  Borrowed from lock. */
+const char *ctk_write_lock_note(const ctk_lock_t *lock);
 void ctk_write_unlock(ctk_lock_t *lock);
 
 /* Who may not write where: what ctk_write_denied() found. */
