@@ -49,7 +49,8 @@ static const struct {
                  "a path lint cannot read" },
     { "3", GEN, "bad input: site config, toolkit tree, template, a file edited by hand, "
                 "or a symlink or another user's lock file in DIR" },
-    { "3", VAL, "bad input: site config, toolkit tree, or no generated tree in DIR" },
+    { "3", VAL, "bad input: site config, toolkit tree, no generated tree in DIR, or another "
+                "user's lock file in DIR" },
     { "3", SCAN, "a toolkit's path that JSON cannot hold (not UTF-8)" },
     { "3", LINT, "a FILE or DIR that does not exist or cannot be read" },
     { "4", MAIN, "environment: no toolkit found, output cannot be written or is locked, "
@@ -58,7 +59,8 @@ static const struct {
                 "locked (at once with --no-wait, after --wait-timeout); with --validate, a "
                 "missing tool" },
     { "4", VAL, "environment: no toolkit found by a scan, no host compiler, --modulecmd or "
-                "--lmod finds nothing usable, no temp dir" },
+                "--lmod finds nothing usable, no temp dir, or a generate run held the output "
+                "lock past --wait-timeout" },
     { "4", SCAN, "no toolkit found (nothing is written), or FILE cannot be written" },
     { "4", LINT, "environment: --modulecmd names no usable Environment Modules, no temp dir" },
     { "70", MAIN | GEN | VAL | SCAN | LINT, "internal error" },

@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: MIT
  *
  * Loads the site config (or scans, as generate does), verifies every
- * toolkit, then hands the SDKs to validate.c.  Progress lines go to stderr
+ * toolkit, takes the output lock shared (as generate --check does), then
+ * hands the SDKs to validate.c.  Progress lines go to stderr
  * as results arrive; the summary table (or --json) goes to stdout.  Exit 1
  * when any artifact failed; a skip is not a failure unless
  * --require-launch made it one.
@@ -25,6 +26,7 @@
 #include "sdk.h"
 #include "util.h"
 #include "validate.h"
+#include "write.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -49,6 +51,7 @@ enum {
     OPT_LMOD_CMD,
     OPT_CC,
     OPT_CXX,
+    OPT_WAIT_TIMEOUT,
 };
 
 static const ctk_opt_t validate_opts[] = {
@@ -65,6 +68,7 @@ static const ctk_opt_t validate_opts[] = {
     { "lmod-cmd", 0, "FILE", OPT_LMOD_CMD, "Lmod's libexec/lmod (default: $LMOD_CMD, then the standard places); implies --lmod" },
     { "cc", 0, "CC", OPT_CC, "host C compiler for the probes (default: cc on PATH)" },
     { "cxx", 0, "CXX", OPT_CXX, "host C++ compiler that links the CUDA probe (default: c++ on PATH)" },
+    { "wait-timeout", 0, "SECONDS", OPT_WAIT_TIMEOUT, "wait at most SECONDS for a generate run that holds the output lock, then exit 4 (0: not at all; default: as long as it takes)" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
@@ -88,7 +92,10 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "pass; fail with findings (codes in diagnostics.md); skip when a part\n"
     "cannot run here (no driver or GPU, no Environment Modules), never counted\n"
     "as a pass.  Results that did not fail are cached; a re-run with nothing\n"
-    "changed costs milliseconds.  Exit 1 when anything failed.  SIGINT, SIGTERM\n"
+    "changed costs milliseconds.  Exit 1 when anything failed.  The output lock\n"
+    "is held shared, as generate --check holds it, so a generate run never\n"
+    "changes the tree while it is read; nothing in DIR is read through a\n"
+    "symlink (CTK-MOD-006).  SIGINT, SIGTERM\n"
     "or SIGHUP stops the probes and removes their temp dirs; ctkgen then ends by\n"
     "that signal (exit status 128+N: 130 for SIGINT).\n",
     validate_opts,
@@ -215,6 +222,8 @@ int ctk_cmd_validate(int argc, char **argv)
     ctk_error_t err;
     ctk_config_t *cfg = NULL;
     ctk_sdk_t **sdks = NULL;
+    ctk_lock_t *lock = NULL;
+    double wait_s = CTK_LOCK_WAIT_FOREVER;
     int id, rc = CTK_EXIT_OK;
     size_t i;
 
@@ -225,6 +234,10 @@ int ctk_cmd_validate(int argc, char **argv)
         switch (id) {
         case OPT_CONFIG: config = arg; break;
         case OPT_OUTPUT: o.v.outdir = arg; break;
+        case OPT_WAIT_TIMEOUT:
+            if (ctk_cmd_parse_wait("validate", arg, &wait_s) != CTK_EXIT_OK)
+                return CTK_EXIT_USAGE;
+            break;
         case CTK_OPT_HELP_ID:
             ctk_cli_print_help(&ctk_cmd_validate_doc);
             return CTK_EXIT_OK;
@@ -257,11 +270,16 @@ int ctk_cmd_validate(int argc, char **argv)
     }
     if (!o.v.modulecmd)
         o.v.modulecmd = cfg->modulecmd; /* the command line wins over the site config */
+    /* shared, as generate --check takes it: no generate run changes the
+     * tree while it is read, and readers run side by side */
+    if (!(lock = ctk_cmd_take_lock(o.v.outdir, true, wait_s, &err)))
+        goto fail;
     rc = ctk_validate_and_report(cfg, sdks, &o);
     goto done;
 fail:
     rc = ctk_cli_error(&err);
 done:
+    ctk_write_unlock(lock);
     if (sdks)
         for (i = 0; cfg && i < cfg->n_sdks; i++)
             ctk_sdk_free(sdks[i]);

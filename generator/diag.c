@@ -37,6 +37,9 @@ const ctk_diag_t ctk_diags[] = {
     { "CTK-MOD-005", E,
       "the Lua modulefile hit the sandbox's memory, instruction or stack limit and was stopped",
       "remove the loop, recursion or string growth; a modulefile only sets variables" },
+    { "CTK-MOD-006", E,
+      "the artifact, or a directory or .modulerc on its way, is a symlink or not a regular file; not followed",
+      "remove it and run 'ctkgen generate' again; the output tree holds ctkgen's own regular files" },
 
     /* ---- the environment it produces ------------------------------------ */
     { "CTK-ENV-001", E, "the Lua and Tcl modulefiles produce different environments",

@@ -45,6 +45,7 @@
 #include "trust.h"
 #include "util.h"
 #include "validate.h"
+#include "write.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -135,6 +136,9 @@ typedef struct {
     bool have_pc;
     char *probe_o;            /* path of probe.o when the pc compile worked */
     char *nvcc_release;       /* of sdk->nvcc */
+    char *text[CTK_ART__COUNT]; /* each artifact's bytes as check_tree read them; NULL: none */
+    size_t text_len[CTK_ART__COUNT];
+    bool refused[CTK_ART__COUNT]; /* check_tree refused it (CTK-MOD-006): not evaluated */
     ctk_error_t *err;
 } vjob_t;
 
@@ -222,14 +226,11 @@ static const char *first_error_line(const char *text, char *buf, size_t bufsz)
     return buf;
 }
 
-/* Line of a module's operation on `name` (Lua: from modeval; others: text search). */
-static int var_line(const ctk_vart_t *a, const char *name)
+/* Line of a module's operation on `name` (Lua: from modeval; others: text
+ * search in the bytes check_tree read; 0 without them). */
+static int var_line(const vjob_t *j, const ctk_vart_t *a, const char *name)
 {
-    char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL);
-    int line = ctk_check_line_of(text, name);
-
-    free(text);
-    return line;
+    return ctk_check_line_of(j->text[a->kind], name);
 }
 
 /* Is the library file `lib` one that the directory `dir` provides?  Either
@@ -365,7 +366,7 @@ static bool build_failure(vjob_t *j, ctk_vart_t *a, const char *what, const ctk_
     if (text && (strstr(text, "cannot find -lcudart") || strstr(text, "unable to find library -lcudart")))
         return addf(a, "CTK-BUILD-003", 0, j->err, "%s: libcudart not found: %s", what, line);
     if (text && strstr(text, "nvcc fatal") && strstr(text, "Unknown option"))
-        return addf(a, "CTK-PC-001", var_line(a, "Libs:"), j->err,
+        return addf(a, "CTK-PC-001", var_line(j, a, "Libs:"), j->err,
                     "%s: nvcc rejects the Libs: %s", what, line);
     if (text && (strstr(text, "ld returned") || strstr(text, "undefined reference") ||
                  strstr(text, "cannot find -l")))
@@ -530,20 +531,99 @@ static bool record_changes(vjob_t *j, const ctk_env_t *menv, ctk_vart_t *a)
     return true;
 }
 
-static char *read_artifact(vjob_t *j, ctk_vart_t *a, size_t *len)
+/* ---- the tree ---------------------------------------------------------------------- */
+
+/* Where the module system or libpkgconf reads beside the artifact: the
+ * directory's .modulerc(.lua) (defaults and aliases); NULL for the .pc. */
+static const char *rc_name(ctk_art_t a)
+{
+    return a == CTK_ART_LMOD ? ".modulerc.lua" : a == CTK_ART_TCL ? ".modulerc" : NULL;
+}
+
+/* Read rel below OUT as generate reads the tree (write.h: no symlink
+ * followed, nothing but a regular file read).  A refusal is CTK-MOD-006 on
+ * a, and *refused is set; a file too large or unreadable is CTK-MOD-001.
+ * 1: *text (caller frees, may be NULL); 0: absent; -1: found wanting (a
+ * finding added) or ctkgen's own failure (j->err set). */
+static int read_tree_file(vjob_t *j, ctk_vart_t *a, const char *rel, char **text, size_t *len,
+                          bool *refused)
 {
     ctk_error_t e;
-    char *text;
+    char *data = NULL;
+    int r;
 
     ctk_error_init(&e);
-    if (!ctk_is_file(a->file)) {
+    r = ctk_write_read(j->c->rep->outdir, rel, ART_MAX_BYTES, &data, len, &e);
+    if (r > 0) {
+        if (text)
+            *text = data;
+        else
+            free(data);
+        return 1;
+    }
+    if (r == 0)
+        return 0;
+    if (e.code == CTK_E_NOMEM || e.code == CTK_E_INTERNAL)
+        *j->err = e;
+    else {
+        /* the finding is on a->file: name the path only when it is another */
+        bool other = strcmp(e.source, a->file) != 0;
+
+        *refused = true;
+        addf(a, e.code == CTK_E_CONFLICT ? "CTK-MOD-006" : "CTK-MOD-001", 0, j->err,
+             "%s%s%s%s", other ? e.source : "", other ? ": " : "", e.text,
+             e.code == CTK_E_CONFLICT ? "; not read, not loaded" : "");
+    }
+    return -1;
+}
+
+/* Before anything reads an artifact (the cache key, the sandbox, Lmod,
+ * Environment Modules, libpkgconf, each of which would follow a symlink
+ * or block on a FIFO): read each one, and the .modulerc its module system
+ * reads beside it, as generate reads the tree.  A symlink or anything but
+ * a regular file there is refused, and that artifact is not evaluated.
+ * False only for ctkgen's own failures. */
+static bool check_tree(vjob_t *j, bool *any_refused)
+{
+    size_t skip = strlen(j->c->rep->outdir) + 1;
+
+    *any_refused = false;
+    for (int k = 0; k < CTK_ART__COUNT; k++) {
+        ctk_vart_t *a = &j->res->art[k];
+        const char *rel = a->file + skip, *rc = rc_name((ctk_art_t)k), *slash;
+        char *rcpath;
+        size_t len = 0;
+
+        if (read_tree_file(j, a, rel, &j->text[k], &j->text_len[k], &j->refused[k]) < 0 &&
+            j->err->code != CTK_E_OK)
+            return false;
+        if (rc && !j->refused[k] && (slash = strrchr(rel, '/'))) {
+            if (!(rcpath = ctk_printf(j->err, "%.*s/%s", (int)(slash - rel), rel, rc)))
+                return false;
+            read_tree_file(j, a, rcpath, NULL, &len, &j->refused[k]);
+            free(rcpath);
+            if (j->err->code != CTK_E_OK)
+                return false;
+        }
+        *any_refused |= j->refused[k];
+    }
+    return true;
+}
+
+/* The artifact's bytes, read by check_tree (the caller frees them), or
+ * NULL: missing (CTK-MOD-002 added) or refused already. */
+static char *read_artifact(vjob_t *j, ctk_vart_t *a, size_t *len)
+{
+    char *text = j->text[a->kind];
+
+    if (j->refused[a->kind])
+        return NULL;
+    if (!text) {
         addf(a, "CTK-MOD-002", 0, j->err, "%s is missing; run ctkgen generate", a->file);
         return NULL;
     }
-    text = ctk_file_read(a->file, ART_MAX_BYTES, len, &e);
-    if (!text)
-        addf(a, "CTK-MOD-001", 0, j->err, "%s", e.text);
-    return text;
+    *len = j->text_len[a->kind];
+    return ctk_strndup(text, *len, j->err);
 }
 
 static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
@@ -615,7 +695,9 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
     bool ok = true;
 
     if (!j->c->have_tcl) {
-        if (!ctk_is_file(a->file))
+        if (j->refused[a->kind])
+            return true;
+        if (!j->text[a->kind])
             return addf(a, "CTK-MOD-002", 0, j->err, "%s is missing; run ctkgen generate", a->file);
         return (a->skip_code = ctk_strdup("CTK-SKIP-003", j->err)) &&
                (a->skip_reason = ctk_strdup(j->c->tcl_why, j->err));
@@ -697,11 +779,10 @@ out:
  * findings then carry no line). */
 static bool check_module_env(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
-    char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL), *nvcc = NULL;
-    ctk_check_src_t src = {a->file, text, NULL};
+    char *nvcc = NULL;
+    ctk_check_src_t src = {a->file, j->text[a->kind], NULL};
     bool ok = ctk_check_module_env(j->sdk, menv, &a->env, &src, &nvcc, &a->findings, j->err);
 
-    free(text);
     if (!ok || !nvcc)
         return ok;
     a->nvcc = nvcc;
@@ -711,12 +792,9 @@ static bool check_module_env(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 
 static bool check_pc_static(vjob_t *j, ctk_vart_t *a)
 {
-    char *text = ctk_file_read(a->file, ART_MAX_BYTES, NULL, NULL);
-    ctk_check_src_t src = {a->file, text, NULL};
-    bool ok = ctk_check_pc(j->sdk, &a->cflags, &a->libs, a->pc_version, &src, &a->findings, j->err);
+    ctk_check_src_t src = {a->file, j->text[a->kind], NULL};
 
-    free(text);
-    return ok;
+    return ctk_check_pc(j->sdk, &a->cflags, &a->libs, a->pc_version, &src, &a->findings, j->err);
 }
 
 /* ---- programs another user can change ---------------------------------------------------- */
@@ -877,7 +955,7 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
 
             first_error_line(text, line, sizeof line);
             if ((strstr(text, "nvcc fatal") || cxx_ok) &&
-                !addf(a, "CTK-PC-001", var_line(a, "Libs:"), j->err, "nvcc probe.o $(pkg-config --libs): %s",
+                !addf(a, "CTK-PC-001", var_line(j, a, "Libs:"), j->err, "nvcc probe.o $(pkg-config --libs): %s",
                       line))
                 goto out;
         }
@@ -929,7 +1007,7 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
         char *rh = ctk_realpath(hdr);
 
         if (!ctk_same_file(hdr, want))
-            ok = addf(a, "CTK-BUILD-001", var_line(a, "CPATH"), j->err,
+            ok = addf(a, "CTK-BUILD-001", var_line(j, a, "CPATH"), j->err,
                       "cc found cuda_runtime.h at %s%s%s%s, not in this toolkit's %s", hdr,
                       rh && strcmp(rh, hdr) ? " (" : "", rh && strcmp(rh, hdr) ? rh : "",
                       rh && strcmp(rh, hdr) ? ")" : "", j->sdk->incdir);
@@ -1245,10 +1323,14 @@ static bool run_sdk(vjob_t *j)
     ctk_vsdk_t *res = j->res;
     double t0 = now_s(), t;
     char key[33] = "";
-    bool ok = false;
+    bool ok = false, refused;
     int a;
 
-    if (j->c->cache_dir) {
+    /* first, before the cache key reads the artifacts by their paths */
+    if (!check_tree(j, &refused))
+        goto done;
+    /* a refused artifact fails: never a cached verdict, never stored */
+    if (j->c->cache_dir && !refused) {
         sdk_key(j, key);
         if (cache_load(j, key)) {
             for (a = 0; a < CTK_ART__COUNT; a++) {
@@ -1349,6 +1431,8 @@ done:
 
 static void job_fini(vjob_t *j)
 {
+    for (int a = 0; a < CTK_ART__COUNT; a++)
+        free(j->text[a]);
     ctk_env_fini(&j->menv[0]);
     ctk_env_fini(&j->menv[1]);
     ctk_pc_result_fini(&j->pc);

@@ -233,8 +233,8 @@ out:
  * frees) and *stp (may be NULL) what fstat says of the descriptor they
  * were read from; 0: it does not exist; -1: err is set (symlink, not a
  * regular file, or an I/O error). */
-static int read_leaf(int dirfd, const char *name, const char *path, char **data, size_t *len,
-                     struct stat *stp, ctk_error_t *err)
+static int read_leaf(int dirfd, const char *name, const char *path, size_t max, char **data,
+                     size_t *len, struct stat *stp, ctk_error_t *err)
 {
     struct stat st;
     ctk_buf_t b;
@@ -253,8 +253,8 @@ static int read_leaf(int dirfd, const char *name, const char *path, char **data,
     }
     if (S_ISLNK(st.st_mode)) {
         ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
-                      "is a symlink; ctkgen never writes through a symlink inside the output "
-                      "directory (remove it or choose another output directory)");
+                      "is a symlink; ctkgen neither follows nor writes through a symlink inside "
+                      "the output directory (remove it or choose another output directory)");
         goto out;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -264,7 +264,7 @@ static int read_leaf(int dirfd, const char *name, const char *path, char **data,
     }
     if (!S_ISREG(st.st_mode)) {
         ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
-                      "is not a regular file; ctkgen will not replace it");
+                      "is not a regular file; ctkgen will neither read nor replace it");
         goto out;
     }
     /* O_NONBLOCK: a FIFO swapped in after the check must not hang us */
@@ -294,9 +294,9 @@ static int read_leaf(int dirfd, const char *name, const char *path, char **data,
         }
         if (got == 0)
             break;
-        if (b.len + (size_t)got > MAX_FILE_BYTES) {
+        if (b.len + (size_t)got > max) {
             ctk_error_set(err, CTK_E_IO, path, 0, 0,
-                          "is larger than %zu bytes; not a file ctkgen wrote", MAX_FILE_BYTES);
+                          "is larger than %zu bytes; not a file ctkgen wrote", max);
             goto out;
         }
         if (!ctk_buf_append(&b, chunk, (size_t)got)) {
@@ -334,9 +334,44 @@ static walk_t probe(int outfd, const char *outdir, const char *rel, char **data,
     w = walk(outfd, outdir, rel, false, &dirfd, &leaf, stop, err);
     if (w != WALK_FOUND)
         return w;
-    r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), data, len, NULL, err);
+    r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), MAX_FILE_BYTES, data, len,
+                  NULL, err);
     close(dirfd);
     return r < 0 ? WALK_FAILED : r == 0 ? WALK_ABSENT : WALK_FOUND;
+}
+
+int ctk_write_read(const char *outdir, const char *rel, size_t max, char **data, size_t *len,
+                   ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    const char *leaf = NULL, *why = relpath_problem(rel);
+    size_t stop = 0;
+    int outfd, dirfd = -1, r = -1;
+    walk_t w;
+
+    /* the bookkeeping names are refused too: nothing to read there */
+    if (why) {
+        ctk_error_set(err, CTK_E_INTERNAL, rel, 0, 0, "path %s", why);
+        return -1;
+    }
+    outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open output directory: %s",
+                      strerror(errno));
+        return -1;
+    }
+    w = walk(outfd, outdir, rel, false, &dirfd, &leaf, &stop, err);
+    if (w == WALK_FOUND)
+        r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), max, data, len, NULL,
+                      err);
+    else if (w != WALK_FAILED)
+        r = 0; /* a directory on the way is missing, or is a file */
+    if (dirfd >= 0)
+        close(dirfd);
+    close(outfd);
+    return r;
 }
 
 /* mkdir -p for OUT itself; directories it creates get 0755 whatever the umask. */
@@ -726,7 +761,7 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
         goto out;
     }
     if (outfd >= 0) {
-        r = read_leaf(outfd, CTK_MANIFEST_NAME, mpath, &mdata, &mlen, &st, err);
+        r = read_leaf(outfd, CTK_MANIFEST_NAME, mpath, MAX_FILE_BYTES, &mdata, &mlen, &st, err);
         if (r < 0 || (r == 1 && !trust_record(plan, mpath, &st, &r, err)))
             goto out;
         have_manifest = r == 1;
@@ -734,7 +769,7 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
             goto out;
         if (!(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
             goto out;
-        r = read_leaf(outfd, CTK_PENDING_NAME, ppath, &pdata, &plen, &st, err);
+        r = read_leaf(outfd, CTK_PENDING_NAME, ppath, MAX_FILE_BYTES, &pdata, &plen, &st, err);
         if (r < 0 || (r == 1 && !trust_record(plan, ppath, &st, &r, err)))
             goto out;
         plan->pending = r == 1;

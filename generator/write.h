@@ -120,6 +120,17 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err);
  * exist.  On failure (CTK_E_IO) the file is as it was and no temp is left. */
 bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_error_t *err);
 
+/* Read OUT/rel as generate reads its own files: OUT opened as named (it
+ * may be a symlink the admin chose), every directory below it opened with
+ * O_NOFOLLOW, the file itself a regular file, opened O_NOFOLLOW and
+ * O_NONBLOCK (a FIFO neither hangs nor is read).  1: *data holds its bytes,
+ * NUL-terminated (caller frees), and *len their count; 0: it, or a
+ * directory on the way, does not exist; -1: err is set: CTK_E_CONFLICT for
+ * a symlink (on the way or at rel) or anything but a regular file, naming
+ * it, CTK_E_IO for a file over max bytes or an I/O error. */
+int ctk_write_read(const char *outdir, const char *rel, size_t max, char **data, size_t *len,
+                   ctk_error_t *err);
+
 /* The run lock, a flock on OUT/.ctkgen.lock.  wait_s: how long to wait
  * for another run that holds it: CTK_LOCK_WAIT_FOREVER (< 0) as long as
  * it takes, 0 not at all, else at most that many seconds; then it fails
