@@ -1157,6 +1157,67 @@ START_TEST(test_write_dir_replaced_by_file_after_plan)
 }
 END_TEST
 
+/* ctk_write_read reads the tree as generate does: a regular file, a
+ * missing one (or a file where a directory should be) as absent, and
+ * refuses a symlink at the file or on the way, and a FIFO, without
+ * following or opening it for reading. */
+START_TEST(test_write_read_follows_no_link)
+{
+    char *elsewhere = tu_write(tmp, "secret", "secret\n"), *p, *data = NULL;
+    ctk_error_t err;
+    size_t len = 0;
+
+    run_files(RUN1, false, NULL, NULL, NULL, NULL);
+    ck_assert_int_eq(ctk_write_read(out, "tcl/cudatoolkit/12.4", 1024, &data, &len, NULL), 1);
+    ck_assert_str_eq(data, "#%Module\n# 12.4\n");
+    ck_assert_uint_eq(len, strlen(data));
+    free(data);
+    data = NULL;
+    ck_assert_int_eq(ctk_write_read(out, "tcl/cudatoolkit/9.9", 1024, &data, &len, NULL), 0);
+    ck_assert_int_eq(ctk_write_read(out, "tcl/cudatoolkit/12.4/x", 1024, &data, &len, NULL), 0);
+    ck_assert_int_eq(ctk_write_read(out, "none/x", 1024, &data, &len, NULL), 0);
+    ck_assert_ptr_null(data);
+
+    /* too large for the caller */
+    ctk_error_init(&err);
+    ck_assert_int_eq(ctk_write_read(out, "tcl/cudatoolkit/12.4", 4, &data, &len, &err), -1);
+    ck_assert_int_eq(err.code, CTK_E_IO);
+
+    /* a symlink at the file */
+    p = path_in(out, "pkgconfig/ctk-12.4.pc");
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(symlink(elsewhere, p), 0);
+    ctk_error_init(&err);
+    ck_assert_int_eq(ctk_write_read(out, "pkgconfig/ctk-12.4.pc", 1024, &data, &len, &err), -1);
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, p);
+    ck_assert_ptr_nonnull(strstr(err.text, "symlink"));
+    free(p);
+
+    /* a FIFO: refused at once, not waited on */
+    p = path_in(out, "tcl/cudatoolkit/12.4");
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(mkfifo(p, 0644), 0);
+    ctk_error_init(&err);
+    ck_assert_int_eq(ctk_write_read(out, "tcl/cudatoolkit/12.4", 1024, &data, &len, &err), -1);
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, p);
+    free(p);
+
+    /* a symlinked directory on the way */
+    p = path_in(out, "lmod");
+    ck_assert_int_eq(tu_sh("mv '%s' '%s/lmod-real'", p, tmp), 0);
+    ck_assert_int_eq(symlink("../lmod-real", p), 0);
+    ctk_error_init(&err);
+    ck_assert_int_eq(ctk_write_read(out, "lmod/cudatoolkit/12.6.lua", 1024, &data, &len, &err), -1);
+    ck_assert_int_eq(err.code, CTK_E_CONFLICT);
+    ck_assert_str_eq(err.source, p);
+    ck_assert_ptr_null(data);
+    free(p);
+    free(elsewhere);
+}
+END_TEST
+
 /* ---- manifest ------------------------------------------------------------------------ */
 
 static const struct {
@@ -2151,6 +2212,7 @@ static Suite *write_suite(void)
     tcase_add_test(tc, test_write_file_not_written_by_ctkgen_is_conflict);
     tcase_add_test(tc, test_write_refuses_symlinked_dir);
     tcase_add_test(tc, test_write_refuses_symlinked_file);
+    tcase_add_test(tc, test_write_read_follows_no_link);
     tcase_add_test(tc, test_write_refuses_file_where_dir_needed);
     tcase_add_loop_test(tc, test_write_modes_ignore_umask, 0, sizeof umasks / sizeof umasks[0]);
     tcase_add_test(tc, test_write_failure_keeps_old_file);
