@@ -2,15 +2,15 @@
  * SPDX-License-Identifier: MIT
  *
  * posix_spawn (no fork: safe from threads, cheap with a large heap) puts
- * the child in its own process group with default signal dispositions and
+ * the child in a session of its own with default signal dispositions and
  * an empty mask.  The parent polls the two output pipes and, where the
  * kernel has it, a pidfd that becomes readable when the child exits; else
  * it re-checks the child on a short back-off.  The child is noticed with
  * waitid(WNOWAIT) and reaped only after its group has been sent SIGKILL:
  * an unreaped zombie keeps its pid, so the pgid cannot have been reused by
- * an unrelated process when we signal it.  Grandchildren that left the
- * group and still hold the pipes are not waited for: what they already
- * wrote is drained without blocking, then the pipes are closed.
+ * an unrelated process when we signal it.  Then every other process of
+ * the run is found in /proc and killed (kill_descendants), so the pipes
+ * reach EOF and are drained without blocking.
  *
  * Interrupts use a pipe that nobody reads: the handler writes a byte, and
  * from then on the read end is readable for good, so every thread's poll
@@ -36,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -391,6 +393,355 @@ static void set_interrupted(ctk_error_t *err, const char *prog, bool started)
                   ctk_proc_signal_name(ctk_proc_interrupted(), name, sizeof name));
 }
 
+/* ---- every descendant ---------------------------------------------------------------- */
+
+/* ctkgen is a child subreaper (set once, at the first run): a process
+ * whose parent exits is re-parented to ctkgen, not to init, so nothing a
+ * child starts can leave ctkgen's tree, whatever it does with setsid() or
+ * setpgid().  When a run ends, kill_descendants() walks /proc and kills
+ * what belongs to it: its session (the child leads one, and setpgid()
+ * cannot leave a session), its process group, whatever has the child
+ * among its ancestors, and orphans re-parented to ctkgen that belong to
+ * no other run still going (a process that called setsid() and lost its
+ * parent: an escape).  Zombies re-parented to ctkgen are reaped.
+ *
+ * Runs in other threads are told apart by their children, kept in `kids`
+ * from spawn to reap.  A spawn holds spawn_lock for reading from before
+ * the fork to the registration; a cleanup holds it for writing, so it
+ * never sees a fresh child of ours that is not registered yet and takes
+ * it for an orphan.  A run's child is reaped before it is unregistered,
+ * so no other cleanup reaps it from under us. */
+
+static pthread_once_t subreaper_once = PTHREAD_ONCE_INIT;
+static pthread_rwlock_t spawn_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t kids_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *kids;          /* children of running calls; a multiset */
+static size_t n_kids, cap_kids;
+
+static void become_subreaper(void)
+{
+    /* no subreaper (before Linux 3.4): orphans go to init, and only those
+     * still in the session or group, or still under the child, are found */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+/* Room for one more child, so that registering it after the spawn cannot fail. */
+static bool kids_reserve(void)
+{
+    bool ok = true;
+
+    pthread_mutex_lock(&kids_lock);
+    if (n_kids == cap_kids) {
+        size_t cap = cap_kids ? cap_kids * 2 : 16;
+        pid_t *p = realloc(kids, cap * sizeof *p);
+
+        if (p) {
+            kids = p;
+            cap_kids = cap;
+        } else {
+            ok = false;
+        }
+    }
+    pthread_mutex_unlock(&kids_lock);
+    return ok;
+}
+
+static void kids_add(pid_t pid)
+{
+    pthread_mutex_lock(&kids_lock);
+    if (n_kids < cap_kids) /* reserved by the caller */
+        kids[n_kids++] = pid;
+    pthread_mutex_unlock(&kids_lock);
+}
+
+static void kids_remove(pid_t pid)
+{
+    pthread_mutex_lock(&kids_lock);
+    for (size_t i = 0; i < n_kids; i++) {
+        if (kids[i] == pid) {
+            kids[i] = kids[--n_kids];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&kids_lock);
+}
+
+/* Caller holds spawn_lock for writing (kids cannot grow). */
+static bool is_kid(pid_t pid)
+{
+    bool found = false;
+
+    pthread_mutex_lock(&kids_lock);
+    for (size_t i = 0; i < n_kids && !found; i++)
+        found = kids[i] == pid;
+    pthread_mutex_unlock(&kids_lock);
+    return found;
+}
+
+typedef struct {
+    pid_t pid, ppid, pgrp, sid;
+    char state;
+    unsigned long long start;   /* start time in clock ticks: with pid, who it is */
+} pinfo_t;
+
+/* One process's /proc/PID/stat; false when it is gone. */
+static bool read_pinfo(pid_t pid, pinfo_t *p)
+{
+    char path[64], buf[2048], *rp;
+    ssize_t n;
+    int fd, ppid, pgrp, sid;
+    unsigned long long start;
+    char state;
+
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return false;
+    while ((n = read(fd, buf, sizeof buf - 1)) < 0 && errno == EINTR)
+        ;
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    /* "pid (comm) state ppid pgrp session tty_nr tpgid flags minflt
+     * cminflt majflt cmajflt utime stime cutime cstime priority nice
+     * num_threads itrealvalue starttime ..."; comm may hold anything */
+    if (!(rp = strrchr(buf, ')')) ||
+        sscanf(rp + 1, " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &state,
+               &ppid, &pgrp, &sid, &start) != 5)
+        return false;
+    p->pid = pid;
+    p->ppid = ppid;
+    p->pgrp = pgrp;
+    p->sid = sid;
+    p->state = state;
+    p->start = start;
+    return true;
+}
+
+static int cmp_pinfo(const void *a, const void *b)
+{
+    pid_t x = ((const pinfo_t *)a)->pid, y = ((const pinfo_t *)b)->pid;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Every process in /proc, sorted by pid; *n 0 when /proc cannot be read. */
+static pinfo_t *scan_procs(size_t *n)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    pinfo_t *tab = NULL;
+    size_t cap = 0;
+
+    *n = 0;
+    if (!d)
+        return NULL;
+    while ((e = readdir(d))) {
+        char *end;
+        long v = strtol(e->d_name, &end, 10);
+
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || *end || v <= 0 || v > INT_MAX)
+            continue;
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 512;
+            pinfo_t *p = realloc(tab, ncap * sizeof *p);
+
+            if (!p)
+                break; /* what was read is still worth a round */
+            tab = p;
+            cap = ncap;
+        }
+        if (read_pinfo((pid_t)v, &tab[*n]))
+            (*n)++;
+    }
+    closedir(d);
+    if (*n)
+        qsort(tab, *n, sizeof *tab, cmp_pinfo);
+    return tab;
+}
+
+static const pinfo_t *find_pinfo(const pinfo_t *tab, size_t n, pid_t pid)
+{
+    pinfo_t key;
+
+    key.pid = pid;
+    return n ? bsearch(&key, tab, n, sizeof *tab, cmp_pinfo) : NULL;
+}
+
+/* Does p belong to the run whose child is leader?  (Caller holds
+ * spawn_lock for writing.) */
+static bool belongs_to(const pinfo_t *tab, size_t n, const pinfo_t *p, pid_t self, pid_t leader)
+{
+    const pinfo_t *cur = p;
+    size_t steps;
+
+    if (p->sid == leader || p->pgrp == leader)
+        return true;
+    for (steps = 0; steps <= n; steps++) {
+        if (cur->ppid == leader)
+            return true;
+        if (cur->ppid == self) {
+            /* under a child of ours: another run's, or an orphan we adopted */
+            if (is_kid(cur->pid))
+                return false;
+            /* an orphan that kept the session or group of a run still
+             * going is that run's to clean up; any other left its run */
+            return !is_kid(p->sid) && !is_kid(p->pgrp);
+        }
+        if (cur->ppid <= 1 || !(cur = find_pinfo(tab, n, cur->ppid)))
+            return false; /* not ours; or its parent just went (the next round sees it) */
+    }
+    return false;
+}
+
+/* SIGKILL to the process p describes, and not to one that took its pid
+ * since: through a pidfd checked against p's start time, where the
+ * kernel has them. */
+static void kill_exact(const pinfo_t *p)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+    int fd = open_pidfd(p->pid);
+    pinfo_t now;
+
+    if (fd >= 0) {
+        if (read_pinfo(p->pid, &now) && now.start == p->start)
+            (void)syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+        close(fd);
+        return;
+    }
+#endif
+    kill(p->pid, SIGKILL);
+}
+
+/* Rounds of scan-and-kill after a run, and the pause after a round that
+ * found something (milliseconds, doubling): killed processes need a moment
+ * to die and be re-parented to us. */
+#define KILL_ROUNDS 60
+#define KILL_PAUSE_MIN_MS 1
+#define KILL_PAUSE_MAX_MS 50
+
+/* Kill and reap whatever is left of the run whose child is leader; the
+ * child itself is unreaped (its pid, session and group stay reserved) and
+ * left to the caller.  Bounded: a process stuck in the kernel that
+ * survives SIGKILL for seconds is given up on. */
+static void kill_descendants(pid_t leader)
+{
+    pid_t self = getpid();
+    int pause_ms = KILL_PAUSE_MIN_MS, round;
+
+    pthread_rwlock_wrlock(&spawn_lock);
+    for (round = 0; round < KILL_ROUNDS; round++) {
+        size_t n, i, found = 0;
+        pinfo_t *tab = scan_procs(&n);
+
+        for (i = 0; i < n; i++) {
+            const pinfo_t *p = &tab[i];
+
+            if (p->pid == self || p->pid == leader)
+                continue;
+            if (p->state == 'Z' || p->state == 'X') {
+                /* an adopted orphan that died: ours to reap, whoever's it
+                 * was; one of the run's whose parent is still dying comes
+                 * to us next */
+                if (p->ppid == self && !is_kid(p->pid))
+                    (void)waitpid(p->pid, NULL, WNOHANG);
+                else if (p->ppid != self && belongs_to(tab, n, p, self, leader))
+                    found++;
+                continue;
+            }
+            if (belongs_to(tab, n, p, self, leader)) {
+                kill_exact(p);
+                found++;
+            }
+        }
+        free(tab);
+        if (!found)
+            break;
+        {
+            struct timespec ts = { 0, (long)pause_ms * 1000000L };
+
+            nanosleep(&ts, NULL);
+        }
+        pause_ms = pause_ms * 2 > KILL_PAUSE_MAX_MS ? KILL_PAUSE_MAX_MS : pause_ms * 2;
+    }
+    pthread_rwlock_unlock(&spawn_lock);
+}
+
+/* SIGKILL to the child's group and, once the child has died (it stays
+ * unreaped, so its pid, group and session cannot be reused), to whatever
+ * else is left of the run. */
+static void end_child(pid_t pid)
+{
+    siginfo_t si;
+
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    memset(&si, 0, sizeof si);
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0 && errno == EINTR)
+        ;
+    kill_descendants(pid);
+}
+
+/* ---- starting the child --------------------------------------------------------------- */
+
+/* posix_spawn: the child leads a new session (so a process group of its
+ * own, which it keeps after setpgid() calls of its descendants), stdin
+ * from /dev/null, stdout and stderr onto the pipes, nothing else open,
+ * signals at their defaults.  0 and *pid set, or the errno of the failed
+ * spawn (*pid untouched). */
+static int spawn_posix(const ctk_proc_spec_t *spec, const char *prog, const char *const *envp, int out_w,
+                       int err_w, pid_t *pid, bool *setup_failed)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    bool fa_ok = false, attr_ok = false;
+    sigset_t sigs;
+    short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+    int rc;
+
+    *setup_failed = true;
+    if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
+        goto out;
+    fa_ok = true;
+    if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) != 0 ||
+        (rc = posix_spawn_file_actions_adddup2(&fa, out_w, 1)) != 0 ||
+        (rc = posix_spawn_file_actions_adddup2(&fa, err_w, 2)) != 0)
+        goto out;
+    if (spec->cwd && (rc = posix_spawn_file_actions_addchdir_np(&fa, spec->cwd)) != 0)
+        goto out;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    /* descriptors someone opened without O_CLOEXEC stay out of the child */
+    if ((rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3)) != 0)
+        goto out;
+#endif
+    if ((rc = posix_spawnattr_init(&attr)) != 0)
+        goto out;
+    attr_ok = true;
+    sigfillset(&sigs);
+    sigdelset(&sigs, SIGKILL);
+    sigdelset(&sigs, SIGSTOP);
+    if ((rc = posix_spawnattr_setsigdefault(&attr, &sigs)) != 0)
+        goto out;
+    sigemptyset(&sigs);
+#ifdef POSIX_SPAWN_SETSID
+    flags |= POSIX_SPAWN_SETSID;
+#else
+    flags |= POSIX_SPAWN_SETPGROUP;
+    if ((rc = posix_spawnattr_setpgroup(&attr, 0)) != 0)
+        goto out;
+#endif
+    if ((rc = posix_spawnattr_setsigmask(&attr, &sigs)) != 0 || (rc = posix_spawnattr_setflags(&attr, flags)) != 0)
+        goto out;
+    *setup_failed = false;
+    rc = posix_spawn(pid, prog, &fa, &attr, (char *const *)spec->argv, (char *const *)envp);
+out:
+    if (attr_ok)
+        posix_spawnattr_destroy(&attr);
+    if (fa_ok)
+        posix_spawn_file_actions_destroy(&fa);
+    return rc;
+}
+
 /* ---- running one program --------------------------------------------------------- */
 
 bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t *err)
@@ -400,11 +751,8 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     const char *prog, *path_var = NULL;
     char *found = NULL;
     int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1, rc, status, why = 0;
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    bool fa_ok = false, attr_ok = false, ok = false;
+    bool ok = false, registered = false, setup_failed = false;
     stream_t s[2];
-    sigset_t sigs;
     pid_t pid = -1;
     double t0 = now_s(), deadline = 0;
     int backoff = POLL_MIN_MS;
@@ -426,6 +774,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
         set_interrupted(err, spec->argv[0], false); /* nothing new starts */
         goto out;
     }
+    pthread_once(&subreaper_once, become_subreaper);
 
     /* argv[0] is found in the child's PATH, not ours (execvp would use
      * ours).  A path is checked here too: where posix_spawn cannot report
@@ -451,41 +800,27 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     s[0].fd = outp[0];
     s[1].fd = errp[0];
     outp[0] = errp[0] = -1;
+    if (!kids_reserve()) {
+        ctk_error_nomem(err);
+        goto out;
+    }
 
-    if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
-        goto spawn_setup_failed;
-    fa_ok = true;
-    if ((rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) != 0 ||
-        (rc = posix_spawn_file_actions_adddup2(&fa, outp[1], 1)) != 0 ||
-        (rc = posix_spawn_file_actions_adddup2(&fa, errp[1], 2)) != 0)
-        goto spawn_setup_failed;
-    if (spec->cwd && (rc = posix_spawn_file_actions_addchdir_np(&fa, spec->cwd)) != 0)
-        goto spawn_setup_failed;
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    /* descriptors someone opened without O_CLOEXEC stay out of the child */
-    if ((rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3)) != 0)
-        goto spawn_setup_failed;
-#endif
-    if ((rc = posix_spawnattr_init(&attr)) != 0)
-        goto spawn_setup_failed;
-    attr_ok = true;
-    sigfillset(&sigs);
-    sigdelset(&sigs, SIGKILL);
-    sigdelset(&sigs, SIGSTOP);
-    if ((rc = posix_spawnattr_setsigdefault(&attr, &sigs)) != 0)
-        goto spawn_setup_failed;
-    sigemptyset(&sigs);
-    if ((rc = posix_spawnattr_setsigmask(&attr, &sigs)) != 0 ||
-        (rc = posix_spawnattr_setpgroup(&attr, 0)) != 0 ||
-        (rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                                  POSIX_SPAWN_SETSIGMASK)) != 0)
-        goto spawn_setup_failed;
-
-    rc = posix_spawn(&pid, prog, &fa, &attr, (char *const *)spec->argv, (char *const *)envp);
+    pthread_rwlock_rdlock(&spawn_lock);
+    rc = spawn_posix(spec, prog, envp, outp[1], errp[1], &pid, &setup_failed);
+    if (rc == 0) {
+        kids_add(pid);
+        registered = true;
+    }
+    pthread_rwlock_unlock(&spawn_lock);
     close_fd(&outp[1]);
     close_fd(&errp[1]);
     if (rc != 0) {
         pid = -1;
+        if (setup_failed) {
+            ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
+                          "cannot set up process spawning: %s", strerror(rc));
+            goto out;
+        }
         if (spawn_machinery_errno(rc)) {
             ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s", spec->argv[0],
                           strerror(rc));
@@ -494,7 +829,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
         r->spawn_errno = rc;
         goto done;
     }
-    /* glibc's posix_spawn returns after the exec, so the group exists now */
+    /* glibc's posix_spawn returns after the exec, so the session and group exist now */
     pidfd = open_pidfd(pid);
     if (spec->timeout_s > 0)
         deadline = t0 + spec->timeout_s;
@@ -552,21 +887,27 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
         }
     }
 
-    /* At the deadline: the whole group.  After a normal exit: stragglers.
-     * The child is unreaped until here, so -pid is still its group. */
-    kill(-pid, SIGKILL);
+    /* At the deadline: the whole group, then every other descendant.
+     * After a normal exit: stragglers.  The child is unreaped until here,
+     * so -pid is still its group and its session. */
+    end_child(pid);
     if (!reap(pid, &status)) {
+        kids_remove(pid);
+        registered = false;
         pid = -1;
         ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "lost the exit status of %s: %s", spec->argv[0],
                       strerror(errno));
         goto out;
     }
+    kids_remove(pid);
+    registered = false;
     pid = -1;
     if (stopping) {
         atomic_fetch_add(&intr_stopped, 1);
         set_interrupted(err, spec->argv[0], true);
         goto out;
     }
+    /* every writer is gone: what is left in the pipes ends in EOF */
     for (i = 0; i < 2; i++)
         pump(&s[i], DRAIN_READS);
     if (WIFEXITED(status)) {
@@ -592,23 +933,17 @@ done:
     r->err = ctk_buf_take(&s[1].buf, &r->err_len);
     r->seconds = now_s() - t0;
     ok = true;
-    goto out;
 
-spawn_setup_failed:
-    ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
-                  "cannot set up process spawning: %s", strerror(rc));
 out:
     if (pid > 0) {
         /* an error after a successful spawn: nothing may outlive the call */
-        kill(-pid, SIGKILL);
+        end_child(pid);
         reap(pid, &status);
+        if (registered)
+            kids_remove(pid);
     }
     if (pidfd >= 0)
         close(pidfd);
-    if (attr_ok)
-        posix_spawnattr_destroy(&attr);
-    if (fa_ok)
-        posix_spawn_file_actions_destroy(&fa);
     close_fd(&outp[0]);
     close_fd(&outp[1]);
     close_fd(&errp[0]);

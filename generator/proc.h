@@ -11,19 +11,31 @@
  *     relative entries count from spec->cwd); not found is a result
  *     (spawn_errno = ENOENT, or EACCES when only non-executable files
  *     matched), not an error;
- *   - the child leads its own process group; at the deadline the whole
- *     group gets SIGKILL (nvcc's cicc/ptxas too), and after the child exits
- *     any process left in its group is killed as well, so nothing outlives
- *     the call;
+ *   - the child leads its own session, so its own process group; at the
+ *     deadline the whole group gets SIGKILL (nvcc's cicc/ptxas too);
+ *   - every descendant: ctkgen makes itself a child subreaper at the first
+ *     run, so an orphan is re-parented to ctkgen, never to init.  When the
+ *     child has exited or been killed, whatever is left of the run is
+ *     killed and reaped before the call returns: its session and group
+ *     (setpgid() cannot leave a session), anything with the child among
+ *     its ancestors, and orphans re-parented to ctkgen that kept no other
+ *     running call's session or group (a setsid() escape).  Zombies
+ *     re-parented to ctkgen are reaped.  So no process of a run outlives
+ *     the call, whatever it does with setsid() or setpgid(); a process
+ *     that survives SIGKILL for seconds (stuck in the kernel) is given up;
+ *   - descriptors: the child has 0, 1 and 2 only;
  *   - safe to call from several threads at once (posix_spawn, no global
  *     state); signal dispositions and mask are reset to defaults in the
  *     child (glibc itself leaves its two internal signals, 32 and 33,
  *     ignored; glibc programs never see those);
- *   - a process that left the group (setsid) and still holds the pipes is
- *     not waited for: what it wrote before the child exited is kept;
+ *   - a descendant that still holds the pipes when the child exits is
+ *     killed, not waited for: what it wrote until then is kept;
  *   - SIGCHLD must not be ignored (the exit status would be lost);
  *     ctk_proc_catch_interrupts() sees to that for the commands that run
- *     children.
+ *     children;
+ *   - ctkgen must start no child by other means while a call runs in
+ *     another thread: a child of ctkgen that no call started reads as an
+ *     adopted orphan, and is killed.
  * Errors (false returned) are ctkgen's own failures only: pipe/spawn
  * machinery (CTK_E_ENV), allocation (CTK_E_NOMEM), an interrupt (CTK_E_ENV,
  * with ctk_proc_interrupted() != 0).

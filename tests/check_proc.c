@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +63,19 @@ static bool dead(pid_t pid)
             }
             free(stat);
         }
+        usleep(10000);
+    }
+    return false;
+}
+
+/* pid is gone from /proc: dead and reaped, not a zombie anyone still owes a wait. */
+static bool gone(pid_t pid)
+{
+    int i;
+
+    for (i = 0; i < 300; i++) {
+        if (kill(pid, 0) != 0 && errno == ESRCH)
+            return true;
         usleep(10000);
     }
     return false;
@@ -300,12 +314,136 @@ START_TEST(test_proc_does_not_wait_for_a_process_that_left_the_group)
     ck_assert(ctk_proc_ok(&r));
     ck_assert_str_eq(r.out, "done\n");
     escaped = read_pid(gfile);
+    ck_assert_msg(gone(escaped), "the process that called setsid() (%d) outlived the call", (int)escaped);
     kill(escaped, SIGKILL);
     ctk_proc_result_fini(&r);
     free(script);
     free(gfile);
     tu_rmtree(dir);
     free(dir);
+}
+END_TEST
+
+/* perl's setpgrp(0, 0) is setpgid(0, 0): a group of its own, in the same session */
+#define SETPGID_SLEEP "perl -e 'setpgrp(0, 0) or die \"setpgrp: $!\\n\"; exec @ARGV or die' sleep 1000"
+
+START_TEST(test_proc_timeout_kills_a_grandchild_that_left_the_group)
+{
+    char *dir = tu_mkdtemp(), *script = NULL;
+    ctk_proc_result_t r;
+    pid_t leader, moved;
+
+    if (tu_sh("command -v perl >/dev/null") != 0) {
+        fprintf(stderr, "SKIP: no perl to call setpgid() (not counted)\n");
+        goto out;
+    }
+    ck_assert(asprintf(&script, "echo $$ > '%s/leader'; " SETPGID_SLEEP " & echo $! > '%s/grandchild'; sleep 1000",
+                       dir, dir) > 0);
+    sh(&r, script, 1.0);
+    ck_assert(r.timed_out);
+    leader = pid_in(dir, "leader");
+    moved = pid_in(dir, "grandchild");
+    ck_assert_msg(getpgid(moved) != leader || kill(moved, 0) != 0, "the grandchild should have had a group of its own");
+    ck_assert_msg(gone(moved), "a grandchild that called setpgid() (%d) outlived the timeout", (int)moved);
+    ck_assert_msg(group_gone(leader), "a process of group %d survived the timeout", (int)leader);
+    ctk_proc_result_fini(&r);
+out:
+    free(script);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_proc_completion_kills_what_left_the_group_and_lost_its_parent)
+{
+    char *dir = tu_mkdtemp(), *script = NULL;
+    ctk_proc_result_t r;
+    pid_t moved, escaped;
+
+    if (tu_sh("command -v perl >/dev/null && command -v setsid >/dev/null") != 0) {
+        fprintf(stderr, "SKIP: no perl or setsid (not counted)\n");
+        goto out;
+    }
+    /* each started from a subshell that exits at once: an orphan at once,
+     * one in a group of its own, one in a session of its own */
+    ck_assert(asprintf(&script,
+                       "(" SETPGID_SLEEP " & echo $! > '%s/moved'); (setsid sleep 1000 & echo $! > '%s/escaped'); "
+                       "echo done",
+                       dir, dir) > 0);
+    sh(&r, script, 60);
+    ck_assert_msg(r.seconds < 5, "waited %.1f s", r.seconds);
+    ck_assert(ctk_proc_ok(&r));
+    ck_assert_str_eq(r.out, "done\n");
+    moved = pid_in(dir, "moved");
+    escaped = pid_in(dir, "escaped");
+    ck_assert_msg(gone(moved), "an orphan that called setpgid() (%d) outlived the call", (int)moved);
+    ck_assert_msg(gone(escaped), "an orphan that called setsid() (%d) outlived the call", (int)escaped);
+    ctk_proc_result_fini(&r);
+out:
+    free(script);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+typedef struct {
+    const char *script;
+    ctk_proc_result_t r;
+    bool ran;
+} long_run_t;
+
+static void *long_run(void *arg)
+{
+    long_run_t *l = arg;
+    const char *argv[] = { "sh", "-c", l->script, NULL };
+    ctk_proc_spec_t spec = { argv, std_env, NULL, 30, 0 };
+
+    ctk_proc_result_init(&l->r);
+    l->ran = ctk_proc_run(&spec, &l->r, NULL);
+    return NULL;
+}
+
+START_TEST(test_proc_cleanup_leaves_other_running_calls_alone)
+{
+    long_run_t l;
+    pthread_t t;
+    int i;
+
+    if (tu_sh("command -v perl >/dev/null && command -v setsid >/dev/null") != 0) {
+        fprintf(stderr, "SKIP: no perl or setsid (not counted)\n");
+        return;
+    }
+    /* a call whose descendants moved to a group and a session of their
+     * own, but still have their parent: they belong to that call */
+    memset(&l, 0, sizeof l);
+    l.script = "setsid sh -c 'sleep 1.5; echo session'; perl -e 'setpgrp(0, 0) or die; sleep 1; print \"group\\n\"'";
+    ck_assert_int_eq(pthread_create(&t, NULL, long_run, &l), 0);
+    for (i = 0; i < 30; i++) {
+        ctk_proc_result_t r;
+
+        sh(&r, "sleep 0.05 & exit 0", 10); /* each end scans for what is left */
+        ctk_proc_result_fini(&r);
+    }
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert(l.ran);
+    ck_assert_msg(ctk_proc_ok(&l.r), "the long call was disturbed: %s", l.r.err);
+    ck_assert_str_eq(l.r.out, "session\ngroup\n");
+    ctk_proc_result_fini(&l.r);
+}
+END_TEST
+
+START_TEST(test_proc_children_inherit_only_the_three_std_streams)
+{
+    ctk_proc_result_t r;
+    /* no pipeline: the shell would hold the pipe's ends while ls looks */
+    const char *script = "ls /proc/$$/fd";
+    int leak = open("/dev/null", O_RDONLY); /* no O_CLOEXEC: a careless open elsewhere */
+
+    ck_assert_int_ge(leak, 3);
+    sh(&r, script, 10);
+    ck_assert_str_eq(r.out, "0\n1\n2\n");
+    ctk_proc_result_fini(&r);
+    close(leak);
 }
 END_TEST
 
@@ -846,6 +984,10 @@ int main(void)
     tcase_add_test(tc, test_proc_returns_when_child_exits_though_grandchild_holds_pipes);
     tcase_add_test(tc, test_proc_does_not_wait_for_a_process_that_left_the_group);
     tcase_add_test(tc, test_proc_deadline_holds_when_child_closed_its_output);
+    tcase_add_test(tc, test_proc_timeout_kills_a_grandchild_that_left_the_group);
+    tcase_add_test(tc, test_proc_completion_kills_what_left_the_group_and_lost_its_parent);
+    tcase_add_test(tc, test_proc_cleanup_leaves_other_running_calls_alone);
+    tcase_add_test(tc, test_proc_children_inherit_only_the_three_std_streams);
     tcase_add_test(tc, test_proc_finds_argv0_in_the_given_path_not_ours);
     tcase_add_test(tc, test_proc_relative_path_entries_follow_cwd);
     tcase_add_test(tc, test_proc_cannot_run_is_a_result);

@@ -6,7 +6,8 @@
 # The toolkit here is a hard-link copy of the real one (tests/fixture-lib.sh's
 # copy and put: no byte of the real toolkit is rewritten) whose bin/nvcc is
 # replaced by a script that either hangs, with a grandchild of its own, or
-# kills itself with SIGSEGV.  Every command line of those processes holds
+# kills itself with SIGSEGV, or leaves grandchildren that moved to a process
+# group (setpgid) or a session (setsid) of their own.  Every command line of those processes holds
 # the copy's private path, so pgrep finds them and nothing else.  Each run
 # gets an empty TMPDIR of its own, which must be empty again afterwards.
 # The copy lives in the build tree (make_trusted_tmp): lint runs no nvcc
@@ -140,7 +141,49 @@ check "segv: nothing on stderr but findings' progress (no ctkgen error)" \
     sh -c "[ -s '$T/segv.json' ] && ! grep -q 'ctkgen: error' '$T/segv.err'"
 check "segv: the temp dirs are gone" vt_empty
 
-# ---- (iii) interrupts while a probe hangs ---------------------------------------------
+# ---- (iii) descendants that leave the process group ---------------------------------
+# A grandchild that moves to a group of its own (setpgid, through perl's
+# setpgrp) or a session of its own (setsid) is out of reach of the group
+# kill; ctkgen is their subreaper and kills them all the same, at the
+# deadline and when the compiler exits by itself.
+if command -v perl >/dev/null 2>&1 && command -v setsid >/dev/null 2>&1; then
+    escaping_nvcc() { # hang|exit
+        put "$TK/bin/nvcc" <<EOF
+#!/bin/sh
+# stands in for nvcc: leaves a grandchild in a group of its own, and
+# orphans in a group and a session of their own, then does: $1
+d=\$(dirname "\$0")
+perl -e 'setpgrp(0, 0) or die "setpgrp: \$!"; exec @ARGV or die' "\$d/nvcc-sleep" 1000 &
+( setsid "\$d/nvcc-sleep" 1000 & )
+( perl -e 'setpgrp(0, 0) or die "setpgrp: \$!"; exec @ARGV or die' "\$d/nvcc-sleep" 1000 & )
+if [ $1 = hang ]; then exec "\$d/nvcc-sleep" 1000; fi
+echo "nvcc fatal: stand-in" >&2
+exit 1
+EOF
+        chmod 755 "$TK/bin/nvcc"
+    }
+    escaping_nvcc hang
+    t0=$(now)
+    rc=0; timeout -s KILL 60 sh -c 'TMPDIR=$1 "$2" -q validate -c "$3" -o "$4" --no-cache --json --timeout 1' sh \
+        "$VT" "$CTKGEN" "$T/site.json" "$OUT" > "$T/esc-hang.json" 2> "$T/esc-hang.err" || rc=$?
+    check "setpgid/setsid at the deadline: validate finishes within 30 s" elapsed_below "$t0" 30
+    check "setpgid/setsid at the deadline: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+    check "setpgid/setsid at the deadline: the finding says timed out" grep -q 'timed out after 1 s' "$T/esc-hang.json"
+    check "setpgid/setsid at the deadline: no process left behind" no_process_left
+    check "setpgid/setsid at the deadline: the temp dirs are gone" vt_empty
+
+    escaping_nvcc exit
+    rc=0; timeout -s KILL 60 sh -c 'TMPDIR=$1 "$2" -q validate -c "$3" -o "$4" --no-cache --json --timeout 20' sh \
+        "$VT" "$CTKGEN" "$T/site.json" "$OUT" > "$T/esc-exit.json" 2> "$T/esc-exit.err" || rc=$?
+    check "setpgid/setsid, compiler exits: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+    check "setpgid/setsid, compiler exits: the finding quotes it" grep -q 'stand-in' "$T/esc-exit.json"
+    check "setpgid/setsid, compiler exits: no process left behind" no_process_left
+    check "setpgid/setsid, compiler exits: the temp dirs are gone" vt_empty
+else
+    echo "SKIP: no perl or setsid: the setpgid/setsid cases not run (not counted)"
+fi
+
+# ---- (iv) interrupts while a probe hangs ---------------------------------------------
 hanging_nvcc
 # signal_and_wait NAME SIGNAL PID: send SIGNAL to PID, wait for it to end;
 # its exit status in $rc.  A watchdog: a ctkgen deaf to the signal fails
