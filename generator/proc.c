@@ -3,7 +3,9 @@
  *
  * posix_spawn (no fork: safe from threads, cheap with a large heap) puts
  * the child in a session of its own with default signal dispositions and
- * an empty mask.  The parent polls the two output pipes and, where the
+ * an empty mask.  A child that must run as another user is started with
+ * fork and exec instead (posix_spawn cannot change the identity); between
+ * the two it makes only async-signal-safe calls.  The parent polls the two output pipes and, where the
  * kernel has it, a pidfd that becomes readable when the child exits; else
  * it re-checks the child on a short back-off.  The child is noticed with
  * waitid(WNOWAIT) and reaped only after its group has been sent SIGKILL:
@@ -37,7 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <grp.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -742,6 +746,139 @@ out:
     return rc;
 }
 
+/* What the child of spawn_fork() reports through its status pipe when it
+ * cannot exec; nothing (EOF at the exec) when it could. */
+enum { STEP_SETUP = 1, STEP_IDENTITY, STEP_CWD, STEP_EXEC };
+typedef struct {
+    int step;
+    int err;
+} child_fail_t;
+
+static void close_from(int lo, int hi)
+{
+    if (lo > hi)
+        return;
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0) == 0)
+        return;
+#endif
+    {
+        struct rlimit rl;
+        long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur : 65536;
+
+        if (max > 1048576)
+            max = 1048576;
+        for (long fd = lo; fd <= hi && fd < max; fd++)
+            close((int)fd);
+    }
+}
+
+static void __attribute__((noreturn)) child_fail(int status_w, int step)
+{
+    child_fail_t f;
+    ssize_t n;
+
+    f.step = step;
+    f.err = errno;
+    do
+        n = write(status_w, &f, sizeof f);
+    while (n < 0 && errno == EINTR);
+    _exit(127);
+}
+
+/* The child of spawn_fork(), between fork and exec: async-signal-safe
+ * calls only (the parent may have other threads, whose locks are frozen
+ * here).  The order matters: the identity is dropped before chdir, so the
+ * child can only stand in a directory its new user may enter. */
+static void __attribute__((noreturn)) child_exec(const ctk_proc_spec_t *spec, const char *prog,
+                                                 const char *const *envp, int out_w, int err_w, int status_w)
+{
+    struct sigaction dfl;
+    sigset_t none;
+    int s, null_fd;
+
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            (void)sigaction(s, &dfl, NULL); /* glibc's own two signals refuse: they are not ours */
+    if (setsid() < 0)
+        child_fail(status_w, STEP_SETUP);
+    if ((null_fd = open("/dev/null", O_RDONLY)) < 0 || (null_fd != 0 && dup2(null_fd, 0) < 0) ||
+        dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+        child_fail(status_w, STEP_SETUP);
+    /* status_w (close-on-exec) stays until the exec; nothing else beyond 2 */
+    close_from(3, status_w - 1);
+    close_from(status_w + 1, INT_MAX);
+    if (spec->run_as) {
+        if (setgroups(0, NULL) != 0 || setgid(spec->run_as_gid) != 0 || setuid(spec->run_as_uid) != 0)
+            child_fail(status_w, STEP_IDENTITY);
+        /* no way back, and no set-user-ID program gives root back either */
+        if (getuid() != spec->run_as_uid || geteuid() != spec->run_as_uid || getgid() != spec->run_as_gid ||
+            getegid() != spec->run_as_gid || (spec->run_as_uid != 0 && setuid(0) == 0)) {
+            errno = EPERM;
+            child_fail(status_w, STEP_IDENTITY);
+        }
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+            child_fail(status_w, STEP_IDENTITY);
+    }
+    if (spec->cwd && chdir(spec->cwd) != 0)
+        child_fail(status_w, STEP_CWD);
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(prog, (char *const *)spec->argv, (char *const *)envp);
+    child_fail(status_w, STEP_EXEC);
+}
+
+/* fork + exec, for what posix_spawn cannot do (a new identity).  0 and
+ * *pid set when the child exec'd; else the errno, with *fail_step saying
+ * which step failed (the child is reaped). */
+static int spawn_fork(const ctk_proc_spec_t *spec, const char *prog, const char *const *envp, int out_w, int err_w,
+                      pid_t *pid, int *fail_step)
+{
+    int status[2] = { -1, -1 }, rc = 0, st;
+    sigset_t all, old;
+    child_fail_t f;
+    ssize_t n;
+    pid_t child;
+
+    *fail_step = STEP_SETUP;
+    if (!make_pipe(status))
+        return errno ? errno : EMFILE;
+    /* the child must not run our handlers before it has reset them */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    child = fork();
+    if (child == 0)
+        child_exec(spec, prog, envp, out_w, err_w, status[1]);
+    rc = child < 0 ? errno : 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close_fd(&status[1]);
+    if (child < 0) {
+        close_fd(&status[0]);
+        return rc;
+    }
+    /* the read end is non-blocking (make_pipe): wait for EOF or a report */
+    for (;;) {
+        struct pollfd p = { status[0], POLLIN, 0 };
+
+        n = read(status[0], &f, sizeof f);
+        if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+            break;
+        (void)poll(&p, 1, -1);
+    }
+    close_fd(&status[0]);
+    if (n == (ssize_t)sizeof f) {
+        while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+            ;
+        *fail_step = f.step;
+        return f.err ? f.err : EPERM;
+    }
+    *pid = child;
+    return 0;
+}
+
 /* ---- running one program --------------------------------------------------------- */
 
 bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t *err)
@@ -778,7 +915,9 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
 
     /* argv[0] is found in the child's PATH, not ours (execvp would use
      * ours).  A path is checked here too: where posix_spawn cannot report
-     * a failed exec (older libcs, valgrind) the child would just exit 127. */
+     * a failed exec (older libcs, valgrind) the child would just exit 127.
+     * With run_as the search is ctkgen's (root's): a program only the new
+     * user may not run is an exec error (EACCES), reported as a result. */
     prog = spec->argv[0];
     for (i = 0; envp[i]; i++)
         if (strncmp(envp[i], "PATH=", 5) == 0)
@@ -806,30 +945,57 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     }
 
     pthread_rwlock_rdlock(&spawn_lock);
-    rc = spawn_posix(spec, prog, envp, outp[1], errp[1], &pid, &setup_failed);
-    if (rc == 0) {
-        kids_add(pid);
-        registered = true;
-    }
-    pthread_rwlock_unlock(&spawn_lock);
-    close_fd(&outp[1]);
-    close_fd(&errp[1]);
-    if (rc != 0) {
-        pid = -1;
-        if (setup_failed) {
-            ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
-                          "cannot set up process spawning: %s", strerror(rc));
+    if (spec->run_as) {
+        int step = 0;
+
+        rc = spawn_fork(spec, prog, envp, outp[1], errp[1], &pid, &step);
+        if (rc == 0) {
+            kids_add(pid);
+            registered = true;
+        }
+        pthread_rwlock_unlock(&spawn_lock);
+        close_fd(&outp[1]);
+        close_fd(&errp[1]);
+        if (rc != 0) {
+            pid = -1;
+            if (step == STEP_EXEC || step == STEP_CWD) {
+                r->spawn_errno = rc; /* as posix_spawn reports them */
+                goto done;
+            }
+            if (step == STEP_IDENTITY)
+                ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot run %s as uid %u gid %u: %s", spec->argv[0],
+                              (unsigned)spec->run_as_uid, (unsigned)spec->run_as_gid, strerror(rc));
+            else
+                ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s",
+                              spec->argv[0], strerror(rc));
             goto out;
         }
-        if (spawn_machinery_errno(rc)) {
-            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s", spec->argv[0],
-                          strerror(rc));
-            goto out;
+    } else {
+        rc = spawn_posix(spec, prog, envp, outp[1], errp[1], &pid, &setup_failed);
+        if (rc == 0) {
+            kids_add(pid);
+            registered = true;
         }
-        r->spawn_errno = rc;
-        goto done;
+        pthread_rwlock_unlock(&spawn_lock);
+        close_fd(&outp[1]);
+        close_fd(&errp[1]);
+        if (rc != 0) {
+            pid = -1;
+            if (setup_failed) {
+                ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
+                              "cannot set up process spawning: %s", strerror(rc));
+                goto out;
+            }
+            if (spawn_machinery_errno(rc)) {
+                ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s", spec->argv[0],
+                              strerror(rc));
+                goto out;
+            }
+            r->spawn_errno = rc;
+            goto done;
+        }
     }
-    /* glibc's posix_spawn returns after the exec, so the session and group exist now */
+    /* both spawns return after the exec, so the session and group exist now */
     pidfd = open_pidfd(pid);
     if (spec->timeout_s > 0)
         deadline = t0 + spec->timeout_s;

@@ -24,8 +24,16 @@
  *     the call, whatever it does with setsid() or setpgid(); a process
  *     that survives SIGKILL for seconds (stuck in the kernel) is given up;
  *   - descriptors: the child has 0, 1 and 2 only;
- *   - safe to call from several threads at once (posix_spawn, no global
- *     state); signal dispositions and mask are reset to defaults in the
+ *   - run_as: the child drops to run_as_uid/run_as_gid with no
+ *     supplementary groups (setgroups, setgid, setuid, in the child, never
+ *     in ctkgen) and no way back (PR_SET_NO_NEW_PRIVS: no set-user-ID
+ *     program gives root back) before it changes to cwd and execs; a
+ *     child that cannot drop is never exec'd (CTK_E_ENV).  Needs ctkgen to
+ *     run as root.  cwd must be a directory the new user may enter (else
+ *     spawn_errno); argv[0] is searched for as ctkgen, and one the new
+ *     user may not run is spawn_errno EACCES;
+ *   - safe to call from several threads at once (posix_spawn; the only
+ *     shared state, the children of running calls, is under locks); signal dispositions and mask are reset to defaults in the
  *     child (glibc itself leaves its two internal signals, 32 and 33,
  *     ignored; glibc programs never see those);
  *   - a descendant that still holds the pipes when the child exits is
@@ -58,6 +66,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct {
     const char *const *argv;  /* NULL-terminated */
@@ -65,6 +74,9 @@ typedef struct {
     const char *cwd;          /* NULL: ctkgen's cwd */
     double timeout_s;         /* <= 0: no deadline */
     size_t max_output;        /* per stream; 0: 1 MiB.  Excess is read and dropped */
+    bool run_as;              /* run the child as run_as_uid:run_as_gid (see above) */
+    uid_t run_as_uid;
+    gid_t run_as_gid;
 } ctk_proc_spec_t;
 
 typedef struct {

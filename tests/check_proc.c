@@ -432,6 +432,43 @@ START_TEST(test_proc_cleanup_leaves_other_running_calls_alone)
 }
 END_TEST
 
+/* ---- run_as ------------------------------------------------------------------------ */
+
+static bool root_or_say(void)
+{
+    if (geteuid() == 0)
+        return true;
+    fprintf(stderr, "SKIP: not root: run_as cannot be tried (not counted)\n");
+    return false;
+}
+
+static void run_as(ctk_proc_result_t *r, const char *script, const char *cwd)
+{
+    const char *argv[] = { "sh", "-c", script, NULL };
+    ctk_proc_spec_t spec = { argv, std_env, cwd, 10, 0, true, 65534, 65534 };
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    ctk_proc_result_init(r);
+    ck_assert_msg(ctk_proc_run(&spec, r, &err), "ctk_proc_run: %s", err.text);
+}
+
+START_TEST(test_proc_run_as_drops_uid_gid_and_groups)
+{
+    ctk_proc_result_t r;
+
+    if (!root_or_say())
+        return;
+    run_as(&r, "id -u; id -g; id -G; sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/self/status", NULL);
+    ck_assert_msg(ctk_proc_ok(&r), "%s", r.err);
+    ck_assert_str_eq(r.out, "65534\n65534\n65534\n1\n");
+    ctk_proc_result_fini(&r);
+    /* ctkgen itself is still root */
+    ck_assert_int_eq(geteuid(), 0);
+    ck_assert_int_eq(getegid(), 0);
+}
+END_TEST
+
 START_TEST(test_proc_children_inherit_only_the_three_std_streams)
 {
     ctk_proc_result_t r;
@@ -443,7 +480,107 @@ START_TEST(test_proc_children_inherit_only_the_three_std_streams)
     sh(&r, script, 10);
     ck_assert_str_eq(r.out, "0\n1\n2\n");
     ctk_proc_result_fini(&r);
+    if (geteuid() == 0) {
+        run_as(&r, script, NULL);
+        ck_assert_str_eq(r.out, "0\n1\n2\n");
+        ctk_proc_result_fini(&r);
+    }
     close(leak);
+}
+END_TEST
+
+START_TEST(test_proc_run_as_changes_dir_as_the_new_user)
+{
+    char *dir, *open_dir, *closed_dir, *script;
+    ctk_proc_result_t r;
+
+    if (!root_or_say())
+        return;
+    dir = tu_mkdtemp();
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    open_dir = tu_mkdirs(dir, "open");
+    closed_dir = tu_mkdirs(dir, "closed");
+    ck_assert_int_eq(chmod(open_dir, 0755), 0);
+    ck_assert_int_eq(chmod(closed_dir, 0700), 0);
+    script = tu_write(dir, "closed.sh", "#!/bin/sh\necho ran\n");
+    ck_assert_int_eq(chmod(script, 0700), 0);
+
+    run_as(&r, "pwd", open_dir);
+    ck_assert(ctk_proc_ok(&r));
+    ctk_proc_result_fini(&r);
+    /* root could enter it; the new user cannot, and nothing runs */
+    run_as(&r, "echo ran", closed_dir);
+    ck_assert_int_eq(r.spawn_errno, EACCES);
+    ck_assert_str_eq(r.out, "");
+    ctk_proc_result_fini(&r);
+    {
+        const char *argv[] = { script, NULL };
+        ctk_proc_spec_t spec = { argv, std_env, NULL, 10, 0, true, 65534, 65534 };
+        ctk_error_t err;
+
+        ctk_error_init(&err);
+        ctk_proc_result_init(&r);
+        ck_assert(ctk_proc_run(&spec, &r, &err));
+        ck_assert_int_eq(r.spawn_errno, EACCES);
+        ctk_proc_result_fini(&r);
+    }
+    free(script);
+    free(open_dir);
+    free(closed_dir);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_proc_run_as_times_out_and_kills_like_any_run)
+{
+    char *dir, *script;
+    ctk_proc_result_t r;
+    pid_t leader, grandchild;
+
+    if (!root_or_say())
+        return;
+    dir = tu_mkdtemp();
+    ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+    script = hang_script(dir, "");
+    {
+        const char *argv[] = { "sh", "-c", script, NULL };
+        ctk_proc_spec_t spec = { argv, std_env, NULL, 0.5, 0, true, 65534, 65534 };
+        ctk_error_t err;
+
+        ctk_error_init(&err);
+        ctk_proc_result_init(&r);
+        ck_assert(ctk_proc_run(&spec, &r, &err));
+    }
+    ck_assert(r.timed_out);
+    leader = pid_in(dir, "leader");
+    grandchild = pid_in(dir, "grandchild");
+    ck_assert_msg(gone(grandchild), "the grandchild survived");
+    ck_assert_msg(gone(leader), "the child survived");
+    ctk_proc_result_fini(&r);
+    free(script);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_proc_run_as_without_root_is_an_error)
+{
+    const char *argv[] = { "true", NULL };
+    ctk_proc_spec_t spec = { argv, std_env, NULL, 10, 0, true, 65534, 65534 };
+    ctk_proc_result_t r;
+    ctk_error_t err;
+
+    if (geteuid() == 0) {
+        fprintf(stderr, "SKIP: root: a failed drop cannot be made (not counted)\n");
+        return;
+    }
+    ctk_error_init(&err);
+    ctk_proc_result_init(&r);
+    ck_assert(!ctk_proc_run(&spec, &r, &err));
+    ck_assert_int_eq(err.code, CTK_E_ENV);
+    ck_assert_msg(strstr(err.text, "as uid 65534"), "%s", err.text);
+    ctk_proc_result_fini(&r);
 }
 END_TEST
 
@@ -987,7 +1124,11 @@ int main(void)
     tcase_add_test(tc, test_proc_timeout_kills_a_grandchild_that_left_the_group);
     tcase_add_test(tc, test_proc_completion_kills_what_left_the_group_and_lost_its_parent);
     tcase_add_test(tc, test_proc_cleanup_leaves_other_running_calls_alone);
+    tcase_add_test(tc, test_proc_run_as_drops_uid_gid_and_groups);
     tcase_add_test(tc, test_proc_children_inherit_only_the_three_std_streams);
+    tcase_add_test(tc, test_proc_run_as_changes_dir_as_the_new_user);
+    tcase_add_test(tc, test_proc_run_as_times_out_and_kills_like_any_run);
+    tcase_add_test(tc, test_proc_run_as_without_root_is_an_error);
     tcase_add_test(tc, test_proc_finds_argv0_in_the_given_path_not_ours);
     tcase_add_test(tc, test_proc_relative_path_entries_follow_cwd);
     tcase_add_test(tc, test_proc_cannot_run_is_a_result);
