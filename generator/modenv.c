@@ -14,6 +14,8 @@
  *     being processed with their files.
  * Messages are unwrapped (LMOD_TERM_WIDTH, MODULES_TERM_WIDTH) and
  * uncoloured so the first lines of stderr can be quoted as they are.
+ * With a sandbox that drops root (sandbox.h), both steps run as its user,
+ * in a HOME and TMPDIR made for the load and removed after it.
  */
 #include <ctkconf.h>
 
@@ -21,6 +23,7 @@
 
 #include "proc.h"
 #include "trust.h"
+#include "sandbox.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -642,11 +645,24 @@ static double left(double deadline, double timeout_s)
     return l > 0.001 ? l : 0.001;
 }
 
+/* Both steps of a load run as the sandbox's user when it drops root:
+ * the module system runs the modulefile's Tcl (or Lua), and sh runs what
+ * it printed, which a modulefile can fill with any command (`puts stdout`). */
+static void as_user(ctk_proc_spec_t *spec, const ctk_sandbox_t *sb, const char *cwd)
+{
+    if (!sb || !sb->drop)
+        return;
+    spec->run_as = true;
+    spec->run_as_uid = sb->uid;
+    spec->run_as_gid = sb->gid;
+    spec->cwd = cwd; /* ctkgen's own may be closed to the user */
+}
+
 /* Evaluate code in /bin/sh started with base; *r gets `env -0` output.
  * The code travels as argv pieces (one argument may hold 128 KiB at most)
  * that the script joins back; its own variables are not exported. */
 static bool eval_code(const char *code, size_t len, const ctk_env_t *base, double timeout_s,
-                      ctk_proc_result_t *r, ctk_error_t *err)
+                      const ctk_sandbox_t *sb, const char *cwd, ctk_proc_result_t *r, ctk_error_t *err)
 {
     static const char script[] =
         "__ctk_env=$1; shift; __ctk_code=; for __ctk_p do __ctk_code=$__ctk_code$__ctk_p; done; "
@@ -685,6 +701,7 @@ static bool eval_code(const char *code, size_t len, const ctk_env_t *base, doubl
     spec.envp = envp;
     spec.timeout_s = timeout_s;
     spec.max_output = MAX_OUTPUT;
+    as_user(&spec, sb, cwd);
     ok = ctk_proc_run(&spec, r, err);
 out:
     ctk_strlist_fini(&args);
@@ -729,24 +746,56 @@ out:
 bool ctk_modenv_load(const ctk_modsys_info_t *m, const char *modulepath, const char *full_name,
                      const ctk_env_t *base, double timeout_s, ctk_env_t *out, ctk_error_t *err)
 {
+    return ctk_modenv_load_as(m, modulepath, full_name, base, timeout_s, NULL, out, err);
+}
+
+/* The run's own HOME and TMPDIR, where the result still has them, go back
+ * to base's values: they are not the module's doing. */
+static bool unswap(ctk_env_t *out, const ctk_env_t *run_base, const ctk_env_t *base, ctk_error_t *err)
+{
+    static const char *const names[] = { "HOME", "TMPDIR", NULL };
+
+    for (size_t i = 0; names[i]; i++) {
+        const char *v = ctk_env_get(out, names[i]), *rv = ctk_env_get(run_base, names[i]);
+
+        if (v && rv && strcmp(v, rv) == 0 && !ctk_env_set(out, names[i], ctk_env_get(base, names[i]), err))
+            return false;
+    }
+    return true;
+}
+
+bool ctk_modenv_load_as(const ctk_modsys_info_t *m, const char *modulepath, const char *full_name,
+                        const ctk_env_t *base, double timeout_s, const ctk_sandbox_t *sb, ctk_env_t *out,
+                        ctk_error_t *err)
+{
     const char *argv[6];
-    ctk_env_t menv, result;
+    ctk_env_t menv, result, run_base;
+    ctk_sandbox_run_t run;
+    const ctk_env_t *start = base;
     ctk_proc_spec_t spec;
     ctk_proc_result_t r, ev;
     double deadline = mono_now() + timeout_s;
     char desc[256];
     size_t n = 0;
-    bool ok = false;
+    bool ok = false, drop = sb && sb->drop;
 
     ctk_env_init(&menv);
     ctk_env_init(&result);
+    ctk_env_init(&run_base);
+    memset(&run, 0, sizeof run);
     ctk_proc_result_init(&r);
     ctk_proc_result_init(&ev);
     if (!full_name[0] || full_name[0] == '-') {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad module name '%s'", full_name);
         goto out;
     }
-    if (!modsys_env(m, base, modulepath, &menv, err))
+    if (drop) {
+        /* a HOME and TMPDIR of this load's own, the user's, empty */
+        if (!ctk_sandbox_run_new(sb, &run, err) || !ctk_sandbox_run_env(&run, base, &run_base, err))
+            goto out;
+        start = &run_base;
+    }
+    if (!modsys_env(m, start, modulepath, &menv, err))
         goto out;
     if (m->interp)
         argv[n++] = m->interp;
@@ -761,6 +810,7 @@ bool ctk_modenv_load(const ctk_modsys_info_t *m, const char *modulepath, const c
         goto out;
     spec.timeout_s = left(deadline, timeout_s);
     spec.max_output = MAX_OUTPUT;
+    as_user(&spec, sb, run.home);
     if (!ctk_proc_run(&spec, &r, err))
         goto out;
     if (r.spawn_errno || r.timed_out || r.term_signal) {
@@ -778,7 +828,7 @@ bool ctk_modenv_load(const ctk_modsys_info_t *m, const char *modulepath, const c
         goto out;
     }
 
-    if (!eval_code(r.out, r.out_len, base, left(deadline, timeout_s), &ev, err))
+    if (!eval_code(r.out, r.out_len, start, left(deadline, timeout_s), sb, run.home, &ev, err))
         goto out;
     if (ev.spawn_errno || ev.timed_out || ev.term_signal || ev.truncated) {
         ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "/bin/sh evaluating what %s printed for %s: %s",
@@ -803,7 +853,7 @@ bool ctk_modenv_load(const ctk_modsys_info_t *m, const char *modulepath, const c
         goto out;
     }
     if (!ctk_env_parse_nul(&result, ev.out, ev.out_len, err) ||
-        !drop_bookkeeping(&result, base, err))
+        !drop_bookkeeping(&result, base, err) || (drop && !unswap(&result, &run_base, base, err)))
         goto out;
     ctk_env_fini(out);
     *out = result;
@@ -814,5 +864,8 @@ out:
     ctk_proc_result_fini(&r);
     ctk_env_fini(&result);
     ctk_env_fini(&menv);
+    ctk_env_fini(&run_base);
+    if (drop)
+        ctk_sandbox_run_remove(&run);
     return ok;
 }

@@ -15,6 +15,7 @@
 
 #include "env.h"
 #include "error.h"
+#include "sandbox.h"
 
 #include <stdbool.h>
 
@@ -73,6 +74,16 @@ bool ctk_modsys_find_lmod(const char *explicit_cmd, const char *const *caller_en
  * on failure. */
 bool ctk_modenv_load(const ctk_modsys_info_t *m, const char *modulepath, const char *full_name,
                      const ctk_env_t *base, double timeout_s, ctk_env_t *out, ctk_error_t *err);
+/* The same, with both steps (the module system, and sh evaluating what it
+ * printed) run as sb's user when sb->drop (sandbox.h): in a HOME and
+ * TMPDIR of the load's own, which *out does not show (HOME and TMPDIR keep
+ * base's values unless the module set them).  The module system, the
+ * modulefile and the directories Environment Modules lists must be
+ * readable by that user (ctk_sandbox_can_load), else the load fails as
+ * any refused load.  sb NULL, or not dropping: ctk_modenv_load(). */
+bool ctk_modenv_load_as(const ctk_modsys_info_t *m, const char *modulepath, const char *full_name,
+                        const ctk_env_t *base, double timeout_s, const ctk_sandbox_t *sb, ctk_env_t *out,
+                        ctk_error_t *err);
 
 /* Is NAME module-system or shell bookkeeping, which ctk_modenv_load()
  * leaves at its value in base: LOADEDMODULES, _LMFILES_, MODULEPATH,

@@ -595,6 +595,94 @@ START_TEST(test_modenv_refused_load_is_a_template_error)
 }
 END_TEST
 
+/* ---- as an unprivileged user ------------------------------------------------- */
+
+START_TEST(test_modenv_load_as_runs_both_steps_as_the_user)
+{
+    char *dir, *home, *file, *mark = NULL, *text = NULL, *base_dir;
+    ctk_sandbox_t sb;
+    ctk_modsys_info_t m;
+    ctk_env_t base, out;
+    ctk_error_t err;
+    const char *tcl_home;
+
+    NEED_TCL();
+    if (geteuid() != 0) {
+        printf("SKIP: %s: not root: nothing to drop\n", __func__);
+        return;
+    }
+    dir = tu_mkdtemp();
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    home = tu_mkdirs(dir, "roothome");
+    ck_assert_int_eq(chmod(home, 0700), 0);
+    ck_assert(asprintf(&mark, "%s/marker", dir) > 0);
+    /* the Tcl runs a command, and what it prints for sh runs another */
+    ck_assert(asprintf(&text,
+                       "#%%Module\n"
+                       "setenv WHO [exec id -u]\n"
+                       "setenv TCL_HOME $env(HOME)\n"
+                       "setenv TCL_TMP $env(TMPDIR)\n"
+                       "catch {exec sh -c {id -u > %s}}\n"
+                       "puts stdout {SH_WHO=$(id -u); export SH_WHO;}\n",
+                       mark) > 0);
+    file = tu_write(dir, "mp/who/1.0", text);
+    ck_assert_int_eq(chmod(file, 0644), 0);
+    find_tcl(&m);
+    make_base(&base, home);
+    ck_assert(ctk_env_set(&base, "TMPDIR", home, NULL));
+    ctk_error_init(&err);
+    ck_assert(ctk_sandbox_init(&sb, false, NULL, &err));
+    ck_assert(sb.drop);
+    {
+        char *mp = NULL;
+
+        ck_assert(asprintf(&mp, "%s/mp", dir) > 0);
+        ctk_env_init(&out);
+        ck_assert_msg(ctk_modenv_load_as(&m, mp, "who/1.0", &base, TIMEOUT, &sb, &out, &err), "%s", err.text);
+        free(mp);
+    }
+    ck_assert_str_eq(ctk_env_get(&out, "WHO"), "65534");
+    ck_assert_str_eq(ctk_env_get(&out, "SH_WHO"), "65534");
+    /* a HOME and TMPDIR of the load's own, gone afterwards; the result
+     * shows base's, as the module left them alone */
+    tcl_home = ctk_env_get(&out, "TCL_HOME");
+    ck_assert_msg(tcl_home && strncmp(tcl_home, sb.base, strlen(sb.base)) == 0, "HOME in the load: %s", tcl_home);
+    ck_assert_msg(access(tcl_home, F_OK) != 0, "%s left behind", tcl_home);
+    ck_assert_str_ne(ctk_env_get(&out, "TCL_TMP"), home);
+    ck_assert_str_eq(ctk_env_get(&out, "HOME"), home);
+    ck_assert_str_eq(ctk_env_get(&out, "TMPDIR"), home);
+    /* the marker's directory is root's: the user could not write there */
+    ck_assert_msg(access(mark, F_OK) != 0, "%s written: the Tcl ran as root", mark);
+    base_dir = strdup(sb.base);
+    ctk_sandbox_fini(&sb);
+    ck_assert_msg(access(base_dir, F_OK) != 0, "%s left behind", base_dir);
+
+    /* the same file as root, for comparison: root could */
+    ctk_env_fini(&out);
+    ctk_env_init(&out);
+    {
+        char *mp = NULL;
+
+        ck_assert(asprintf(&mp, "%s/mp", dir) > 0);
+        load_ok(&m, mp, "who/1.0", &base, &out);
+        free(mp);
+    }
+    ck_assert_str_eq(ctk_env_get(&out, "WHO"), "0");
+    ck_assert_msg(access(mark, F_OK) == 0, "as root the marker should be there");
+
+    ctk_env_fini(&out);
+    ctk_env_fini(&base);
+    ctk_modsys_info_fini(&m);
+    free(base_dir);
+    free(text);
+    free(mark);
+    free(file);
+    free(home);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_modenv_module_system_that_cannot_run_is_env_error)
 {
     char *dir = tu_mkdtemp(), *home = tu_mkdirs(dir, "home");
@@ -650,6 +738,7 @@ int main(void)
     tcase_add_loop_test(tc, test_modenv_refused_load_is_a_template_error, 0,
                         (int)(sizeof broken / sizeof broken[0]));
     tcase_add_test(tc, test_modenv_module_system_that_cannot_run_is_env_error);
+    tcase_add_test(tc, test_modenv_load_as_runs_both_steps_as_the_user);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
