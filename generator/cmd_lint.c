@@ -29,6 +29,7 @@ enum {
     OPT_FIX_SUGGEST,
     OPT_MODULECMD,
     OPT_TIMEOUT,
+    OPT_TRUST_TCL,
 };
 
 static const ctk_opt_t lint_opts[] = {
@@ -38,6 +39,8 @@ static const ctk_opt_t lint_opts[] = {
     { "modulecmd", 0, "FILE", OPT_MODULECMD,
       "Environment Modules' modulecmd.tcl for Tcl modulefiles (default: $MODULES_CMD, then the standard places)" },
     { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each Tcl module load and nvcc run (default: 30)" },
+    { "trust-tcl", 0, NULL, OPT_TRUST_TCL,
+      "as root, load Tcl files only root can change as root (default: every Tcl file as user nobody)" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
@@ -52,17 +55,20 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "evaluated in the same sandbox validate uses (no commands, no files, no\n"
     "code loading; memory, instruction and stack limits).  Files starting with\n"
     "#%Module are Tcl modulefiles, loaded by the real Environment Modules in a\n"
-    "private HOME with a clean environment and a timeout: Tcl can run commands,\n"
-    "so do not lint untrusted Tcl files as root.  *.pc files are resolved by\n"
-    "libpkgconf.  Each file's toolkit is found from what it sets (CUDA_HOME,\n"
-    "PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and the file is\n"
-    "checked against it.  Lint runs no program another user can change (the\n"
-    "toolkit's nvcc, tclsh, modulecmd.tcl: owned by root or you, writable by\n"
-    "no group or others, up to /); a check that needed one does not run and\n"
-    "is reported as CTK-TRUST-001.  Findings carry a stable code (diagnostics.md);\n"
-    "exit 1 when any is an error, so lint can gate a deployment.  An interrupt\n"
-    "(SIGINT, SIGTERM, SIGHUP) stops what lint runs and ends it by that signal\n"
-    "(exit status 128+N: 130 for SIGINT).\n",
+    "private HOME with a clean environment and a timeout.  Tcl can run commands:\n"
+    "as root, lint loads each Tcl file as user nobody (uid 65534 without one),\n"
+    "with no groups and an empty HOME and TMPDIR of its own, and a file nobody\n"
+    "cannot read is reported not loaded (CTK-SKIP-004), never loaded as root;\n"
+    "--trust-tcl loads files only root can change as root.  *.pc files are\n"
+    "resolved by libpkgconf.  Each file's toolkit is found from what it sets\n"
+    "(CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and\n"
+    "the file is checked against it.  Lint runs no program another user can\n"
+    "change (the toolkit's nvcc, tclsh, modulecmd.tcl: owned by root or you,\n"
+    "writable by no group or others, up to /); a check that needed one does not\n"
+    "run and is reported as CTK-TRUST-001.  Findings carry a stable code\n"
+    "(diagnostics.md); exit 1 when any is an error, so lint can gate a\n"
+    "deployment.  An interrupt (SIGINT, SIGTERM, SIGHUP) stops what lint runs\n"
+    "and ends it by that signal (exit status 128+N: 130 for SIGINT).\n",
     lint_opts,
     lint_docs,
 };
@@ -97,6 +103,8 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
 {
     put_safe(stdout, f->file);
     printf(": %s %s", ctk_lint_kind_name(f->kind), f->name);
+    if (f->evaluated_as)
+        printf(" [evaluated as %s]", f->evaluated_as);
     if (f->root) {
         printf(": CUDA %s at ", f->version);
         put_safe(stdout, f->root);
@@ -137,6 +145,7 @@ int ctk_cmd_lint(int argc, char **argv)
     ctk_error_t err;
     const char *arg;
     bool json = false, tcl_skipped = false, done;
+    size_t n_unsafe = 0;
     char *text = NULL;
     int id, rc, sig;
 
@@ -147,6 +156,7 @@ int ctk_cmd_lint(int argc, char **argv)
         case OPT_JSON: json = true; break;
         case OPT_FIX_SUGGEST: o.fix_suggest = true; break;
         case OPT_MODULECMD: o.modulecmd = arg; break;
+        case OPT_TRUST_TCL: o.trust_tcl = true; break;
         case OPT_TIMEOUT:
             if (!parse_seconds(arg, &o.timeout_s))
                 return ctk_cli_usage("lint", "--timeout needs seconds from 0.01 to 86400, not '%s'", arg);
@@ -185,10 +195,17 @@ int ctk_cmd_lint(int argc, char **argv)
         rc = ctk_cli_error(&err);
         goto out;
     }
-    for (size_t i = 0; i < rep.n_files; i++)
+    for (size_t i = 0; i < rep.n_files; i++) {
         tcl_skipped |= ctk_findings_has(&rep.files[i].findings, "CTK-SKIP-003");
+        n_unsafe += ctk_findings_has(&rep.files[i].findings, "CTK-SKIP-004");
+    }
     if (tcl_skipped && ctk_cli_verbosity >= CTK_NORMAL)
         ctk_cli_warn("Tcl modulefiles not loaded (CTK-SKIP-003): %s", rep.tcl_skip);
+    if (n_unsafe && ctk_cli_verbosity >= CTK_NORMAL)
+        ctk_cli_warn("%zu Tcl modulefile%s not loaded (CTK-SKIP-004): user %s cannot load %s, and lint loads "
+                     "no Tcl others can change as root",
+                     n_unsafe, n_unsafe == 1 ? "" : "s", rep.tcl_user ? rep.tcl_user : "nobody",
+                     n_unsafe == 1 ? "it" : "them");
     if (json) {
         if (!(text = ctk_report_lint_json(&rep, &err))) {
             rc = ctk_cli_error(&err);

@@ -52,6 +52,7 @@ enum {
     OPT_CC,
     OPT_CXX,
     OPT_WAIT_TIMEOUT,
+    OPT_TRUST_TCL,
 };
 
 static const ctk_opt_t validate_opts[] = {
@@ -64,6 +65,8 @@ static const ctk_opt_t validate_opts[] = {
     { "cache-dir", 0, "DIR", OPT_CACHE_DIR, "keep results in DIR (default: $XDG_CACHE_HOME/ctkgen or ~/.cache/ctkgen)" },
     { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each build or probe run (default: 120)" },
     { "modulecmd", 0, "FILE", OPT_MODULECMD, "Environment Modules' modulecmd.tcl (default: $MODULES_CMD, then the standard places)" },
+    { "trust-tcl", 0, NULL, OPT_TRUST_TCL,
+      "as root, load Tcl modulefiles only root can change as root (default: as user nobody)" },
     { "lmod", 0, NULL, OPT_LMOD, "also load each Lua modulefile with the real Lmod and compare" },
     { "lmod-cmd", 0, "FILE", OPT_LMOD_CMD, "Lmod's libexec/lmod (default: $LMOD_CMD, then the standard places); implies --lmod" },
     { "cc", 0, "CC", OPT_CC, "host C compiler for the probes (default: cc on PATH)" },
@@ -91,11 +94,14 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "versions, the GPU and whether its kernel's result was right.  Verdicts:\n"
     "pass; fail with findings (codes in diagnostics.md); skip when a part\n"
     "cannot run here (no driver or GPU, no Environment Modules), never counted\n"
-    "as a pass.  Results that did not fail are cached; a re-run with nothing\n"
-    "changed costs milliseconds.  Exit 1 when anything failed.  The output lock\n"
-    "is held shared, as generate --check holds it, so a generate run never\n"
-    "changes the tree while it is read; nothing in DIR is read through a\n"
-    "symlink (CTK-MOD-006).  SIGINT, SIGTERM\n"
+    "as a pass.  As root, modulefiles are loaded as user nobody (uid 65534\n"
+    "without one) with an empty HOME and TMPDIR of their own, never as root;\n"
+    "a Tcl file nobody cannot read is a skip (CTK-SKIP-004), and --trust-tcl\n"
+    "loads Tcl files only root can change as root.  Results that did not fail\n"
+    "are cached; a re-run with nothing changed costs milliseconds.  Exit 1 when\n"
+    "anything failed.  The output lock is held shared, as generate --check\n"
+    "holds it, so a generate run never changes the tree while it is read;\n"
+    "nothing in DIR is read through a symlink (CTK-MOD-006).  SIGINT, SIGTERM\n"
     "or SIGHUP stops the probes and removes their temp dirs; ctkgen then ends by\n"
     "that signal (exit status 128+N: 130 for SIGINT).\n",
     validate_opts,
@@ -207,6 +213,7 @@ static bool validate_option(ctk_validate_cli_t *o, const char *cmd, int id, cons
             o->v.timeout_s = d;
         return true;
     case OPT_MODULECMD: o->v.modulecmd = arg; return true;
+    case OPT_TRUST_TCL: o->v.trust_tcl = true; return true;
     case OPT_LMOD: o->v.lmod_check = true; return true;
     case OPT_LMOD_CMD: o->v.lmod_cmd = arg; o->v.lmod_check = true; return true;
     case OPT_CC: o->v.cc = arg; return true;

@@ -134,6 +134,8 @@ const ctk_diag_t ctk_diags[] = {
       "run validate on a GPU node; check CUDA_VISIBLE_DEVICES and device permissions" },
     { "CTK-SKIP-003", N, "Tcl modulefile not checked: Environment Modules not found",
       "install Environment Modules and tclsh, or name modulecmd.tcl with --modulecmd" },
+    { "CTK-SKIP-004", N, "Tcl modulefile not checked: it cannot be evaluated here without root's rights",
+      "make it and its directories readable by nobody (files 0644, directories 0755), or use --trust-tcl for a file only root can change" },
 
     { NULL, N, NULL, NULL }
 };

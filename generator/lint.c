@@ -18,6 +18,7 @@
 #include "modeval.h"
 #include "pc.h"
 #include "proc.h"
+#include "sandbox.h"
 #include "sdk.h"
 #include "trust.h"
 #include "util.h"
@@ -66,6 +67,7 @@ static void file_fini(ctk_lint_file_t *f)
     free(f->version);
     free(f->found_by);
     free(f->suggestion);
+    free(f->evaluated_as);
     ctk_findings_fini(&f->findings);
 }
 
@@ -83,6 +85,7 @@ void ctk_lint_report_fini(ctk_lint_report_t *r)
     free(r->skipped);
     free(r->tcl_modsys);
     free(r->tcl_skip);
+    free(r->tcl_user);
     memset(r, 0, sizeof *r);
 }
 
@@ -604,6 +607,7 @@ typedef struct {
     bool have_tcl;
     bool tcl_untrusted;   /* Environment Modules found, but not run: rep->tcl_skip says why */
     ctk_modsys_info_t tcl;
+    ctk_sandbox_t sb;     /* who evaluates Tcl when ctkgen is root */
     ctk_strlist_t seen;   /* real paths linted */
     ctk_error_t *err;
 } lctx_t;
@@ -1256,7 +1260,8 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
 {
     ctk_env_t menv, set;
     ctk_error_t e;
-    char *dir = NULL, *mp = NULL, *slash, line[512];
+    const ctk_sandbox_t *sb;
+    char *dir = NULL, *mp = NULL, *slash, line[512], *skip_why = NULL;
     bool ok = false;
 
     ctk_env_init(&menv);
@@ -1281,8 +1286,14 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
         *slash = '\0';
     mp = dir;
     dir = NULL;
+    if (!(sb = ctk_sandbox_pick(&c->sb, mp, f->file, &f->evaluated_as, &skip_why, c->err)) && !skip_why)
+        goto out;
+    if (skip_why) {
+        ok = addf(f, "CTK-SKIP-004", 0, c->err, "not loaded: %s", skip_why);
+        goto out;
+    }
     ctk_error_init(&e);
-    if (!ctk_modenv_load(&c->tcl, mp, f->name, &c->base, c->timeout, &menv, &e)) {
+    if (!ctk_modenv_load_as(&c->tcl, mp, f->name, &c->base, c->timeout, sb, &menv, &e)) {
         if (e.code == CTK_E_NOMEM) {
             ctk_error_nomem(c->err);
             goto out;
@@ -1312,6 +1323,7 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
         ok = check_module(c, f, f->name, &menv, &set, &src);
     }
 out:
+    free(skip_why);
     free(dir);
     free(mp);
     ctk_env_fini(&menv);
@@ -1708,6 +1720,22 @@ out:
 }
 
 
+/* Tcl as root: evaluated as the sandbox's user, who must be able to run
+ * Environment Modules at all (else each Tcl file gets CTK-SKIP-004,
+ * unless --trust-tcl loads it as root). */
+static bool setup_sandbox(lctx_t *c, const char *tmp, ctk_error_t *err)
+{
+    char who[96];
+
+    if (!ctk_sandbox_init(&c->sb, c->o->trust_tcl, tmp, err) ||
+        !ctk_sandbox_need(&c->sb, c->tcl.cmd, "Environment Modules", err))
+        return false;
+    if (!c->sb.drop)
+        return true;
+    c->rep->trust_tcl = c->sb.trust_root_files;
+    return (c->rep->tcl_user = ctk_strdup(ctk_sandbox_describe(&c->sb, who, sizeof who), err)) != NULL;
+}
+
 static bool setup(lctx_t *c, ctk_error_t *err)
 {
     const char *tmp = getenv("TMPDIR");
@@ -1739,6 +1767,8 @@ static bool setup(lctx_t *c, ctk_error_t *err)
         c->have_tcl = true;
         if (!(c->rep->tcl_modsys = ctk_printf(err, "Environment Modules %s (%s)", c->tcl.version ? c->tcl.version : "?",
                                               c->tcl.cmd)))
+            goto out;
+        if (!setup_sandbox(c, tmp, err))
             goto out;
     } else {
         if (!why)
@@ -1803,6 +1833,7 @@ out:
     free(c.tmproot);
     if (c.have_tcl)
         ctk_modsys_info_fini(&c.tcl);
+    ctk_sandbox_fini(&c.sb);
     ctk_env_fini(&c.base);
     ctk_strlist_fini(&c.seen);
     return ok;

@@ -12,7 +12,12 @@
  *                         Modules (modulecmd.tcl under tclsh) in a private
  *                         HOME with a clean environment and a timeout.
  *                         Tcl is a full language: loading runs whatever
- *                         the file says, as `module load` would.
+ *                         the file says, as `module load` would.  So a
+ *                         root ctkgen loads it as an unprivileged user
+ *                         (sandbox.h), and a file that user cannot read
+ *                         gets CTK-SKIP-004 instead of a load as root;
+ *                         trust_tcl loads a file only root can change as
+ *                         root.
  *   .version .modulerc .modulerc.lua, other files: not linted; listed
  *                         in the report's skipped entries with the reason
  * A module's name comes from its path: .../<name>/<version>[.lua] gives
@@ -62,6 +67,8 @@ typedef struct {
     char *found_by;           /* how the root was found ("CUDA_HOME", "PATH (bin/nvcc)"...) */
     char *suggestion;         /* with fix_suggest and a toolkit: a site config (JSON text)
                                * that makes `ctkgen generate` write a correct module for it */
+    char *evaluated_as;       /* Tcl loaded by a root ctkgen: "user nobody (uid 65534)", or
+                               * "root (--trust-tcl: ...)"; NULL otherwise */
     ctk_findings_t findings;
 } ctk_lint_file_t;
 
@@ -77,6 +84,8 @@ typedef struct {
     size_t n_skipped;
     char *tcl_modsys;         /* "Environment Modules 5.5.0 (path)"; NULL when none */
     char *tcl_skip;           /* why Tcl modulefiles are not loaded; NULL when they are */
+    char *tcl_user;           /* ctkgen is root: who loads Tcl files ("nobody (uid 65534)"); NULL: not root */
+    bool trust_tcl;           /* and files only root can change are loaded as root */
     size_t n_error, n_warning, n_note;  /* findings of all files */
 } ctk_lint_report_t;
 
@@ -84,6 +93,7 @@ typedef struct {
     const char *modulecmd;    /* modulecmd.tcl; NULL: $MODULES_CMD, then the standard places */
     double timeout_s;         /* per Tcl load or nvcc run; <= 0: 30 */
     bool fix_suggest;         /* fill ctk_lint_file_t.suggestion */
+    bool trust_tcl;           /* root: load a Tcl file only root can change as root */
 } ctk_lint_opts_t;
 
 void ctk_lint_report_init(ctk_lint_report_t *r);

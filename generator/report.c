@@ -708,7 +708,8 @@ char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err)
          (sdks = json_array());
     ok = ok && jset(host, "cc", jstr(r->cc)) && jset(host, "cc_version", jstr(r->cc_version)) &&
          jset(host, "cxx", jstr(r->cxx)) && jset(host, "driver", jstr(r->driver)) &&
-         jset(host, "tcl", jstr(r->tcl_modsys)) && jset(host, "lmod", jstr(r->lmod));
+         jset(host, "tcl", jstr(r->tcl_modsys)) && jset(host, "lmod", jstr(r->lmod)) &&
+         jset(host, "tcl_user", jstr(r->tcl_user)) && jset(host, "trust_tcl", json_boolean(r->trust_tcl));
     ok = ok && jset(sum, "pass", jint((long long)r->n_pass)) &&
          jset(sum, "skip", jint((long long)r->n_skip)) &&
          jset(sum, "fail", jint((long long)r->n_fail)) &&
@@ -745,7 +746,8 @@ static json_t *lint_file_json(const ctk_lint_file_t *f)
     if (f->suggestion && !(sug = json_loads(f->suggestion, 0, NULL)))
         goto fail;
     if (!jset(o, "file", jstr(f->file)) || !jset(o, "kind", jstr(ctk_lint_kind_name(f->kind))) ||
-        !jset(o, "name", jstr(f->name)) || json_object_set(o, "toolkit", tk) != 0 ||
+        !jset(o, "name", jstr(f->name)) || !jset(o, "evaluated_as", jstr(f->evaluated_as)) ||
+        json_object_set(o, "toolkit", tk) != 0 ||
         !jset(o, "findings", findings_json(&f->findings)) || json_object_set(o, "suggestion", sug) != 0)
         goto fail;
     json_decref(tk);
@@ -777,7 +779,8 @@ char *ctk_report_lint_json(const ctk_lint_report_t *r, ctk_error_t *err)
         ok = jappend(skipped, s) && jset(s, "file", jstr(r->skipped[i].file)) && jset(s, "why", jstr(r->skipped[i].why));
     }
     ok = ok && jset(root, "ctkgen", jstr(PACKAGE_VERSION)) && jset(root, "tcl", jstr(r->tcl_modsys)) &&
-         jset(root, "tcl_skip", jstr(r->tcl_skip)) && json_object_set(root, "summary", sum) == 0 &&
+         jset(root, "tcl_skip", jstr(r->tcl_skip)) && jset(root, "tcl_user", jstr(r->tcl_user)) &&
+         jset(root, "trust_tcl", json_boolean(r->trust_tcl)) && json_object_set(root, "summary", sum) == 0 &&
          json_object_set(root, "files", files) == 0 && json_object_set(root, "skipped", skipped) == 0;
     if (ok)
         text = dump(root, err);
@@ -1098,7 +1101,8 @@ static const struct {
 } marks[MARK__COUNT] = {
     { "PASS", "\033[32m", "passed: environment, build, link and kernel launch checked" },
     { "NOLAUNCH", "\033[33m", "launch skipped (no GPU): environment, build and link passed" },
-    { "UNCHECKED", "\033[33m", "not checked: never evaluated here (no Environment Modules for Tcl)" },
+    { "UNCHECKED", "\033[33m",
+      "not checked: never evaluated here (Tcl: no Environment Modules, or unreadable by the unprivileged user)" },
     { "FAIL", "\033[1;31m", "failed: an error-level finding, listed under its progress line" },
 };
 
@@ -1254,5 +1258,8 @@ void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color)
             "%zu passed, %zu passed with launch skipped (no GPU), %zu not checked, %zu failed "
             "(artifacts)\n",
             r->n_pass, r->n_skip_launch, r->n_skip_unchecked, r->n_fail);
+    if (r->tcl_user)
+        fprintf(fp, "modulefiles were evaluated as user %s, not as root%s\n", r->tcl_user,
+                r->trust_tcl ? " (Tcl files only root can change: as root, --trust-tcl)" : "");
     fflush(fp);
 }

@@ -43,6 +43,7 @@
 #include "render.h"
 #include "report.h"
 #include "trust.h"
+#include "sandbox.h"
 #include "util.h"
 #include "validate.h"
 #include "write.h"
@@ -112,6 +113,8 @@ typedef struct {
     const char *const *base_envp; /* base as an envp, made once before the workers start */
     bool have_tcl, have_lmod;
     ctk_modsys_info_t tcl, lmod;
+    ctk_sandbox_t sb;         /* who runs the modulefiles when ctkgen is root */
+    char *tcl_user_why;       /* sb drops root, and Environment Modules cannot run as its user: why */
     char *tcl_why;            /* why Tcl is skipped */
     char *lmod_why;
     char global_key[33];      /* hash of everything shared by all SDKs */
@@ -626,6 +629,29 @@ static char *read_artifact(vjob_t *j, ctk_vart_t *a, size_t *len)
     return ctk_strndup(text, *len, j->err);
 }
 
+/* Real Lmod runs a Lua modulefile unsandboxed (os.execute works): as
+ * root, it runs as the sandbox's user too.  false when it is not run here
+ * (a note says why, *ok true; or no memory, *ok false). */
+static bool lmod_identity(vjob_t *j, const char *mp, ctk_vart_t *a, const ctk_sandbox_t **sb, bool *ok)
+{
+    ctk_sandbox_t lua = j->c->sb; /* a view, never finished: --trust-tcl speaks of Tcl only */
+    const ctk_sandbox_t *got;
+    char *as = NULL, *skip_why = NULL;
+
+    lua.trust_root_files = false;
+    got = ctk_sandbox_pick(&lua, mp, a->file, &as, &skip_why, j->err);
+    free(as);
+    *ok = true;
+    if (got) {
+        *sb = got == &lua ? &j->c->sb : got;
+        return true;
+    }
+    *ok = skip_why && ctk_findings_add(&a->findings, "CTK-SKIP-004", a->file, 0, j->err, "real Lmod not run: %s",
+                                       skip_why);
+    free(skip_why);
+    return false;
+}
+
 static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
 {
     ctk_modeval_t *ev;
@@ -655,6 +681,7 @@ static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
     if (!ev->family && ev->conflicts.len == 0)
         ok = addf(a, "CTK-MOD-003", 0, j->err, "no family() or conflict(): another toolkit can be loaded alongside");
     if (ok && j->c->have_lmod) {
+        const ctk_sandbox_t *sb = NULL;
         ctk_env_t real;
         ctk_strlist_t diff;
         char *mp = ctk_printf(j->err, "%s/lmod", j->c->o->outdir);
@@ -664,7 +691,9 @@ static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
         ctk_error_init(&e);
         if (!mp)
             ok = false;
-        else if (!ctk_modenv_load(&j->c->lmod, mp, j->full_name, &j->c->base, j->c->timeout, &real, &e))
+        else if (!lmod_identity(j, mp, a, &sb, &ok))
+            ; /* not run, and said so (or no memory) */
+        else if (!ctk_modenv_load_as(&j->c->lmod, mp, j->full_name, &j->c->base, j->c->timeout, sb, &real, &e))
             ok = addf(a, "CTK-ENV-002", 0, j->err, "real Lmod failed where the sandbox loaded the module: %s",
                       e.text);
         else if (!ctk_env_diff(&j->menv[0], &real, &diff, j->err))
@@ -689,9 +718,10 @@ out:
 
 static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
 {
+    const ctk_sandbox_t *sb;
     ctk_error_t e;
     size_t len;
-    char *src, *mp;
+    char *src, *mp, *as = NULL, *skip_why = NULL;
     bool ok = true;
 
     if (!j->c->have_tcl) {
@@ -708,8 +738,18 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
         free(src);
         return false;
     }
+    if (!(sb = ctk_sandbox_pick(&j->c->sb, mp, a->file, &as, &skip_why, j->err))) {
+        ok = skip_why && (a->skip_code = ctk_strdup("CTK-SKIP-004", j->err)) &&
+             (a->skip_reason = ctk_printf(j->err, "not loaded: %s", skip_why));
+        goto out;
+    }
+    if (sb->drop && j->c->tcl_user_why) { /* Environment Modules itself is closed to the user */
+        ok = (a->skip_code = ctk_strdup("CTK-SKIP-004", j->err)) &&
+             (a->skip_reason = ctk_printf(j->err, "not loaded: %s", j->c->tcl_user_why));
+        goto out;
+    }
     ctk_error_init(&e);
-    if (!ctk_modenv_load(&j->c->tcl, mp, j->full_name, &j->c->base, j->c->timeout, &j->menv[1], &e)) {
+    if (!ctk_modenv_load_as(&j->c->tcl, mp, j->full_name, &j->c->base, j->c->timeout, sb, &j->menv[1], &e)) {
         if (e.code == CTK_E_NOMEM) {
             *j->err = e;
             ok = false;
@@ -723,6 +763,9 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
             ok = addf(a, "CTK-MOD-003", 0, j->err,
                       "no family or conflict: another toolkit can be loaded alongside");
     }
+out:
+    free(as);
+    free(skip_why);
     free(mp);
     free(src);
     return ok;
@@ -1177,6 +1220,20 @@ static bool sdk_key(vjob_t *j, char out[33])
     key_sdk(&k, j->sdk);
     for (int a = 0; a < CTK_ART__COUNT; a++)
         ctk_cache_key_add_file(&k, j->res->art[a].file);
+    /* as root, who may load each modulefile depends on modes and owners,
+     * which the contents above do not show */
+    for (int a = CTK_ART_LMOD; j->c->sb.drop && a <= CTK_ART_TCL; a++) {
+        char *mp = ctk_printf(j->err, "%s/%s", j->c->rep->outdir, a == CTK_ART_LMOD ? "lmod" : "tcl");
+        char *as = NULL, *why = NULL;
+
+        if (!mp)
+            return false;
+        ctk_sandbox_pick(&j->c->sb, mp, j->res->art[a].file, &as, &why, j->err);
+        ctk_cache_key_add_str(&k, ctk_art_name((ctk_art_t)a), as ? as : why ? why : "");
+        free(as);
+        free(why);
+        free(mp);
+    }
     ctk_cache_key_hex(&k, out);
     return true;
 }
@@ -1618,6 +1675,10 @@ static void global_key(vctx_t *c)
     if (c->have_lmod)
         ctk_cache_key_add_stat(&k, c->lmod.cmd);
     ctk_cache_key_add_str(&k, "require_launch", c->o->require_launch ? "1" : "0");
+    /* who ran the modulefiles, and whether it could */
+    ctk_cache_key_add_str(&k, "tcl_user", c->rep->tcl_user ? c->rep->tcl_user : "");
+    ctk_cache_key_add_str(&k, "trust_tcl", c->o->trust_tcl ? "1" : "0");
+    ctk_cache_key_add_str(&k, "tcl_user_why", c->tcl_user_why ? c->tcl_user_why : "");
     ctk_cache_key_hex(&k, c->global_key);
 }
 
@@ -1646,6 +1707,26 @@ static bool setup_modsys(vctx_t *c, const ctk_env_t *caller, ctk_error_t *err)
         c->tcl_why = why;
         if (!(c->rep->tcl_skip = ctk_strdup(why, err)))
             return false;
+    }
+    /* as root, modulefiles run as an unprivileged user (sandbox.h) */
+    if (!ctk_sandbox_init(&c->sb, c->o->trust_tcl, getenv("TMPDIR"), err))
+        return false;
+    if (c->sb.drop) {
+        char who[96];
+
+        ctk_sandbox_describe(&c->sb, who, sizeof who);
+        c->rep->trust_tcl = c->sb.trust_root_files;
+        if (!(c->rep->tcl_user = ctk_strdup(who, err)))
+            return false;
+        why = NULL;
+        if (c->have_tcl && !ctk_sandbox_can_read(&c->sb, c->tcl.cmd, &why, err)) {
+            if (!why)
+                return false;
+            c->tcl_user_why = ctk_printf(err, "Environment Modules cannot run as user %s: %s", who, why);
+            free(why);
+            if (!c->tcl_user_why)
+                return false;
+        }
     }
     if (c->o->lmod_check) {
         why = NULL;
@@ -1810,6 +1891,8 @@ out:
     free(c.tmproot);
     free(c.cache_dir);
     free(c.tcl_why);
+    free(c.tcl_user_why);
+    ctk_sandbox_fini(&c.sb);
     if (c.have_tcl)
         ctk_modsys_info_fini(&c.tcl);
     if (c.have_lmod)
@@ -1850,6 +1933,7 @@ void ctk_vreport_fini(ctk_vreport_t *r)
     free(r->driver);
     free(r->tcl_modsys);
     free(r->tcl_skip);
+    free(r->tcl_user);
     free(r->cache_warning);
     free(r->lmod);
     memset(r, 0, sizeof *r);

@@ -15,9 +15,13 @@
  *      loaded, versions (module name, .pc Version, nvcc, CUDART_VERSION,
  *      loaded runtime), the kernel's result, the GPU, the driver;
  *   5. host compiler limits (facts.h) and nvcc's own refusal.
+ * Modulefiles are code: as root, Environment Modules (and real Lmod) run
+ * them as an unprivileged user (sandbox.h); a Tcl file that user cannot
+ * read is a CTK-SKIP-004 skip, never a load as root, unless trust_tcl and
+ * only root can change it.
  * Verdicts: FAIL when any error-level finding; else SKIP when a part could
  * not run here (no driver or GPU for the launch, no Environment Modules for
- * Tcl); else PASS.  A skip is never a pass; --require-launch makes a launch
+ * Tcl, a Tcl file the unprivileged user cannot read); else PASS.  A skip is never a pass; --require-launch makes a launch
  * skip a failure.  Skips differ in what they leave unknown
  * (ctk_vart_skip_kind): a launch skip follows a checked environment, build
  * and link; a Tcl modulefile that was never evaluated was not checked at all.
@@ -110,6 +114,8 @@ typedef struct {
     char *driver;             /* /proc/driver/nvidia/version first line; NULL: none */
     char *tcl_modsys;         /* "Environment Modules 5.2.0 (path)"; NULL: none */
     char *tcl_skip;           /* why Tcl modulefiles were not checked; NULL: they were */
+    char *tcl_user;           /* ctkgen is root: who ran the modulefiles ("nobody (uid 65534)"); NULL: not root */
+    bool trust_tcl;           /* and Tcl files only root can change ran as root */
     char *cache_warning;      /* results could not be cached: why; NULL: fine */
     char *lmod;               /* "Lmod 8.6.19 (path)" when cross-checking; else NULL */
     int jobs;
@@ -128,6 +134,7 @@ typedef struct {
     int jobs;                 /* <= 0: the number of online CPUs */
     double timeout_s;         /* per build or run step; <= 0: 120 */
     bool require_launch;
+    bool trust_tcl;           /* as root: a Tcl modulefile only root can change is loaded as root */
     bool no_cache;
     const char *cache_dir;    /* NULL: $XDG_CACHE_HOME/ctkgen, else ~/.cache/ctkgen */
     /* called once per artifact as results arrive (from worker threads,

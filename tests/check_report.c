@@ -256,6 +256,7 @@ static void report_free(ctk_vreport_t *r)
     free(r->cc_version);
     free(r->driver);
     free(r->tcl_modsys);
+    free(r->tcl_user);
     free(r->lmod);
 }
 
@@ -385,7 +386,7 @@ START_TEST(test_diag_codes_are_unique_well_formed_and_explained)
         ck_assert(ctk_diag_find(d->code) == d);
         ck_assert_str_ne(ctk_severity_name(d->severity), "unknown");
     }
-    ck_assert_uint_eq(n, 40);
+    ck_assert_uint_eq(n, 41);
     ck_assert_ptr_null(ctk_diag_find("CTK-NOPE-001"));
     ck_assert_ptr_null(ctk_diag_find(NULL));
     ck_assert(!code_well_formed("CTK-CPATH-01"));
@@ -403,7 +404,8 @@ START_TEST(test_diag_severities_are_as_specified)
         { "CTK-MOD-003", CTK_SEV_WARNING },   { "CTK-CPATH-002", CTK_SEV_WARNING },
         { "CTK-LDLIB-003", CTK_SEV_WARNING }, { "CTK-HOSTCC-002", CTK_SEV_WARNING },
         { "CTK-SKIP-001", CTK_SEV_NOTE },     { "CTK-SKIP-002", CTK_SEV_NOTE },
-        { "CTK-SKIP-003", CTK_SEV_NOTE },     { "CTK-CPATH-001", CTK_SEV_ERROR },
+        { "CTK-SKIP-003", CTK_SEV_NOTE },     { "CTK-SKIP-004", CTK_SEV_NOTE },
+        { "CTK-CPATH-001", CTK_SEV_ERROR },
         { "CTK-GPU-005", CTK_SEV_ERROR },     { "CTK-ENV-003", CTK_SEV_ERROR },
         { "CTK-TRUST-001", CTK_SEV_WARNING }, { "CTK-TRUST-002", CTK_SEV_WARNING },
     };
@@ -835,7 +837,7 @@ START_TEST(test_report_json_has_documented_shape)
     ck_assert(json_is_real(json_object_get(root, "seconds")));
 
     host = json_object_get(root, "host");
-    assert_keys(host, "cc,cc_version,cxx,driver,tcl,lmod");
+    assert_keys(host, "cc,cc_version,cxx,driver,tcl,lmod,tcl_user,trust_tcl");
     ck_assert_str_eq(jget_str(host, "cc"), "/usr/bin/cc");
     ck_assert_str_eq(jget_str(host, "cc_version"), "12.2.0");
     ck_assert(json_is_null(json_object_get(host, "driver")));
@@ -1355,8 +1357,8 @@ START_TEST(test_table_tells_launch_skip_from_not_checked)
     /* a legend line for each mark used, none for the others */
     assert_contains(out, " s\n\n  NOLAUNCH   launch skipped (no GPU): environment, build and link "
                          "passed\n");
-    assert_contains(out, "\n  UNCHECKED  not checked: never evaluated here (no Environment "
-                         "Modules for Tcl)\n");
+    assert_contains(out, "\n  UNCHECKED  not checked: never evaluated here (Tcl: no Environment "
+                         "Modules, or unreadable by the unprivileged user)\n");
     assert_lacks(out, "\n  PASS ");
     assert_lacks(out, "\n  FAIL ");
     assert_lacks(out, "from the cache");
@@ -1379,6 +1381,20 @@ START_TEST(test_table_tells_launch_skip_from_not_checked)
     out = mem_close(&m);
     assert_contains(out, " lmod  NOLAUNCH     0.50 s\n    skipped CTK-SKIP-001: ");
     assert_contains(out, " tcl   UNCHECKED    0.50 s\n    skipped CTK-SKIP-003: ");
+    free(out);
+
+    /* run as root: who evaluated the modulefiles, after the summary */
+    r.tcl_user = xstrdup("nobody (uid 65534)");
+    mem_open(&m);
+    ctk_report_table(m.fp, &r, false);
+    out = mem_close(&m);
+    assert_ends_with(out, "0 failed (artifacts)\nmodulefiles were evaluated as user nobody (uid 65534), not as root\n");
+    free(out);
+    r.trust_tcl = true;
+    mem_open(&m);
+    ctk_report_table(m.fp, &r, false);
+    out = mem_close(&m);
+    assert_ends_with(out, "not as root (Tcl files only root can change: as root, --trust-tcl)\n");
     free(out);
     report_free(&r);
 }

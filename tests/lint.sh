@@ -27,6 +27,8 @@ sh "$top_srcdir/tests/fixtures.sh" "$CTK_TEST_CUDA" "$FIX" >/dev/null || { echo 
 CUDA=$FIX/standalone/cuda-13.0
 HPCSDK=$FIX/hpcsdk/Linux_x86_64/25.9
 C=$T/corpus
+# as root, lint loads Tcl files as user nobody, who must be able to reach them
+chmod 755 "$T"
 MARKER=$T/MARKER                     # hostile files try to create it
 LT=$T/lt                             # lint's TMPDIR: must be empty after every run
 mkdir -p "$LT"
@@ -51,6 +53,12 @@ rc=0; L --json --modulecmd "$EM_CMD" "$C" > "$T/all.json" 2> "$T/all.err" || rc=
 check "lint of the corpus exits 1 (it holds errors)" [ "$rc" -eq 1 ]
 check "the JSON report parses" jq -e . "$T/all.json" >/dev/null
 check "Tcl files were loaded by Environment Modules" sh -c "jq -r .tcl '$T/all.json' | grep -qF '$EM_CMD'"
+if [ "$(id -u)" = 0 ]; then
+    check "as root, every Tcl file was loaded as user nobody" \
+        sh -c "[ \"\$(jq -r .tcl_user '$T/all.json')\" = 'nobody (uid 65534)' ] &&
+               [ \"\$(jq '[.files[] | select(.kind == \"tcl\")] | length' '$T/all.json')\" -gt 0 ] &&
+               [ \"\$(jq '[.files[] | select(.kind == \"tcl\" and .evaluated_as != \"user nobody (uid 65534)\")] | length' '$T/all.json')\" -eq 0 ]"
+fi
 
 # ---- every file: exactly the listed codes ---------------------------------------
 n=0

@@ -34,6 +34,7 @@ unset LMOD_CMD
 umask 022
 make_trusted_tmp || { echo "FAIL: no directory ctkgen trusts for the toolkit copy"; exit 1; }
 TK=$TT/tk
+chmod 755 "$T"                      # as root, Tcl modulefiles load as nobody, who must reach them
 VT=$T/vtmp
 PAT="$TT/[t]k/"                     # [t]: the pattern never matches its own pgrep
 mkdir -p "$VT"

@@ -17,6 +17,8 @@ FIX=${TMPDIR:-/tmp}/ctkgen-fixtures-$(id -u)
 sh "$top_srcdir/tests/fixtures.sh" "$CTK_TEST_CUDA" "$FIX" >/dev/null || { echo "fixtures.sh failed"; exit 1; }
 OTHER=$FIX/standalone/cuda-13.0     # a second toolkit tree: same release, other files
 
+# as root, validate loads the modulefiles as user nobody, who must reach them
+chmod 755 "$T"
 VT=$T/vtmp                          # validate's TMPDIR: must be empty after every run
 CACHE=$T/cache
 mkdir -p "$VT"
@@ -47,6 +49,10 @@ check "validate of a generated tree exits 0" [ "$rc" -eq 0 ]
 check "the JSON report parses" jq -e . "$T/good.json" >/dev/null
 check "three artifacts checked" [ "$(jq '.sdks[0].artifacts | length' "$T/good.json")" -eq 3 ]
 check "no artifact failed" [ "$(jq '.summary.fail' "$T/good.json")" -eq 0 ]
+if [ "$(id -u)" = 0 ]; then
+    check "as root, the report says the modulefiles ran as user nobody" \
+        same_text "$(jq -r .host.tcl_user "$T/good.json")" "nobody (uid 65534)"
+fi
 check "the summary splits the skips: launch skipped + not checked = skip" \
     [ "$(jq '.summary.skip_launch + .summary.skip_unchecked == .summary.skip' "$T/good.json")" = true ]
 if [ $GPU = no ]; then
