@@ -613,6 +613,8 @@ static void kill_exact(const pinfo_t *p)
         close(fd);
         return;
     }
+    if (errno == ESRCH)
+        return; /* gone: its pid may be someone else's already */
 #endif
     kill(p->pid, SIGKILL);
 }
