@@ -26,7 +26,7 @@ static const char *const std_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
 static void run(ctk_proc_result_t *r, const char *const *argv, const char *const *envp,
                 double timeout_s, size_t max_output, const char *cwd)
 {
-    ctk_proc_spec_t spec = { argv, envp, cwd, timeout_s, max_output };
+    ctk_proc_spec_t spec = { .argv = argv, .envp = envp, .cwd = cwd, .timeout_s = timeout_s, .max_output = max_output };
     ctk_error_t err;
 
     ctk_error_init(&err);
@@ -397,7 +397,7 @@ static void *long_run(void *arg)
 {
     long_run_t *l = arg;
     const char *argv[] = { "sh", "-c", l->script, NULL };
-    ctk_proc_spec_t spec = { argv, std_env, NULL, 30, 0 };
+    ctk_proc_spec_t spec = { .argv = argv, .envp = std_env, .cwd = NULL, .timeout_s = 30, .max_output = 0 };
 
     ctk_proc_result_init(&l->r);
     l->ran = ctk_proc_run(&spec, &l->r, NULL);
@@ -777,7 +777,7 @@ static void *worker(void *arg)
         const char *argv[] = { "sh", "-c", "printf '%s-%s' \"$1\" \"$2\"; printf e >&2", "sh", id, NULL,
                                NULL };
         char n[16];
-        ctk_proc_spec_t spec = { argv, std_env, NULL, 30, 0 };
+        ctk_proc_spec_t spec = { .argv = argv, .envp = std_env, .cwd = NULL, .timeout_s = 30, .max_output = 0 };
         ctk_proc_result_t r;
 
         snprintf(id, sizeof id, "%d", w->id);
@@ -849,7 +849,7 @@ static double mono(void)
 static double run_interrupted(const char *script, int signo, ctk_error_t *err)
 {
     const char *argv[] = { "sh", "-c", script, NULL };
-    ctk_proc_spec_t spec = { argv, std_env, NULL, 60, 0 };
+    ctk_proc_spec_t spec = { .argv = argv, .envp = std_env, .cwd = NULL, .timeout_s = 60, .max_output = 0 };
     sender_t snd = { signo, 300 };
     ctk_proc_result_t r;
     pthread_t t;
@@ -918,7 +918,7 @@ START_TEST(test_proc_interrupt_stops_the_group_and_starts_nothing_more)
     ck_assert(asprintf(&touch, "touch '%s'", marker) > 0);
     {
         const char *argv[] = { "sh", "-c", touch, NULL };
-        ctk_proc_spec_t spec = { argv, std_env, NULL, 10, 0 };
+        ctk_proc_spec_t spec = { .argv = argv, .envp = std_env, .cwd = NULL, .timeout_s = 10, .max_output = 0 };
 
         ctk_error_init(&err);
         ctk_proc_result_init(&r);
@@ -978,7 +978,7 @@ static void *hang_in_thread(void *arg)
     hanger_t *h = arg;
     char *script = hang_script(h->dir, "");
     const char *argv[] = { "sh", "-c", script, NULL };
-    ctk_proc_spec_t spec = { argv, std_env, NULL, 60, 0 };
+    ctk_proc_spec_t spec = { .argv = argv, .envp = std_env, .cwd = NULL, .timeout_s = 60, .max_output = 0 };
     ctk_proc_result_t r;
     double t0 = mono();
 
@@ -1098,7 +1098,7 @@ END_TEST
 START_TEST(test_proc_rejects_empty_argv)
 {
     const char *argv[] = { NULL };
-    ctk_proc_spec_t spec = { argv, NULL, NULL, 0, 0 };
+    ctk_proc_spec_t spec = { .argv = argv, .envp = NULL, .cwd = NULL, .timeout_s = 0, .max_output = 0 };
     ctk_proc_result_t r;
     ctk_error_t err;
 
