@@ -133,6 +133,36 @@ out:
     return ok;
 }
 
+/* Call each(dir, ctx, why, err) for every directory strictly between mp and
+ * real (both resolved; real below mp), deepest first; false at the first
+ * that says no, or when out of memory.  Nothing to do when real is not
+ * below mp. */
+typedef bool (*dir_check_fn)(const char *dir, const void *ctx, char **why, ctk_error_t *err);
+
+static bool each_dir_between(const char *mp, const char *real, dir_check_fn each, const void *ctx, char **why,
+                             ctk_error_t *err)
+{
+    size_t n = strlen(mp);
+    char *dir, *slash;
+    bool ok = true;
+
+    if (strncmp(real, mp, n) != 0 || real[n] != '/')
+        return true;
+    if (!(dir = ctk_strdup(real, err)))
+        return false;
+    while (ok && (slash = strrchr(dir, '/')) && (size_t)(slash - dir) > n) {
+        *slash = '\0';
+        ok = each(dir, ctx, why, err);
+    }
+    free(dir);
+    return ok;
+}
+
+static bool dir_may_read(const char *dir, const void *ctx, char **why, ctk_error_t *err)
+{
+    return walk_may(ctx, dir, MAY_R, why, err);
+}
+
 bool ctk_sandbox_can_read(const ctk_sandbox_t *sb, const char *path, char **why, ctk_error_t *err)
 {
     char *real = ctk_realpath(path);
@@ -151,8 +181,7 @@ bool ctk_sandbox_can_read(const ctk_sandbox_t *sb, const char *path, char **why,
 bool ctk_sandbox_can_load(const ctk_sandbox_t *sb, const char *modulepath, const char *file, char **why,
                           ctk_error_t *err)
 {
-    char *mp = ctk_realpath(modulepath), *real = ctk_realpath(file), *dir = NULL, *slash;
-    size_t n;
+    char *mp = ctk_realpath(modulepath), *real = ctk_realpath(file);
     bool ok = false;
 
     *why = NULL;
@@ -163,19 +192,8 @@ bool ctk_sandbox_can_load(const ctk_sandbox_t *sb, const char *modulepath, const
     if (!walk_may(sb, real, MAY_R, why, err) || !walk_may(sb, mp, MAY_R, why, err))
         goto out;
     /* the directories between modulepath and the file are listed too */
-    n = strlen(mp);
-    if (strncmp(real, mp, n) == 0 && real[n] == '/') {
-        if (!(dir = ctk_strdup(real, err)))
-            goto out;
-        while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) > n) {
-            *slash = '\0';
-            if (!walk_may(sb, dir, MAY_R, why, err))
-                goto out;
-        }
-    }
-    ok = true;
+    ok = each_dir_between(mp, real, dir_may_read, sb, why, err);
 out:
-    free(dir);
     free(real);
     free(mp);
     return ok;
@@ -269,10 +287,15 @@ static bool rc_root_only(const char *dir, char **why, ctk_error_t *err)
     return true;
 }
 
+static bool dir_root_only(const char *dir, const void *ctx, char **why, ctk_error_t *err)
+{
+    (void)ctx;
+    return rc_root_only(dir, why, err);
+}
+
 bool ctk_sandbox_root_only(const char *modulepath, const char *file, char **why, ctk_error_t *err)
 {
-    char *mp = ctk_realpath(modulepath), *real = ctk_realpath(file), *dir = NULL, *slash;
-    size_t n;
+    char *mp = ctk_realpath(modulepath), *real = ctk_realpath(file);
     bool ok = false;
 
     *why = NULL;
@@ -282,19 +305,8 @@ bool ctk_sandbox_root_only(const char *modulepath, const char *file, char **why,
     }
     if (!path_root_only(real, why, err) || !path_root_only(mp, why, err) || !rc_root_only(mp, why, err))
         goto out;
-    n = strlen(mp);
-    if (strncmp(real, mp, n) == 0 && real[n] == '/') {
-        if (!(dir = ctk_strdup(real, err)))
-            goto out;
-        while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) > n) {
-            *slash = '\0';
-            if (!rc_root_only(dir, why, err))
-                goto out;
-        }
-    }
-    ok = true;
+    ok = each_dir_between(mp, real, dir_root_only, NULL, why, err);
 out:
-    free(dir);
     free(real);
     free(mp);
     return ok;
