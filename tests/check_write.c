@@ -601,6 +601,7 @@ START_TEST(test_plan_ignores_bookkeeping_another_user_could_write)
     }
     p = tu_write(out, CTK_MANIFEST_NAME, text);
     make_foreign(p, _i);
+    free(p);
     fill(&set, run2);
     plan = plan_ok(&set);
     ctk_plan_counts(plan, NULL, NULL, &removed, NULL, &conf);
