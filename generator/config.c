@@ -1690,7 +1690,8 @@ ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err)
 {
     ctk_config_t *cfg;
     size_t len = 0;
-    char *text = ctk_file_read(path, CONFIG_MAX_BYTES, &len, err);
+    /* the file the admin named: a pipe (-c <(jq ...)) is read as it comes */
+    char *text = ctk_file_read_ex(path, CONFIG_MAX_BYTES, CTK_READ_ANY_TYPE, &len, NULL, err);
 
     if (!text)
         return NULL;

@@ -194,11 +194,16 @@ static const char *find_env_prog(void)
 /* The interpreter named by a script's #! line when it is a tclsh. */
 static char *shebang_tclsh(const char *script)
 {
-    FILE *f = fopen(script, "re");
+    /* opened as util.c opens files: a FIFO in its place cannot hold us */
+    int fd = ctk_file_open_regular(script, 0, NULL, NULL);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     char line[512], *p, *e, *base;
 
-    if (!f)
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
+    }
     p = fgets(line, sizeof line, f);
     fclose(f);
     if (!p || strncmp(line, "#!", 2) != 0)

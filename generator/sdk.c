@@ -28,6 +28,7 @@ extern char **environ;
 #endif
 /* Largest version file / header / nvcc output we read (bytes). */
 #define VERSION_FILE_MAX (64 * 1024)
+#define VERSION_JSON_MAX (1024 * 1024)
 #define HEADER_MAX (16 * 1024 * 1024)
 #define NVCC_OUTPUT_MAX (64 * 1024)
 
@@ -139,17 +140,31 @@ static void set_vpath(ctk_version_t *out, const char *path)
  * says nothing usable (the next source is tried), -1 on allocation failure. */
 static int try_version_json(const char *root, ctk_version_t *out, ctk_error_t *err)
 {
-    char *path = ctk_path_join(root, "version.json", err);
+    char *path = ctk_path_join(root, "version.json", err), *text = NULL;
     json_t *doc = NULL;
     json_error_t jerr;
+    ctk_error_t rerr;
     const char *v;
+    size_t len = 0;
     int rc = 0;
 
     if (!path)
         return -1;
     if (!ctk_is_file(path))
         goto out;
-    doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    /* read as every file of a toolkit is (util.c): a FIFO put in the
+     * stat's place cannot hold the read */
+    ctk_error_init(&rerr);
+    if (!(text = ctk_file_read(path, VERSION_JSON_MAX, &len, &rerr))) {
+        if (rerr.code == CTK_E_NOMEM) {
+            ctk_error_nomem(err);
+            rc = -1;
+        } else {
+            snprintf(out->passed_over, sizeof out->passed_over, "%.300s: %.200s", path, rerr.text);
+        }
+        goto out;
+    }
+    doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc) { /* malformed: the next source is tried, and the user told */
         snprintf(out->passed_over, sizeof out->passed_over, "%s:%d:%d: not valid JSON: %s",
                  path, jerr.line, jerr.column, jerr.text);
@@ -166,6 +181,7 @@ static int try_version_json(const char *root, ctk_version_t *out, ctk_error_t *e
     }
 out:
     json_decref(doc);
+    free(text);
     free(path);
     return rc;
 }

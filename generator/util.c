@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 char *ctk_strdup(const char *s, ctk_error_t *err)
@@ -229,7 +230,128 @@ bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s)
 }
 
 /* ---- files ------------------------------------------------------------------ */
-char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t *err)
+
+/* Kernel file systems: their "regular" files are views of kernel state
+ * (/proc/kmsg blocks, and reading it takes the messages from syslog). */
+static bool kernel_fs(long type)
+{
+    static const unsigned long magic[] = {
+        0x9fa0UL,     /* proc */
+        0x62656572UL, /* sysfs */
+        0x64626720UL, /* debugfs */
+        0x74726163UL, /* tracefs */
+        0x73636673UL, /* securityfs */
+        0x62656570UL, /* configfs */
+        0x27e0ebUL,   /* cgroup */
+        0x63677270UL, /* cgroup2 */
+        0xcafe4a11UL, /* bpf */
+        0x6165676cUL, /* pstore */
+        0xde5e81e4UL, /* efivarfs */
+        0xf97cff8cUL, /* selinuxfs */
+        0x65735543UL, /* fusectl */
+        0x1cd1UL,     /* devpts */
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof magic / sizeof magic[0]; i++)
+        if ((unsigned long)type == magic[i])
+            return true;
+    return false;
+}
+
+static const char *kind_of(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return "not a regular file";
+}
+
+#define KERNEL_FS_TEXT "a file of /proc, /sys or another kernel file system"
+
+static int refuse(const char *path, const char *kind, const char **what, ctk_error_t *err)
+{
+    if (what)
+        *what = kind;
+    ctk_error_set(err, CTK_E_IO, path, 0, 0, "not read: %s, not a regular file", kind);
+    return -1;
+}
+
+int ctk_file_open_regular(const char *path, unsigned flags, const char **what, ctk_error_t *err)
+{
+    struct stat st, st2;
+    struct statfs sf;
+    char self[64];
+    int pfd, fd, e;
+
+    if (what)
+        *what = NULL;
+    if (flags & CTK_READ_ANY_TYPE) {
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        return fd;
+    }
+    /* An O_PATH descriptor says what the path is without opening it: the
+     * open of a device is itself an act (a watchdog starts, a tape
+     * rewinds), and a FIFO's waits for a writer.  With O_NOFOLLOW it is
+     * the link itself. */
+    pfd = open(path, O_PATH | O_CLOEXEC | ((flags & CTK_READ_NOFOLLOW) ? O_NOFOLLOW : 0));
+    if (pfd < 0) {
+        e = errno;
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (fstat(pfd, &st) != 0) {
+        e = errno;
+        close(pfd);
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot stat: %s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(pfd);
+        return refuse(path, kind_of(st.st_mode), what, err);
+    }
+    if ((flags & CTK_READ_NO_KERNEL_FS) && fstatfs(pfd, &sf) == 0 && kernel_fs((long)sf.f_type)) {
+        close(pfd);
+        return refuse(path, KERNEL_FS_TEXT, what, err);
+    }
+    /* Open that very file for reading, through /proc's link to the
+     * descriptor: whatever the path names by now, this is what was
+     * checked.  Without /proc, the path again, and the same inode asked. */
+    snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
+    fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                            ((flags & CTK_READ_NOFOLLOW) ? O_NOFOLLOW : 0));
+    e = errno;
+    close(pfd);
+    if (fd < 0) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (fstat(fd, &st2) != 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
+        close(fd);
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "not read: it changed while it was opened");
+        return -1;
+    }
+    return fd;
+}
+
+char *ctk_file_read_ex(const char *path, size_t max_bytes, unsigned flags, size_t *len, const char **what,
+                       ctk_error_t *err)
 {
     ctk_buf_t b;
     char chunk[8192];
@@ -237,11 +359,9 @@ char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t
     ssize_t n;
 
     ctk_buf_init(&b);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    fd = ctk_file_open_regular(path, flags, what, err);
+    if (fd < 0)
         return NULL;
-    }
     for (;;) {
         n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
@@ -272,6 +392,11 @@ fail:
     close(fd);
     ctk_buf_fini(&b);
     return NULL;
+}
+
+char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t *err)
+{
+    return ctk_file_read_ex(path, max_bytes, 0, len, NULL, err);
 }
 
 bool ctk_is_dir(const char *path)

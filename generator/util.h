@@ -55,8 +55,31 @@ bool ctk_strlist_take(ctk_strlist_t *l, char *s, ctk_error_t *err);      /* owns
 bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s);
 
 /* ---- files --------------------------------------------------------------- */
-/* Read a whole file; caller frees.  *len gets the size (may be NULL).
- * Refuses files over max_bytes (CTK_E_IO). */
+/* How ctk_file_open_regular() and ctk_file_read_ex() treat a path. */
+#define CTK_READ_NOFOLLOW 0x1u     /* refuse a symbolic link as the last component */
+#define CTK_READ_NO_KERNEL_FS 0x2u /* refuse files of /proc, /sys and the other kernel file systems */
+#define CTK_READ_ANY_TYPE 0x4u     /* read a FIFO or a device too, waiting on it as it wants
+                                    * (only for a path the user named to be read that way) */
+
+/* Open path for reading, only when it is a regular file: what the path
+ * is comes from an O_PATH descriptor (fstat, fstatfs), which opens
+ * nothing, so a FIFO (which would wait for a writer) or a device (whose
+ * open is an act of its own) is refused without being opened; then that
+ * same inode is opened through /proc/self/fd (O_NONBLOCK), so a path
+ * swapped in the meantime changes nothing.  With the flags above, a final
+ * symbolic link and a file of a kernel file system are refused too.
+ * Returns the descriptor (O_CLOEXEC; the caller closes it) or -1 with err
+ * set (CTK_E_IO).  *what (may be NULL) is NULL, or, when the path exists
+ * but was refused for what it is, a static description: "a FIFO", "a
+ * character device", "a block device", "a socket", "a directory", "a
+ * symbolic link", "a file of /proc, /sys or another kernel file system". */
+int ctk_file_open_regular(const char *path, unsigned flags, const char **what, ctk_error_t *err);
+/* Read a whole regular file, opened as ctk_file_open_regular() does;
+ * caller frees.  *len gets the size (may be NULL).  Refuses files over
+ * max_bytes (CTK_E_IO); *what as above. */
+char *ctk_file_read_ex(const char *path, size_t max_bytes, unsigned flags, size_t *len, const char **what,
+                       ctk_error_t *err);
+/* ctk_file_read_ex() with no flags: regular files only, symlinks followed. */
 char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t *err);
 bool ctk_is_dir(const char *path);
 bool ctk_is_file(const char *path);        /* regular file (after symlinks) */

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 START_TEST(test_util_path_join_normalises_slashes)
@@ -98,6 +100,71 @@ START_TEST(test_util_file_read_limits_and_errors)
 }
 END_TEST
 
+/* A FIFO (nobody writing), a device, a directory or a link to one is
+ * refused at once, named for what it is; a link is followed unless
+ * CTK_READ_NOFOLLOW; /proc is refused with CTK_READ_NO_KERNEL_FS. */
+START_TEST(test_util_file_read_refuses_what_is_not_a_regular_file)
+{
+    char *dir = tu_mkdtemp(), *fifo = NULL, *link = NULL, *flink = NULL, *path = tu_write(dir, "f", "hello");
+    const char *what = "unset";
+    ctk_error_t err;
+    size_t len = 0;
+    char *s;
+    time_t t0 = time(NULL);
+
+    ck_assert(asprintf(&fifo, "%s/fifo.lua", dir) > 0 && mkfifo(fifo, 0600) == 0);
+    ck_assert(asprintf(&link, "%s/link.lua", dir) > 0 && symlink(path, link) == 0);
+    ck_assert(asprintf(&flink, "%s/flink.pc", dir) > 0 && symlink(fifo, flink) == 0);
+
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_file_read_ex(fifo, 100, 0, &len, &what, &err));
+    ck_assert_str_eq(what, "a FIFO");
+    ck_assert_int_eq(err.code, CTK_E_IO);
+    ck_assert_str_eq(err.source, fifo);
+    ck_assert_msg(strstr(err.text, "a FIFO") && strstr(err.text, "not a regular file"), "%s", err.text);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_file_read(flink, 100, &len, &err));
+    ck_assert_ptr_nonnull(strstr(err.text, "a FIFO"));
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_file_read_ex("/dev/null", 100, 0, &len, &what, &err));
+    ck_assert_str_eq(what, "a character device");
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_file_read_ex(dir, 100, 0, &len, &what, &err));
+    ck_assert_str_eq(what, "a directory");
+
+    /* a link to a regular file: followed, unless refused as a link */
+    s = ctk_file_read_ex(link, 100, 0, &len, &what, NULL);
+    ck_assert_str_eq(s, "hello");
+    ck_assert_ptr_null(what);
+    free(s);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_file_read_ex(link, 100, CTK_READ_NOFOLLOW, &len, &what, &err));
+    ck_assert_str_eq(what, "a symbolic link");
+    ck_assert_ptr_nonnull(strstr(err.text, "a symbolic link"));
+    s = ctk_file_read_ex(path, 100, CTK_READ_NOFOLLOW | CTK_READ_NO_KERNEL_FS, &len, &what, NULL);
+    ck_assert_str_eq(s, "hello");
+    free(s);
+
+    /* a "regular" file of /proc: read as one by default, refused on request */
+    s = ctk_file_read_ex("/proc/self/stat", 1 << 16, 0, &len, &what, NULL);
+    ck_assert_ptr_nonnull(s);
+    free(s);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_file_read_ex("/proc/self/stat", 1 << 16, CTK_READ_NO_KERNEL_FS, &len, &what, &err));
+    ck_assert_ptr_nonnull(strstr(what, "kernel file system"));
+    ck_assert_ptr_nonnull(strstr(err.text, "/proc"));
+
+    /* none of it waited for a writer */
+    ck_assert_int_le(time(NULL) - t0, 2);
+    free(fifo);
+    free(link);
+    free(flink);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_util_first_error_wins)
 {
     ctk_error_t err;
@@ -157,6 +224,7 @@ int main(void)
     tcase_add_test(tc, test_util_strlist_push_and_contains);
     tcase_add_test(tc, test_util_edit_distance);
     tcase_add_test(tc, test_util_file_read_limits_and_errors);
+    tcase_add_test(tc, test_util_file_read_refuses_what_is_not_a_regular_file);
     tcase_add_test(tc, test_util_first_error_wins);
     tcase_add_test(tc, test_util_hash_is_stable);
     tcase_add_test(tc, test_util_same_file_is_identity_not_spelling);
