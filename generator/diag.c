@@ -41,6 +41,11 @@ const ctk_diag_t ctk_diags[] = {
       "the artifact, or a directory or .modulerc on its way, is a symlink or not a regular file; not followed",
       "remove it and run 'ctkgen generate' again; the output tree holds ctkgen's own regular files" },
 
+    { "CTK-READ-001", E,
+      "not a regular file (a FIFO, a device, a socket, or a link to one or into /proc or /sys): not read",
+      "remove it, or put the regular file it stands for in its place; a module system that opens it "
+      "waits forever or reads kernel state" },
+
     /* ---- the environment it produces ------------------------------------ */
     { "CTK-ENV-001", E, "the Lua and Tcl modulefiles produce different environments",
       "make both modulefiles set the named variables to the same values" },

@@ -1574,10 +1574,69 @@ out:
 
 /* ---- files and the walk ------------------------------------------------------------------ */
 
-static bool lint_file(lctx_t *c, const char *path)
+/* A new entry in the report for path, of kind, named from its path. */
+static ctk_lint_file_t *add_file(lctx_t *c, const char *path, ctk_lint_kind_t kind)
 {
     ctk_lint_report_t *r = c->rep;
     ctk_lint_file_t *f, *files;
+
+    if (!(files = realloc(r->files, (r->n_files + 1) * sizeof *files))) {
+        ctk_error_nomem(c->err);
+        return NULL;
+    }
+    r->files = files;
+    f = &r->files[r->n_files];
+    memset(f, 0, sizeof *f);
+    ctk_findings_init(&f->findings);
+    f->kind = kind;
+    r->n_files++;
+    if (!(f->file = ctk_strdup(path, c->err)))
+        return NULL;
+    if (kind == CTK_LINT_PC) {
+        const char *b = base_name(path);
+
+        f->name = ctk_strndup(b, strlen(b) - 3, c->err);
+    } else {
+        f->name = ctk_lint_module_name(path, c->err);
+    }
+    return f->name ? f : NULL;
+}
+
+static void count_findings(lctx_t *c, const ctk_lint_file_t *f)
+{
+    c->rep->n_error += ctk_findings_count(&f->findings, CTK_SEV_ERROR);
+    c->rep->n_warning += ctk_findings_count(&f->findings, CTK_SEV_WARNING);
+    c->rep->n_note += ctk_findings_count(&f->findings, CTK_SEV_NOTE);
+}
+
+/* path is not a regular file (what: "a FIFO"...; target: where the link
+ * found in a walk leads, or NULL): a finding, and nothing read.  A module
+ * system or pkg-config that opens it waits forever (a FIFO, a terminal),
+ * reads without end (/dev/zero) or reads kernel state (/proc/kmsg). */
+static bool refused(lctx_t *c, const char *path, const char *what, const char *target)
+{
+    ctk_lint_file_t *f = add_file(c, path, ctk_lint_classify(path, NULL));
+
+    if (!f)
+        return false;
+    if (target) {
+        if (!addf(f, "CTK-READ-001", 0, c->err, "a symbolic link to %s (%s): not followed", what, target))
+            return false;
+    } else if (!addf(f, "CTK-READ-001", 0, c->err, "%s%s: not read", what,
+                     strstr(what, "kernel") ? "" : ", not a regular file")) {
+        return false;
+    }
+    count_findings(c, f);
+    return true;
+}
+
+/* Lint one file.  A file found in a walk is read only if it is a regular
+ * file itself (no link followed); a path named on the command line may be
+ * a link, but what it leads to must be a regular file all the same. */
+static bool lint_file(lctx_t *c, const char *path, bool from_walk)
+{
+    ctk_lint_report_t *r = c->rep;
+    ctk_lint_file_t *f;
     char *text = NULL, *real = NULL;
     size_t len = 0;
     ctk_lint_kind_t kind;
@@ -1602,9 +1661,16 @@ static bool lint_file(lctx_t *c, const char *path)
     }
     {
         ctk_error_t re;
+        const char *what = NULL;
 
         ctk_error_init(&re);
-        if (!(text = ctk_file_read(path, FILE_MAX_BYTES, &len, &re))) {
+        text = ctk_file_read_ex(path, FILE_MAX_BYTES, CTK_READ_NO_KERNEL_FS | (from_walk ? CTK_READ_NOFOLLOW : 0),
+                                &len, &what, &re);
+        if (!text && what) {
+            ok = ctk_strlist_push(&c->seen, real, c->err) && refused(c, path, what, NULL);
+            goto out;
+        }
+        if (!text) {
             /* an unreadable input is bad input (exit 3), not the environment */
             ctk_error_set(c->err, re.code == CTK_E_NOMEM ? CTK_E_NOMEM : CTK_E_CONFIG, re.source, re.line, re.column,
                           "%s", re.text);
@@ -1621,28 +1687,7 @@ static bool lint_file(lctx_t *c, const char *path)
         ok = add_skip(r, path, why, c->err);
         goto out;
     }
-    if (!ctk_strlist_push(&c->seen, real, c->err))
-        goto out;
-    if (!(files = realloc(r->files, (r->n_files + 1) * sizeof *files))) {
-        ctk_error_nomem(c->err);
-        goto out;
-    }
-    r->files = files;
-    f = &r->files[r->n_files];
-    memset(f, 0, sizeof *f);
-    ctk_findings_init(&f->findings);
-    f->kind = kind;
-    r->n_files++;
-    if (!(f->file = ctk_strdup(path, c->err)))
-        goto out;
-    if (kind == CTK_LINT_PC) {
-        const char *b = base_name(path);
-
-        f->name = ctk_strndup(b, strlen(b) - 3, c->err);
-    } else {
-        f->name = ctk_lint_module_name(path, c->err);
-    }
-    if (!f->name)
+    if (!ctk_strlist_push(&c->seen, real, c->err) || !(f = add_file(c, path, kind)))
         goto out;
     switch (kind) {
     case CTK_LINT_LUA: ok = lint_lua(c, f, text, len); break;
@@ -1650,12 +1695,39 @@ static bool lint_file(lctx_t *c, const char *path)
     case CTK_LINT_PC: ok = lint_pc(c, f, text); break;
     case CTK_LINT_OTHER: break;
     }
-    r->n_error += ctk_findings_count(&f->findings, CTK_SEV_ERROR);
-    r->n_warning += ctk_findings_count(&f->findings, CTK_SEV_WARNING);
-    r->n_note += ctk_findings_count(&f->findings, CTK_SEV_NOTE);
+    count_findings(c, f);
 out:
     free(text);
     free(real);
+    return ok;
+}
+
+/* A symbolic link met in a walk: never followed.  One to a directory, a
+ * dangling one and one to a regular file are skipped (a link inside the
+ * tree names a file the walk lints where it lies); one to anything else
+ * (a FIFO, a device, a file of /proc or /sys) is a finding, as module
+ * systems do follow it.  What it leads to is asked through an O_PATH
+ * descriptor (ctk_file_open_regular), which opens nothing. */
+static bool walk_link(lctx_t *c, const char *p)
+{
+    const char *what = NULL;
+    char *target;
+    bool ok;
+    int fd;
+
+    if (ctk_is_dir(p))
+        return add_skip(c->rep, p, "symbolic link to a directory: not followed", c->err);
+    fd = ctk_file_open_regular(p, CTK_READ_NO_KERNEL_FS, &what, NULL);
+    if (fd >= 0) {
+        close(fd);
+        return add_skip(c->rep, p, "symbolic link to a file: not followed (a file in the tree is linted where it "
+                        "lies; name one elsewhere to lint it)", c->err);
+    }
+    if (!what)
+        return add_skip(c->rep, p, "dangling symbolic link", c->err);
+    target = ctk_realpath(p);
+    ok = refused(c, p, what, target ? target : "?");
+    free(target);
     return ok;
 }
 
@@ -1701,14 +1773,10 @@ static bool walk(lctx_t *c, const char *dir, int depth)
         if (S_ISDIR(st.st_mode))
             good = names.items[i][0] == '.' ? add_skip(c->rep, p, "hidden directory: not walked", c->err)
                                             : walk(c, p, depth + 1);
-        else if (S_ISLNK(st.st_mode) && ctk_is_dir(p))
-            good = add_skip(c->rep, p, "symbolic link to a directory: not followed", c->err);
-        else if (S_ISLNK(st.st_mode) && !ctk_is_file(p))
-            good = add_skip(c->rep, p, "dangling symbolic link", c->err);
-        else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
-            good = lint_file(c, p);
+        else if (S_ISLNK(st.st_mode))
+            good = walk_link(c, p);
         else
-            good = add_skip(c->rep, p, "not a regular file", c->err);
+            good = lint_file(c, p, true); /* what is not a regular file is refused there, unread */
         free(p);
         if (!good)
             goto out;
@@ -1819,7 +1887,7 @@ bool ctk_lint(const char *const *paths, size_t n_paths, const ctk_lint_opts_t *o
     if (!setup(&c, &e))
         goto out;
     for (i = 0; i < n_paths; i++) {
-        bool good = ctk_is_dir(paths[i]) ? walk(&c, paths[i], 0) : lint_file(&c, paths[i]);
+        bool good = ctk_is_dir(paths[i]) ? walk(&c, paths[i], 0) : lint_file(&c, paths[i], false);
 
         if (!good)
             goto out;

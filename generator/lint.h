@@ -2,8 +2,11 @@
  * SPDX-License-Identifier: MIT
  *
  * ctk_lint() takes files and directories (walked recursively, entries in
- * byte order, symlinked directories not followed, a file reached twice
- * linted once) and classifies each file:
+ * byte order, symbolic links not followed, a file reached twice linted
+ * once) and classifies each file.  Only regular files are read: a FIFO,
+ * device or socket, and a link found in a walk that leads to one or into
+ * /proc or /sys, is a CTK-READ-001 finding, never opened; a path named
+ * in paths[] may be a link to a regular file.  Classes:
  *   *.lua                 Lua modulefile: evaluated in the modeval sandbox
  *                         (no commands, files or code loading; memory,
  *                         instruction and stack limits)

@@ -276,13 +276,14 @@ static const char *kind_of(mode_t mode)
     return "not a regular file";
 }
 
-#define KERNEL_FS_TEXT "a file of /proc, /sys or another kernel file system"
+static const char kernel_fs_text[] = "a file of /proc, /sys or another kernel file system";
 
 static int refuse(const char *path, const char *kind, const char **what, ctk_error_t *err)
 {
     if (what)
         *what = kind;
-    ctk_error_set(err, CTK_E_IO, path, 0, 0, "not read: %s, not a regular file", kind);
+    ctk_error_set(err, CTK_E_IO, path, 0, 0, "not read: %s%s", kind,
+                  kind == kernel_fs_text ? "" : ", not a regular file");
     return -1;
 }
 
@@ -325,7 +326,7 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
     }
     if ((flags & CTK_READ_NO_KERNEL_FS) && fstatfs(pfd, &sf) == 0 && kernel_fs((long)sf.f_type)) {
         close(pfd);
-        return refuse(path, KERNEL_FS_TEXT, what, err);
+        return refuse(path, kernel_fs_text, what, err);
     }
     /* Open that very file for reading, through /proc's link to the
      * descriptor: whatever the path names by now, this is what was

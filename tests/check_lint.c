@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 START_TEST(test_lint_classifies_by_name_and_first_bytes)
 {
@@ -267,6 +270,74 @@ START_TEST(test_lint_explicit_modulecmd_that_names_nothing_is_an_environment_err
 }
 END_TEST
 
+/* A FIFO in the tree, a link from it to a FIFO or into /proc, and a FIFO
+ * named on the command line are findings naming them, unread (the FIFOs
+ * have no writer: a read would wait for ever); a link to a regular file
+ * found in the walk is skipped, one named is followed. */
+START_TEST(test_lint_reads_only_regular_files)
+{
+    char *dir = tu_mkdtemp(), *tree = tu_mkdirs(dir, "tree/cuda"), *mod, *fifo, *outside, *lnk, *kmsg, *dflt;
+    const char *paths[3];
+    ctk_lint_report_t rep;
+    ctk_lint_opts_t o = {0};
+    ctk_error_t err;
+    time_t t0 = time(NULL);
+    size_t i, n_read = 0;
+
+    mod = tu_write(tree, "12.4.lua", "setenv(\"X\", \"1\")\nfamily(\"cuda\")\n");
+    ck_assert(asprintf(&fifo, "%s/13.0.lua", tree) > 0 && mkfifo(fifo, 0600) == 0);
+    ck_assert(asprintf(&outside, "%s/out.pc", dir) > 0 && mkfifo(outside, 0600) == 0);
+    ck_assert(asprintf(&lnk, "%s/out.pc", tree) > 0 && symlink(outside, lnk) == 0);
+    ck_assert(asprintf(&kmsg, "%s/kmsg.lua", tree) > 0 && symlink("/proc/self/stat", kmsg) == 0);
+    ck_assert(asprintf(&dflt, "%s/default", tree) > 0 && symlink("12.4.lua", dflt) == 0);
+    paths[0] = tree;
+    paths[1] = outside;
+    paths[2] = dflt;
+    ctk_error_init(&err);
+    ctk_lint_report_init(&rep);
+    ck_assert_msg(ctk_lint(paths, 3, &o, &rep, &err), "%s", err.text);
+    for (i = 0; i < rep.n_files; i++) {
+        const ctk_lint_file_t *f = &rep.files[i];
+
+        if (strcmp(f->file, mod) == 0) {
+            n_read++;
+            ck_assert(!ctk_findings_has(&f->findings, "CTK-READ-001"));
+            continue;
+        }
+        ck_assert_msg(ctk_findings_has(&f->findings, "CTK-READ-001"), "%s", f->file);
+        ck_assert_uint_eq(f->findings.len, 1);
+        if (strcmp(f->file, fifo) == 0 || strcmp(f->file, outside) == 0)
+            ck_assert_ptr_nonnull(strstr(f->findings.items[0].text, "a FIFO, not a regular file"));
+        else if (strcmp(f->file, lnk) == 0)
+            ck_assert_msg(strstr(f->findings.items[0].text, "a symbolic link to a FIFO") &&
+                              strstr(f->findings.items[0].text, outside), "%s", f->findings.items[0].text);
+        else
+            ck_assert_msg(strcmp(f->file, kmsg) == 0 && strstr(f->findings.items[0].text, "kernel file system"),
+                          "%s: %s", f->file, f->findings.items[0].text);
+    }
+    /* 12.4.lua once (its default link named on the command line is the
+     * same file), 13.0.lua, out.pc twice (the link, the FIFO), kmsg.lua */
+    ck_assert_uint_eq(n_read, 1);
+    ck_assert_uint_eq(rep.n_files, 5);
+    ck_assert_uint_eq(rep.n_error, 4);
+    for (i = 0; i < rep.n_skipped; i++)
+        if (strcmp(rep.skipped[i].file, dflt) == 0)
+            break;
+    ck_assert_msg(i < rep.n_skipped, "the default link was not skipped in the walk");
+    ck_assert_int_le(time(NULL) - t0, 10);
+    ctk_lint_report_fini(&rep);
+    free(mod);
+    free(fifo);
+    free(outside);
+    free(lnk);
+    free(kmsg);
+    free(dflt);
+    free(tree);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lint");
@@ -286,6 +357,7 @@ int main(void)
         fprintf(stderr, "SKIP: no CUDA toolkit ($CTK_TEST_CUDA): test_lint_a_tree_against_the_real_toolkit "
                         "not run, not counted\n");
     tcase_add_test(tc, test_lint_missing_path_is_bad_input);
+    tcase_add_test(tc, test_lint_reads_only_regular_files);
     tcase_add_test(tc, test_lint_explicit_modulecmd_that_names_nothing_is_an_environment_error);
     suite_add_tcase(s, tc);
     return tu_run(s);
