@@ -82,6 +82,12 @@ const ctk_diag_t ctk_diags[] = {
     { "CTK-PC-004", E,
       "no PKG_CONFIG_PATH directory holds a .pc the module names (PE_PKGCONFIG_LIBS)",
       "prepend the directory holding <name>.pc to PKG_CONFIG_PATH, or fix the name" },
+    { "CTK-PC-005", E,
+      "resolving the .pc hit a bound (size, entries, files, depth, visits or time) and was stopped",
+      "flatten the Requires (each package once, no deep chains), keep .pc files small; pkg-config itself "
+      "would take hours or gigabytes on this one" },
+    { "CTK-PC-006", E, "the .pc's Requires lead back to a package on the way (a cycle)",
+      "remove the Requires that closes the cycle; a package never needs itself" },
 
     /* ---- building the probes --------------------------------------------- */
     { "CTK-BUILD-001", E, "host compile failed: cuda_runtime.h not found",

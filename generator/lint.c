@@ -1477,8 +1477,12 @@ static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
             ctk_error_nomem(c->err);
             goto out;
         }
+        if (pc.stop == CTK_PC_STOP_INTERRUPTED) {
+            ctk_error_set(c->err, CTK_E_ENV, f->file, 0, 0, "not linted: %s", e.text);
+            goto out;
+        }
         first_line(e.text, line, sizeof line);
-        ok = addf(f, "CTK-MOD-001", e.line, c->err, "libpkgconf: %s", line);
+        ok = addf(f, ctk_pc_stop_finding(pc.stop), e.line, c->err, "%s%s", pc.stop ? "" : "libpkgconf: ", line);
         goto out;
     }
     if (!ctk_lint_pc_unused(text, &unused, lines, c->err))

@@ -351,18 +351,13 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
     return fd;
 }
 
-char *ctk_file_read_ex(const char *path, size_t max_bytes, unsigned flags, size_t *len, const char **what,
-                       ctk_error_t *err)
+char *ctk_file_read_fd(int fd, const char *path, size_t max_bytes, size_t *len, ctk_error_t *err)
 {
     ctk_buf_t b;
     char chunk[8192];
-    int fd;
     ssize_t n;
 
     ctk_buf_init(&b);
-    fd = ctk_file_open_regular(path, flags, what, err);
-    if (fd < 0)
-        return NULL;
     for (;;) {
         n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
@@ -382,17 +377,27 @@ char *ctk_file_read_ex(const char *path, size_t max_bytes, unsigned flags, size_
             goto fail;
         }
     }
-    close(fd);
     if (!ctk_buf_append(&b, "", 0)) {
         ctk_error_nomem(err);
-        ctk_buf_fini(&b);
-        return NULL;
+        goto fail;
     }
     return ctk_buf_take(&b, len);
 fail:
-    close(fd);
     ctk_buf_fini(&b);
     return NULL;
+}
+
+char *ctk_file_read_ex(const char *path, size_t max_bytes, unsigned flags, size_t *len, const char **what,
+                       ctk_error_t *err)
+{
+    int fd = ctk_file_open_regular(path, flags, what, err);
+    char *text;
+
+    if (fd < 0)
+        return NULL;
+    text = ctk_file_read_fd(fd, path, max_bytes, len, err);
+    close(fd);
+    return text;
 }
 
 char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t *err)

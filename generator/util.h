@@ -79,6 +79,9 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
  * max_bytes (CTK_E_IO); *what as above. */
 char *ctk_file_read_ex(const char *path, size_t max_bytes, unsigned flags, size_t *len, const char **what,
                        ctk_error_t *err);
+/* Read what is left of fd (not closed) as ctk_file_read_ex() reads; path
+ * names it in errors. */
+char *ctk_file_read_fd(int fd, const char *path, size_t max_bytes, size_t *len, ctk_error_t *err);
 /* ctk_file_read_ex() with no flags: regular files only, symlinks followed. */
 char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t *err);
 bool ctk_is_dir(const char *path);

@@ -791,11 +791,11 @@ static bool eval_pc(vjob_t *j, ctk_vart_t *a)
     resolved = ctk_pc_resolve(dirs, 1, j->res->pc_name, &j->pc, &e);
     pthread_mutex_unlock(&j->c->pc_lock);
     if (!resolved) {
-        if (e.code == CTK_E_NOMEM) {
+        if (e.code == CTK_E_NOMEM || j->pc.stop == CTK_PC_STOP_INTERRUPTED) {
             *j->err = e;
             goto fail;
         }
-        ok = addf(a, "CTK-MOD-001", e.line, j->err, "%s", e.text);
+        ok = addf(a, ctk_pc_stop_finding(j->pc.stop), e.line, j->err, "%s", e.text);
         goto out;
     }
     j->have_pc = true;

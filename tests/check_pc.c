@@ -11,14 +11,18 @@
 #include <ctkconf.h>
 
 #include "pc.h"
+#include "proc.h"
 #include "quote.h"
 #include "testutil.h"
 #include "util.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HPCSDK "tests/data/render/hpcsdk/expected/pkgconfig/"
@@ -681,6 +685,375 @@ START_TEST(test_pc_result_fini_accepts_null_and_repeats)
 }
 END_TEST
 
+/* ---- bounds, cycles and files that are not files --------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* c0 .. c<n>: each requires the next, `times` times over, in one
+ * Requires line; each has a Cflags and a Libs word of its own. */
+static void write_chain(const char *dir, int n, int times)
+{
+    for (int i = 0; i <= n; i++) {
+        ctk_buf_t b;
+        char name[32];
+
+        ctk_buf_init(&b);
+        ctk_buf_printf(&b, "Name: c%d\nDescription: d\nVersion: 1\nCflags: -I/inc/c%d\nLibs: -lc%d\n", i, i, i);
+        if (i < n) {
+            ctk_buf_puts(&b, "Requires:");
+            for (int k = 0; k < times; k++)
+                ctk_buf_printf(&b, "%s c%d", k ? "," : "", i + 1);
+            ctk_buf_puts(&b, "\n");
+        }
+        snprintf(name, sizeof name, "c%d.pc", i);
+        free(tu_write(dir, name, b.data));
+        ctk_buf_fini(&b);
+    }
+}
+
+/* resolve `package` in dir with lim, expecting a stop of kind `stop` with
+ * code `code`, its text holding `says`, within `seconds` */
+static void assert_stops(const char *dir, const char *package, const ctk_pc_limits_t *lim, ctk_pc_stop_t stop,
+                         ctk_errcode_t code, const char *says, double seconds)
+{
+    const char *dirs[] = {dir};
+    ctk_pc_result_t r;
+    ctk_error_t err;
+    double t0 = now_s(), took;
+
+    ctk_error_init(&err);
+    ctk_pc_result_init(&r);
+    ck_assert_msg(!ctk_pc_resolve_limited(dirs, 1, package, lim, &r, &err), "'%s' resolved", package);
+    took = now_s() - t0;
+    ck_assert_msg(r.stop == stop, "'%s': stop %d, not %d: %s", package, (int)r.stop, (int)stop, err.text);
+    ck_assert_msg(err.code == code, "'%s': code %d, not %d: %s", package, (int)err.code, (int)code, err.text);
+    ck_assert_msg(strstr(err.text, says) != NULL, "'%s': no \"%s\" in: %s", package, says, err.text);
+    ck_assert_msg(took < seconds, "'%s' took %.2f s", package, took);
+    assert_empty(&r);
+    ctk_pc_result_fini(&r);
+}
+
+/* n=30 is 2^31 visits for libpkgconf (hours); counted, it is refused at once */
+START_TEST(test_pc_diamond_is_refused_in_linear_time)
+{
+    char *dir = tu_mkdtemp();
+
+    write_chain(dir, 30, 2);
+    assert_stops(dir, "c0", NULL, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "2147483648 visits", 2.0);
+    /* the same through a path, as lint names it */
+    {
+        char *path = tu_str("%s/c0.pc", dir);
+
+        assert_stops(dir, path, NULL, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "visits", 2.0);
+        tu_free_kept();
+    }
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* a small diamond is within the bounds, and resolves as the CLI does */
+START_TEST(test_pc_small_diamond_matches_cli)
+{
+    char *dir = tu_mkdtemp();
+    ctk_pc_result_t r;
+    ctk_error_t err;
+
+    write_chain(dir, 6, 2);
+    ctk_error_init(&err);
+    ctk_pc_result_init(&r);
+    ck_assert_msg(resolve1(dir, "c0", &r, &err), "%s", err.text);
+    ck_assert_uint_eq(r.cflags.len, 7);
+    assert_matches_cli(dir, "c0", &r);
+    ctk_pc_result_fini(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* More packages than fit at first (the graph grows while it is walked),
+ * and a Provides scan over them all */
+START_TEST(test_pc_large_graph_matches_cli)
+{
+    char *dir = tu_mkdtemp();
+    ctk_pc_result_t r;
+    ctk_error_t err;
+
+    write_chain(dir, 40, 1);
+    free(tu_write(dir, "x.pc", "Name: x\nDescription: d\n"));
+    free(tu_write(dir, "y.pc", "Name: y\nDescription: d\nVersion: 1\nRequires: c0, x\n"));
+    free(tu_write(dir, "z.pc", "Name: z\nDescription: d\nVersion: 1\nRequires: c0, absent\n"));
+    ctk_pc_result_init(&r);
+    ctk_error_init(&err);
+    ck_assert_msg(resolve1(dir, "c0", &r, &err), "%s", err.text);
+    ck_assert_uint_eq(r.cflags.len, 41);
+    assert_matches_cli(dir, "c0", &r);
+    ctk_error_init(&err);
+    ck_assert(!resolve1(dir, "y", &r, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFIG);
+    ck_assert_msg(strstr(err.source, "/x.pc") != NULL, "%s: %s", err.source, err.text);
+    assert_cli_fails(dir, "y");
+    ctk_error_init(&err);
+    ck_assert(!resolve1(dir, "z", &r, &err));
+    ck_assert_int_eq(err.code, CTK_E_IO);
+    ck_assert_ptr_nonnull(strstr(err.text, "'absent', required by 'z'"));
+    ctk_pc_result_fini(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* each bound, just past it and just within it */
+START_TEST(test_pc_bounds_stop_resolution)
+{
+    char *dir = tu_mkdtemp();
+    const char *dirs[] = {dir};
+    ctk_pc_limits_t lim;
+    ctk_pc_result_t r;
+    ctk_error_t err;
+
+    ctk_pc_result_init(&r);
+    write_chain(dir, 9, 1); /* c9 is 9 below c0 */
+    memset(&lim, 0, sizeof lim);
+    lim.depth = 8;
+    assert_stops(dir, "c0", &lim, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "nested more than 8 deep", 2.0);
+    lim.depth = 9;
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_pc_resolve_limited(dirs, 1, "c0", &lim, &r, &err), "%s", err.text);
+    assert_matches_cli(dir, "c0", &r);
+
+    memset(&lim, 0, sizeof lim);
+    lim.packages = 5;
+    assert_stops(dir, "c0", &lim, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "more than 5 .pc files", 2.0);
+    lim.packages = 10;
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_pc_resolve_limited(dirs, 1, "c0", &lim, &r, &err), "%s", err.text);
+
+    memset(&lim, 0, sizeof lim);
+    lim.words = 9;
+    assert_stops(dir, "c0", &lim, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "Cflags come to more than 9 words", 2.0);
+    lim.words = 10;
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_pc_resolve_limited(dirs, 1, "c0", &lim, &r, &err), "%s", err.text);
+
+    /* c0..c10 twice over: 2^11 - 1 visits and the world's */
+    tu_rmtree(dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    write_chain(dir, 10, 2);
+    memset(&lim, 0, sizeof lim);
+    lim.visits = 2047;
+    assert_stops(dir, "c0", &lim, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "2048 visits (at most 2047)", 2.0);
+    lim.visits = 2048;
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_pc_resolve_limited(dirs, 1, "c0", &lim, &r, &err), "%s", err.text);
+    assert_matches_cli(dir, "c0", &r);
+
+    /* the clock: n=18 is 2^19 visits, past 50 ms anywhere; stopped soon after */
+    tu_rmtree(dir);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    write_chain(dir, 18, 2);
+    memset(&lim, 0, sizeof lim);
+    lim.visits = 1UL << 40;
+    lim.ms = 50;
+    assert_stops(dir, "c0", &lim, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "longer than 50 ms", 3.0);
+    ctk_pc_result_fini(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* 200 000 Requires entries: libpkgconf's parser alone takes minutes on
+ * them.  Over 64 KiB the file is not read; allowed to be read, its
+ * entries are counted before the parse and refused; and a variable that
+ * holds thousands of entries, used in a few Requires lines of a small
+ * file, is counted as it expands. */
+START_TEST(test_pc_many_requires_are_refused_before_the_parse)
+{
+    char *dir = tu_mkdtemp(), *big;
+    ctk_pc_limits_t lim;
+    ctk_buf_t b;
+
+    free(tu_write(dir, "leaf.pc", "Name: leaf\nDescription: d\nVersion: 1\nCflags: -I/leaf\n"));
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "Name: many\nDescription: d\nVersion: 1\n");
+    for (int i = 0; i < 200000; i++)
+        ctk_buf_puts(&b, "Requires: leaf\n");
+    big = tu_write(dir, "many.pc", b.data);
+    ctk_buf_fini(&b);
+    assert_stops(dir, "many", NULL, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "larger than 65536 bytes", 2.0);
+    memset(&lim, 0, sizeof lim);
+    lim.file_bytes = (size_t)8 << 20;
+    assert_stops(dir, "many", &lim, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "more than 4096 entries", 5.0);
+
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "Name: amp\nDescription: d\nVersion: 1\nx=");
+    for (int i = 0; i < 12000; i++)
+        ctk_buf_puts(&b, "leaf ");
+    ctk_buf_puts(&b, "\n");
+    for (int i = 0; i < 8; i++)
+        ctk_buf_puts(&b, "Requires: ${x}\n");
+    ck_assert_uint_lt(b.len, 65536);
+    free(tu_write(dir, "amp.pc", b.data));
+    ctk_buf_fini(&b);
+    assert_stops(dir, "amp", NULL, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "more than 4096 entries", 2.0);
+
+    /* variables that double each other: 64 KiB each, counted as they grow */
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "Name: bomb\nDescription: d\nVersion: 1\na=");
+    for (int i = 0; i < 20000; i++)
+        ctk_buf_puts(&b, "x");
+    ctk_buf_puts(&b, "\n");
+    for (int i = 0; i < 2000; i++)
+        ctk_buf_printf(&b, "b%d=${a}${a}\n", i);
+    free(tu_write(dir, "bomb.pc", b.data));
+    ctk_buf_fini(&b);
+    assert_stops(dir, "bomb", NULL, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, "expand to more than", 2.0);
+    free(big);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* Requires that lead back: refused with the way around named, and the
+ * packages read are all freed (libpkgconf itself leaks a cycle: the
+ * sanitized build checks this test for leaks) */
+static const struct {
+    const char *a, *b, *c, *says;
+} cycles[] = {
+    {"Requires: b\n", "Requires: a\n", NULL, "a -> b -> a"},
+    {"Requires: a\n", "", NULL, "a -> a"},
+    {"Requires: b\n", "Requires: c\n", "Requires.private: a\n", "a -> b -> c -> a"},
+    {"Requires: b, c\n", "Requires: c\n", "Requires: b >= 1\n", "b -> c -> b"},
+};
+#define N_CYCLES (sizeof cycles / sizeof cycles[0])
+
+START_TEST(test_pc_cycle_is_refused_and_freed)
+{
+    char *dir = tu_mkdtemp(), *text;
+
+    text = tu_str("Name: a\nDescription: d\nVersion: 1\nCflags: -I/a\n%s", cycles[_i].a);
+    free(tu_write(dir, "a.pc", text));
+    text = tu_str("Name: b\nDescription: d\nVersion: 1\nCflags: -I/b\n%s", cycles[_i].b);
+    free(tu_write(dir, "b.pc", text));
+    text = tu_str("Name: c\nDescription: d\nVersion: 1\nCflags: -I/c\n%s", cycles[_i].c ? cycles[_i].c : "");
+    free(tu_write(dir, "c.pc", text));
+    assert_stops(dir, "a", NULL, CTK_PC_STOP_CYCLE, CTK_E_LIMIT, cycles[_i].says, 2.0);
+    tu_free_kept();
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* A FIFO (no writer: an open for reading would wait for ever), a device
+ * and a file of /proc, where a Requires leads, are refused unopened and
+ * named; a FIFO that a Provides scan passes is nobody's answer. */
+START_TEST(test_pc_reads_only_regular_files)
+{
+    char *dir = tu_mkdtemp(), *fifo = tu_str("%s/fifo.pc", dir), *proc = tu_str("%s/proc.pc", dir),
+         *dev = tu_str("%s/dev.pc", dir);
+    ctk_pc_result_t r;
+    ctk_error_t err;
+
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink("/proc/self/status", proc), 0);
+    ck_assert_int_eq(symlink("/dev/zero", dev), 0);
+    free(tu_write(dir, "a.pc", "Name: a\nDescription: d\nVersion: 1\nRequires: fifo\n"));
+    free(tu_write(dir, "b.pc", "Name: b\nDescription: d\nVersion: 1\nRequires: proc\n"));
+    free(tu_write(dir, "c.pc", "Name: c\nDescription: d\nVersion: 1\nRequires: dev\n"));
+    free(tu_write(dir, "d.pc", "Name: d\nDescription: d\nVersion: 1\nRequires: absent\n"));
+    assert_stops(dir, "a", NULL, CTK_PC_STOP_NOT_REGULAR, CTK_E_IO, "fifo.pc is a FIFO, not a regular file", 2.0);
+    assert_stops(dir, fifo, NULL, CTK_PC_STOP_NOT_REGULAR, CTK_E_IO, "a FIFO", 2.0);
+    assert_stops(dir, "b", NULL, CTK_PC_STOP_NOT_REGULAR, CTK_E_IO, "kernel file system", 2.0);
+    assert_stops(dir, "c", NULL, CTK_PC_STOP_NOT_REGULAR, CTK_E_IO, "a character device", 2.0);
+    assert_stops(dir, "d", NULL, CTK_PC_STOP_NONE, CTK_E_IO, "'absent', required by 'd', not found", 2.0);
+    ck_assert_str_eq(ctk_pc_stop_finding(CTK_PC_STOP_NOT_REGULAR), "CTK-READ-001");
+    ck_assert_str_eq(ctk_pc_stop_finding(CTK_PC_STOP_LIMIT), "CTK-PC-005");
+    ck_assert_str_eq(ctk_pc_stop_finding(CTK_PC_STOP_CYCLE), "CTK-PC-006");
+    ck_assert_str_eq(ctk_pc_stop_finding(CTK_PC_STOP_NONE), "CTK-MOD-001");
+    /* the source is the file refused */
+    {
+        const char *dirs[] = {dir};
+
+        ctk_error_init(&err);
+        ctk_pc_result_init(&r);
+        ck_assert(!ctk_pc_resolve(dirs, 1, "a", &r, &err));
+        ck_assert_str_eq(err.source, fifo);
+        ctk_pc_result_fini(&r);
+    }
+    tu_free_kept();
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* What pc.c does in libpkgconf's place (the lookup order, Provides,
+ * Conflicts, -uninstalled.pc, Requires.internal, the builtins) gives
+ * what the CLI gives. */
+START_TEST(test_pc_lookup_matches_cli)
+{
+    char *dir = tu_mkdtemp();
+    ctk_pc_result_t r;
+    ctk_error_t err;
+
+    free(tu_write(dir, "user.pc", "Name: user\nDescription: d\nVersion: 1\nRequires: virt >= 1.5\n"
+                                  "Cflags: -I/user\n"));
+    free(tu_write(dir, "impl.pc", "Name: impl\nDescription: d\nVersion: 3\nProvides: virt = 2\n"
+                                  "Cflags: -I/impl\nLibs: -limpl\n"));
+    free(tu_write(dir, "u.pc", "Name: u\nDescription: d\nVersion: 1\nCflags: -I/installed\n"));
+    free(tu_write(dir, "u-uninstalled.pc", "Name: u\nDescription: d\nVersion: 1\nCflags: -I/uninstalled\n"));
+    free(tu_write(dir, "int.pc", "Name: int\nDescription: d\nVersion: 1\nRequires.internal: u\n"
+                                 "Requires.private: impl\nCflags: -I/int\n"));
+    free(tu_write(dir, "x.pc", "Name: x\nDescription: d\nVersion: 1\nRequires: y\nConflicts: y >= 2\n"));
+    free(tu_write(dir, "y.pc", "Name: y\nDescription: d\nVersion: 2\n"));
+    free(tu_write(dir, "z.pc", "Name: z\nDescription: d\nVersion: 1\nRequires: y\nConflicts: y < 2\n"
+                               "Libs: -lz\n"));
+    free(tu_write(dir, "b.pc", "Name: b\nDescription: d\nVersion: 1\nRequires: pkg-config, y\n"));
+    ctk_pc_result_init(&r);
+    for (const char *const *p = (const char *const[]){"user", "u", "int", "z", "b", "pkg-config", "user u z", NULL};
+         *p; p++) {
+        ctk_error_init(&err);
+        ck_assert_msg(resolve1(dir, *p, &r, &err), "%s: %s", *p, err.text);
+        assert_matches_cli(dir, *p, &r);
+    }
+    ck_assert(ctk_strlist_contains(&r.cflags, "-I/uninstalled"));
+    ctk_error_init(&err);
+    ck_assert(!resolve1(dir, "x", &r, &err));
+    ck_assert_int_eq(err.code, CTK_E_VERSION);
+    ck_assert_msg(strstr(err.text, "conflicts with 'x'") && strstr(err.text, "y >= 2"), "%s", err.text);
+    assert_cli_fails(dir, "x");
+    free(tu_write(dir, "user2.pc", "Name: user2\nDescription: d\nVersion: 1\nRequires: virt >= 5\n"));
+    ctk_error_init(&err);
+    ck_assert(!resolve1(dir, "user2", &r, &err));
+    ck_assert_int_eq(err.code, CTK_E_IO);
+    assert_cli_fails(dir, "user2");
+    ctk_pc_result_fini(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* SIGINT (caught as proc.c catches it) stops a resolution at once */
+START_TEST(test_pc_interrupt_stops_resolution)
+{
+    char *dir = tu_mkdtemp();
+
+    write_chain(dir, 3, 1);
+    ck_assert(ctk_proc_catch_interrupts(NULL));
+    ck_assert_int_eq(raise(SIGINT), 0);
+    ck_assert_int_eq(ctk_proc_interrupted(), SIGINT);
+    assert_stops(dir, "c0", NULL, CTK_PC_STOP_INTERRUPTED, CTK_E_ENV, "interrupted by SIGINT", 2.0);
+    ctk_proc_release_interrupts();
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pc");
@@ -702,6 +1075,15 @@ int main(void)
     tcase_add_test(tc, test_pc_reports_broken_required_pc_not_missing);
     tcase_add_test(tc, test_pc_rejects_empty_package_list);
     tcase_add_test(tc, test_pc_result_fini_accepts_null_and_repeats);
+    tcase_add_test(tc, test_pc_diamond_is_refused_in_linear_time);
+    tcase_add_test(tc, test_pc_small_diamond_matches_cli);
+    tcase_add_test(tc, test_pc_large_graph_matches_cli);
+    tcase_add_test(tc, test_pc_bounds_stop_resolution);
+    tcase_add_test(tc, test_pc_many_requires_are_refused_before_the_parse);
+    tcase_add_loop_test(tc, test_pc_cycle_is_refused_and_freed, 0, N_CYCLES);
+    tcase_add_test(tc, test_pc_reads_only_regular_files);
+    tcase_add_test(tc, test_pc_lookup_matches_cli);
+    tcase_add_test(tc, test_pc_interrupt_stops_resolution);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
