@@ -370,6 +370,8 @@ static bool error_is_forbidden(const char *text)
 typedef struct {
     char *name;
     char *value;   /* raw, unexpanded */
+    char *expanded; /* pc_expand()'s answer for a variable, once asked */
+    bool busy;     /* being expanded: a reference back to it is empty */
     int line;
     bool is_var;   /* name=value; else a field (Name: value) */
 } pcline_t;
@@ -384,6 +386,7 @@ static void pcfile_fini(pcfile_t *p)
     for (size_t i = 0; i < p->len; i++) {
         free(p->items[i].name);
         free(p->items[i].value);
+        free(p->items[i].expanded);
     }
     free(p->items);
     memset(p, 0, sizeof *p);
@@ -428,6 +431,8 @@ static bool pcfile_parse(const char *text, pcfile_t *out, ctk_error_t *err)
             if ((hash = strchr(v, '#')))
                 *hash = '\0';
             items[out->len].value = v;
+            items[out->len].expanded = NULL;
+            items[out->len].busy = false;
             items[out->len].line = line;
             items[out->len].is_var = is_var;
             if (!(items[out->len].name = ctk_strndup(name, nn, err))) {
@@ -441,42 +446,84 @@ static bool pcfile_parse(const char *text, pcfile_t *out, ctk_error_t *err)
     return true;
 }
 
-/* Does value reference ${name}? */
-static bool references(const char *value, const char *name)
+/* Mark used every variable named name (all its definitions) not marked
+ * yet, and queue it. */
+static void mark_used(const pcfile_t *pc, const size_t *by_name, size_t n_vars, const char *name, size_t n,
+                      bool *used, size_t *queue, size_t *q_len)
 {
-    size_t n = strlen(name);
+    size_t lo = 0, hi = n_vars;
 
-    for (const char *p = value; (p = strstr(p, "${")); p += 2)
-        if (strncmp(p + 2, name, n) == 0 && p[2 + n] == '}')
-            return true;
-    return false;
+    /* by_name: the variables' indices sorted by name; find the first of name */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *m = pc->items[by_name[mid]].name;
+        int c = strncmp(m, name, n);
+
+        if (c < 0 || (c == 0 && strlen(m) < n))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n_vars; lo++) {
+        size_t v = by_name[lo];
+
+        if (strlen(pc->items[v].name) != n || strncmp(pc->items[v].name, name, n) != 0)
+            break;
+        if (!used[v]) {
+            used[v] = true;
+            queue[(*q_len)++] = v;
+        }
+    }
 }
 
+/* Every "${name}" in value, marked used. */
+static void mark_refs(const pcfile_t *pc, const size_t *by_name, size_t n_vars, const char *value, bool *used,
+                      size_t *queue, size_t *q_len)
+{
+    for (const char *p = value; (p = strstr(p, "${")); p += 2) {
+        const char *close = strchr(p + 2, '}');
+
+        if (!close)
+            break;
+        mark_used(pc, by_name, n_vars, p + 2, (size_t)(close - p - 2), used, queue, q_len);
+    }
+}
+
+static const pcfile_t *sort_pc; /* qsort's context: the one file sorted at a time */
+
+static int cmp_var_name(const void *a, const void *b)
+{
+    return strcmp(sort_pc->items[*(const size_t *)a].name, sort_pc->items[*(const size_t *)b].name);
+}
+
+/* Used: referenced by a field, or by a used variable.  Each value's
+ * references are read once and followed from the fields (a worklist), so
+ * the cost is the file's size, whatever the order of its variables. */
 bool ctk_lint_pc_unused(const char *text, ctk_strlist_t *names, int *lines, ctk_error_t *err)
 {
     pcfile_t pc;
-    bool *used = NULL, changed = true, ok = false;
-    size_t i, j, n_out = 0;
+    bool *used = NULL, ok = false;
+    size_t *by_name = NULL, *queue = NULL, n_vars = 0, q_len = 0, i, n_out = 0;
 
     if (!pcfile_parse(text, &pc, err))
         goto out;
-    if (pc.len && !(used = calloc(pc.len, sizeof *used))) {
+    if (pc.len && (!(used = calloc(pc.len, sizeof *used)) || !(by_name = calloc(pc.len, sizeof *by_name)) ||
+                   !(queue = calloc(pc.len, sizeof *queue)))) {
         ctk_error_nomem(err);
         goto out;
     }
-    /* used: referenced by a field, or by a used variable (to a fixed point) */
     for (i = 0; i < pc.len; i++)
         if (pc.items[i].is_var)
-            for (j = 0; j < pc.len && !used[i]; j++)
-                used[i] = !pc.items[j].is_var && references(pc.items[j].value, pc.items[i].name);
-    while (changed) {
-        changed = false;
-        for (i = 0; i < pc.len; i++)
-            if (pc.items[i].is_var && !used[i])
-                for (j = 0; j < pc.len && !used[i]; j++)
-                    if (used[j] && pc.items[j].is_var && references(pc.items[j].value, pc.items[i].name))
-                        used[i] = changed = true;
-    }
+            by_name[n_vars++] = i;
+    sort_pc = &pc;
+    if (n_vars > 1)
+        qsort(by_name, n_vars, sizeof *by_name, cmp_var_name);
+    sort_pc = NULL;
+    for (i = 0; i < pc.len; i++)
+        if (!pc.items[i].is_var)
+            mark_refs(&pc, by_name, n_vars, pc.items[i].value, used, queue, &q_len);
+    for (i = 0; i < q_len; i++)
+        mark_refs(&pc, by_name, n_vars, pc.items[queue[i]].value, used, queue, &q_len);
     for (i = 0; i < pc.len; i++) {
         const char *nm = pc.items[i].name;
 
@@ -489,41 +536,56 @@ bool ctk_lint_pc_unused(const char *text, ctk_strlist_t *names, int *lines, ctk_
     }
     ok = true;
 out:
+    free(queue);
+    free(by_name);
     free(used);
     pcfile_fini(&pc);
     return ok;
 }
 
-/* ${var} expanded against the file's variables (and pcfiledir); caller frees. */
-static char *pc_expand(const pcfile_t *pc, const char *value, const char *pcfiledir, int depth,
-                       ctk_error_t *err)
+/* value with its ${var} expanded against the file's variables (and
+ * pcfiledir, as given); caller frees.
+ * Each variable is expanded once and its answer kept: a file of
+ * variables that each name the next a thousand times would otherwise
+ * cost a thousand to the power of their nesting.  A reference back to a
+ * variable being expanded, or nested more than PC_EXPAND_DEPTH deep, is
+ * empty; an answer stops at PC_EXPAND_MAX bytes, as libpkgconf's
+ * (PKGCONF_BUFSIZE). */
+#define PC_EXPAND_DEPTH 64
+#define PC_EXPAND_MAX 65535
+
+static char *pc_expand(pcfile_t *pc, const char *value, const char *pcfiledir, int depth, ctk_error_t *err)
 {
     ctk_buf_t b;
     const char *p = value;
 
     ctk_buf_init(&b);
-    while (*p) {
+    while (*p && b.len < PC_EXPAND_MAX) {
         const char *close;
 
-        if (p[0] == '$' && p[1] == '{' && (close = strchr(p + 2, '}')) && depth < 16) {
+        if (p[0] == '$' && p[1] == '{' && (close = strchr(p + 2, '}'))) {
             size_t n = (size_t)(close - p - 2);
             const char *v = NULL;
+            pcline_t *var = NULL;
 
             if (n == 9 && strncmp(p + 2, "pcfiledir", 9) == 0)
                 v = pcfiledir;
-            for (size_t i = 0; !v && i < pc->len; i++)
+            for (size_t i = 0; !v && !var && i < pc->len; i++)
                 if (pc->items[i].is_var && strlen(pc->items[i].name) == n && strncmp(pc->items[i].name, p + 2, n) == 0)
-                    v = pc->items[i].value;
-            if (v) {
-                char *x = v == pcfiledir ? ctk_strdup(v, err) : pc_expand(pc, v, pcfiledir, depth + 1, err);
-
-                if (!x) {
+                    var = &pc->items[i];
+            if (var && !var->expanded && !var->busy && depth < PC_EXPAND_DEPTH) {
+                var->busy = true;
+                var->expanded = pc_expand(pc, var->value, pcfiledir, depth + 1, err);
+                var->busy = false;
+                if (!var->expanded) {
                     ctk_buf_fini(&b);
                     return NULL;
                 }
-                ctk_buf_puts(&b, x);
-                free(x);
             }
+            if (var)
+                v = var->expanded;
+            if (v)
+                ctk_buf_append(&b, v, strnlen(v, PC_EXPAND_MAX - b.len));
             p = close + 1;
             continue;
         }

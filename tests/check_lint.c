@@ -338,6 +338,59 @@ START_TEST(test_lint_reads_only_regular_files)
 }
 END_TEST
 
+/* What lint reads in a .pc itself costs the file's size: a chain of
+ * variables, each used only by the one after it in the file, is followed
+ * in one pass (a pass per variable, each over every pair, before); variables that each name
+ * the next hundreds of times (a thousand to the power of their nesting,
+ * expanded naively) are expanded once each. */
+START_TEST(test_lint_pc_text_costs_its_size)
+{
+    char *dir = tu_mkdtemp(), *path;
+    const char *paths[1];
+    ctk_strlist_t names;
+    ctk_lint_report_t rep;
+    ctk_lint_opts_t o = {0};
+    ctk_error_t err;
+    ctk_buf_t b;
+    int lines[64];
+    time_t t0 = time(NULL);
+
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "Name: chain\nDescription: d\nVersion: 1\nCflags: -I${v0}\n");
+    for (int i = 2999; i >= 0; i--)
+        ctk_buf_printf(&b, "v%d=${v%d}\n", i, i + 1);
+    ctk_buf_puts(&b, "v3000=/x\nunused=1\n");
+    ctk_strlist_init(&names);
+    ck_assert(ctk_lint_pc_unused(b.data, &names, lines, NULL));
+    ck_assert_uint_eq(names.len, 1);
+    ck_assert_str_eq(names.items[0], "unused");
+    ctk_strlist_fini(&names);
+    ctk_buf_fini(&b);
+
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "Name: wide\nDescription: d\nVersion: 1\n");
+    for (int i = 0; i < 15; i++) {
+        ctk_buf_printf(&b, "prefix%d=", i);
+        for (int k = 0; k < 300; k++)
+            ctk_buf_printf(&b, "${prefix%d}", i + 1);
+        ctk_buf_puts(&b, "\n");
+    }
+    ctk_buf_puts(&b, "prefix15=\nprefix=${prefix0}\nCflags: -I${prefix}/include\n");
+    path = tu_write(dir, "wide.pc", b.data);
+    ctk_buf_fini(&b);
+    paths[0] = path;
+    ctk_error_init(&err);
+    ctk_lint_report_init(&rep);
+    ck_assert_msg(ctk_lint(paths, 1, &o, &rep, &err), "%s", err.text);
+    ck_assert_uint_eq(rep.n_files, 1);
+    ck_assert_int_le(time(NULL) - t0, 5);
+    ctk_lint_report_fini(&rep);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lint");
@@ -358,6 +411,7 @@ int main(void)
                         "not run, not counted\n");
     tcase_add_test(tc, test_lint_missing_path_is_bad_input);
     tcase_add_test(tc, test_lint_reads_only_regular_files);
+    tcase_add_test(tc, test_lint_pc_text_costs_its_size);
     tcase_add_test(tc, test_lint_explicit_modulecmd_that_names_nothing_is_an_environment_error);
     suite_add_tcase(s, tc);
     return tu_run(s);
