@@ -26,10 +26,11 @@ enum { MAIN = 1, GEN = 2, VAL = 4, SCAN = 8, LINT = 16 };
 /* One table for every --help and the man page's EXIT STATUS (keep them
  * equal): a command lists only what it can return.  Statuses follow
  * ctk_error_exit_code(); 128+N is for the commands that handle SIGINT,
- * SIGTERM and SIGHUP: validate and lint catch them while their child
- * processes run (ctk_proc_*), stop those, clean up and re-raise; generate
- * holds them while it replaces files (write.c) and, with --validate,
- * does what validate does. */
+ * SIGTERM and SIGHUP: validate and lint catch them for as long as they
+ * run (ctk_proc_*: child processes, file reads, .pc resolution and Lua
+ * evaluation all stop), clean up and re-raise; generate holds them while
+ * it replaces files (write.c) and, with --validate, does what validate
+ * does. */
 static const struct {
     const char *status;
     unsigned who;
@@ -69,8 +70,10 @@ static const struct {
                      "and remove their temp dirs" },
     { "128+N", GEN, "stopped by signal N (130 for SIGINT), after the files being replaced "
                     "are whole; --validate also stops its probes and removes their temp dirs" },
-    { "128+N", VAL, "stopped by signal N (130 for SIGINT), probes stopped and temp dirs removed" },
-    { "128+N", LINT, "stopped by signal N (130 for SIGINT), module loads and nvcc stopped and "
+    { "128+N", VAL, "stopped by signal N (130 for SIGINT) wherever it was (a probe, a .pc "
+                    "resolution, a Lua evaluation), probes stopped and temp dirs removed" },
+    { "128+N", LINT, "stopped by signal N (130 for SIGINT) wherever it was (the walk, a .pc "
+                     "resolution, a Lua evaluation, a module load or nvcc), children stopped and "
                      "lint's temp dir removed" },
 };
 

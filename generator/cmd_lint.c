@@ -4,8 +4,9 @@
  * Parses options, hands the paths to lint.c, prints one block per file
  * (or --json) on stdout.  Exit 1 when any error-level finding, so lint can
  * gate a deployment; 3 when a path does not exist or cannot be read.
- * SIGINT, SIGTERM and SIGHUP while lint runs Environment Modules or nvcc
- * stop those, remove lint's temp dir and kill ctkgen with the same signal
+ * SIGINT, SIGTERM and SIGHUP, wherever lint is (its walk, a .pc
+ * resolution, a Lua evaluation, Environment Modules or nvcc running),
+ * stop it, remove lint's temp dir and kill ctkgen with the same signal
  * (exit status 128 + its number), as validate does (cmd_validate.c).
  */
 #include <ctkconf.h>
@@ -65,10 +66,13 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "the file is checked against it.  Lint runs no program another user can\n"
     "change (the toolkit's nvcc, tclsh, modulecmd.tcl: owned by root or you,\n"
     "writable by no group or others, up to /); a check that needed one does not\n"
-    "run and is reported as CTK-TRUST-001.  Findings carry a stable code\n"
-    "(diagnostics.md); exit 1 when any is an error, so lint can gate a\n"
-    "deployment.  An interrupt (SIGINT, SIGTERM, SIGHUP) stops what lint runs\n"
-    "and ends it by that signal (exit status 128+N: 130 for SIGINT).\n",
+    "run and is reported as CTK-TRUST-001.  Only regular files are read: a\n"
+    "FIFO, a device, or a link met in a walk that leads to one or into /proc or\n"
+    "/sys, is a finding (CTK-READ-001), and .pc resolution is bounded\n"
+    "(CTK-PC-005).  Findings carry a stable code (diagnostics.md); exit 1 when\n"
+    "any is an error, so lint can gate a deployment.  An interrupt (SIGINT,\n"
+    "SIGTERM, SIGHUP) stops lint wherever it is and ends it by that signal\n"
+    "(exit status 128+N: 130 for SIGINT).\n",
     lint_opts,
     lint_docs,
 };

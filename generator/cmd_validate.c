@@ -8,12 +8,14 @@
  * when any artifact failed; a skip is not a failure unless
  * --require-launch made it one.
  *
- * SIGINT, SIGTERM and SIGHUP are caught only while probes run (here, for
+ * SIGINT, SIGTERM and SIGHUP are caught while validation runs (here, for
  * validate and generate --validate alike; generate's own writing keeps its
- * signals blocked instead).  An interrupt stops the running probes, removes
- * the temp dirs, says so on stderr, and ctkgen then dies of the same
- * signal: the shell sees 128 + its number (130 for SIGINT), and a script
- * that ran ctkgen stops too, as it would for any interrupted command.
+ * signals blocked instead; before, their default action ends ctkgen, which
+ * has nothing to clean up yet).  An interrupt stops the running probes, a
+ * .pc resolution or a Lua evaluation in progress, removes the temp dirs,
+ * says so on stderr, and ctkgen then dies of the same signal: the shell
+ * sees 128 + its number (130 for SIGINT), and a script that ran ctkgen
+ * stops too, as it would for any interrupted command.
  */
 #include <ctkconf.h>
 
@@ -102,8 +104,9 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "anything failed.  The output lock is held shared, as generate --check\n"
     "holds it, so a generate run never changes the tree while it is read;\n"
     "nothing in DIR is read through a symlink (CTK-MOD-006).  SIGINT, SIGTERM\n"
-    "or SIGHUP stops the probes and removes their temp dirs; ctkgen then ends by\n"
-    "that signal (exit status 128+N: 130 for SIGINT).\n",
+    "or SIGHUP stops validate wherever it is (a probe, a .pc resolution, a Lua\n"
+    "evaluation) and removes its temp dirs; ctkgen then ends by that signal\n"
+    "(exit status 128+N: 130 for SIGINT).\n",
     validate_opts,
     validate_docs,
 };

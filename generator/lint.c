@@ -1761,6 +1761,12 @@ static bool lint_file(lctx_t *c, const char *path, bool from_walk)
     case CTK_LINT_PC: ok = lint_pc(c, f, text); break;
     case CTK_LINT_OTHER: break;
     }
+    /* a signal stops a Lua run or a resolution short of its answer: what
+     * it left is no finding, and lint unwinds */
+    if (ok && ctk_proc_interrupted()) {
+        ctk_error_set(c->err, CTK_E_ENV, path, 0, 0, "not linted: interrupted");
+        ok = false;
+    }
     count_findings(c, f);
 out:
     free(text);
@@ -1816,11 +1822,17 @@ static bool walk(lctx_t *c, const char *dir, int depth)
         ctk_error_set(c->err, CTK_E_CONFIG, dir, 0, 0, "cannot read the directory: %s", strerror(errno));
         return false;
     }
-    while ((e = readdir(d)))
+    while ((e = readdir(d))) {
+        if ((names.len & 1023) == 1023 && ctk_proc_interrupted()) {
+            closedir(d);
+            ctk_error_set(c->err, CTK_E_ENV, dir, 0, 0, "not walked: interrupted");
+            goto out;
+        }
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !ctk_strlist_push(&names, e->d_name, c->err)) {
             closedir(d);
             goto out;
         }
+    }
     closedir(d);
     if (names.len)
         qsort(names.items, names.len, sizeof *names.items, cmp_str);
@@ -1831,6 +1843,13 @@ static bool walk(lctx_t *c, const char *dir, int depth)
 
         if (!p)
             goto out;
+        if (ctk_proc_interrupted()) {
+            /* before each entry, whatever it is: a tree of empty
+             * directories is a long walk too */
+            ctk_error_set(c->err, CTK_E_ENV, p, 0, 0, "not walked: interrupted");
+            free(p);
+            goto out;
+        }
         if (lstat(p, &st) != 0) {
             ctk_error_set(c->err, CTK_E_IO, p, 0, 0, "cannot stat: %s", strerror(errno));
             free(p);

@@ -10,15 +10,17 @@
  * chunk can reach is metered by what it is given and what it does
  * (lpattern.c counts each matching step), and every 32 bytes allocated
  * cost a step.  What no meter sees (a comparison of two long strings is one
- * instruction) is caught by a CPU time limit, checked at each hook.  Once a
- * limit is hit the state is poisoned: the sandbox's pcall re-raises, so a
- * chunk cannot swallow the error and carry on.  Errors raised by host
+ * instruction) is caught by a CPU time limit, checked at each hook.  A
+ * signal the command caught (SIGINT and friends, proc.h) is seen at the
+ * same points.  Once a limit is hit the state is poisoned: the sandbox's
+ * pcall re-raises, so a chunk cannot swallow the error and carry on.  Errors raised by host
  * functions (ctk_lua_run) are fatal in the same way.
  */
 #include <ctkconf.h>
 
 #include "luahost.h"
 #include "lpattern.h"
+#include "proc.h"
 #include "quote.h"
 #include "util.h"
 
@@ -184,8 +186,9 @@ typedef struct {
     unsigned long instr, instr_limit;
     unsigned long time_limit_ms;
     struct timespec wall0, cpu0; /* when the run started */
-    bool poisoned;       /* a limit was hit, or memory ran out */
+    bool poisoned;       /* a limit was hit, memory ran out, or a signal came */
     const char *poison;  /* why */
+    int interrupted;     /* the signal caught (proc.h) that stopped the run: CTK_E_ENV */
     bool nomem;          /* the system allocator failed under the cap: CTK_E_NOMEM */
     ctk_buf_t out;       /* what emit() produced */
     ctk_error_t qerr;    /* a quoting failure, reported as itself */
@@ -244,11 +247,28 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
  * caller, or at the next hook: the allocator must not raise). */
 static void charge_steps(host_t *h, unsigned long steps)
 {
+    int sig;
+
     h->instr = steps > ULONG_MAX - h->instr ? ULONG_MAX : h->instr + steps;
     if (h->instr > h->instr_limit && !h->poisoned) {
         h->poisoned = true;
         h->poison = "instruction budget exhausted";
     }
+    /* SIGINT, SIGTERM or SIGHUP caught by the command (proc.h): the run
+     * stops at the next hook or metered call, as at a limit, and is told
+     * as an interrupt */
+    if (!h->poisoned && (sig = ctk_proc_interrupted()) != 0) {
+        h->poisoned = true;
+        h->poison = "interrupted";
+        h->interrupted = sig;
+    }
+}
+
+static void set_interrupted(ctk_error_t *err, const char *chunkname, int sig)
+{
+    char name[32];
+
+    ctk_error_set(err, CTK_E_ENV, chunkname, 0, 0, "interrupted by %s", ctk_proc_signal_name(sig, name, sizeof name));
 }
 
 /* Count n bytes the run keeps outside Lua's allocator (output, host
@@ -1005,6 +1025,8 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
     if (!L) {
         if (h->nomem || !h->poisoned)
             ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else if (h->interrupted)
+            set_interrupted(err, chunkname, h->interrupted);
         else
             ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while creating the sandbox",
                           h->poison);
@@ -1018,6 +1040,8 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
 
         if (h->nomem)
             ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else if (h->interrupted)
+            set_interrupted(err, chunkname, h->interrupted);
         else if (h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while preparing the sandbox", h->poison);
         else
@@ -1034,6 +1058,8 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
 
         if (h->nomem)
             ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else if (h->interrupted)
+            set_interrupted(err, chunkname, h->interrupted);
         else if (status == LUA_ERRMEM || h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while loading", h->poison ? h->poison : "out of memory");
         else
@@ -1053,6 +1079,8 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
             msg = "error object is not a string";
         if (h->nomem)
             ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        else if (h->interrupted)
+            set_interrupted(err, chunkname, h->interrupted);
         else if (h->poisoned)
             ctk_error_set(err, CTK_E_LIMIT, chunkname, chunk_line(msg, chunkname, h->where_line),
                           0, "%s (limits: %zu bytes, %lu instructions, %lu ms)", h->poison,
@@ -1133,6 +1161,8 @@ bool ctk_lua_check_syntax(const char *chunkname, const char *src, size_t len, ct
             ctk_error_nomem(err);
     } else if (h.nomem) {
         ctk_error_nomem(err);
+    } else if (h.interrupted) {
+        set_interrupted(err, chunkname, h.interrupted);
     } else if (status == LUA_ERRMEM || h.poisoned) {
         ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while compiling",
                       h.poison ? h.poison : "out of memory");

@@ -31,7 +31,9 @@ bool ctk_lval_push(ctk_lval_t *list, ctk_lval_t *v);
 bool ctk_lval_set(ctk_lval_t *map, const char *key, ctk_lval_t *v);
 void ctk_lval_free(ctk_lval_t *v);
 
-/* A run stops (CTK_E_LIMIT) at the first limit it passes.  Budget steps
+/* A run stops (CTK_E_LIMIT) at the first limit it passes, and (CTK_E_ENV,
+ * "interrupted by SIGINT") at the first hook or metered call after a
+ * signal caught by the command (proc.h: ctk_proc_interrupted()).  Budget steps
  * are VM instructions plus the work done in C for the chunk, in the same
  * units: library calls by what they are given and do, pattern matching by
  * its steps, allocation by its bytes (32 a step), host functions by their

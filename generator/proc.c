@@ -318,7 +318,11 @@ bool ctk_proc_catch_interrupts(ctk_error_t *err)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
     sigfillset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART; /* poll() is never restarted; the pipe wakes the others */
+    /* No SA_RESTART: a call that blocks returns EINTR, so no read or open
+     * can outwait the signal; poll() is woken through the pipe, and the
+     * long loops (lint's walk, .pc resolution, the Lua hook) ask
+     * ctk_proc_interrupted() */
+    sa.sa_flags = 0;
     for (i = 0; i < N_INTR; i++) {
         intr_replaced[i] = false;
         if (sigaction(intr_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)

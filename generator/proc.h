@@ -50,10 +50,15 @@
  *
  * Interrupts.  A command that runs children calls
  * ctk_proc_catch_interrupts() before it makes its temp dirs.  From then on
- * SIGINT, SIGTERM and SIGHUP only set a flag and wake every ctk_proc_run()
- * in every thread: each sends its child's group SIGTERM (and SIGCONT, for
- * a stopped child), SIGKILL after a grace of one second, reaps the child
- * and returns false; later calls start nothing.  The caller unwinds as for
+ * SIGINT, SIGTERM and SIGHUP only set a flag (no SA_RESTART: a blocking
+ * call they hit returns EINTR) and wake every ctk_proc_run() in every
+ * thread: each sends its child's group SIGTERM (and SIGCONT, for a
+ * stopped child), SIGKILL after a grace of one second, reaps the child
+ * and returns false; later calls start nothing.  The work done in
+ * process asks the flag too: lint's walk before each entry, .pc
+ * resolution (pc.c) before each file and at each visit, a Lua run
+ * (luahost.c) at each hook and metered call; each then fails with
+ * CTK_E_ENV.  The caller unwinds as for
  * any error (temp dirs removed), then calls ctk_proc_release_interrupts()
  * and ctk_proc_reraise(), so ctkgen dies of the signal it got and the
  * shell sees 128 + its number (130 for SIGINT).  A signal that was ignored

@@ -665,7 +665,8 @@ static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
     ctk_error_init(&e);
     ev = ctk_modeval_lua(a->file, src, len, j->full_name, &j->c->base.kv, &e);
     if (!ev) {
-        if (e.code == CTK_E_NOMEM) {
+        /* an interrupt stops the evaluation (luahost.c): no finding, unwind */
+        if (e.code == CTK_E_NOMEM || ctk_proc_interrupted()) {
             *j->err = e;
             ok = false;
         } else {
