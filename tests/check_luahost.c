@@ -92,7 +92,7 @@ END_TEST
 
 START_TEST(test_luahost_instruction_budget_stops_loops)
 {
-    ctk_lua_limits_t lim = { 0, 1000000 };
+    ctk_lua_limits_t lim = { .mem_limit = 0, .instr_limit = 1000000 };
     ctk_error_t err;
 
     ck_assert_ptr_null(run("while true do end", NULL, &lim, &err));
@@ -190,7 +190,7 @@ END_TEST
 
 START_TEST(test_luahost_memory_cap_stops_bombs)
 {
-    ctk_lua_limits_t lim = { 4u << 20, 0 };
+    ctk_lua_limits_t lim = { .mem_limit = 4u << 20, .instr_limit = 0 };
     ctk_error_t err;
 
     ck_assert_ptr_null(run("local s = string.rep('x', 64 * 1024 * 1024) emit(#s)", NULL, &lim, &err));
@@ -305,8 +305,8 @@ static ctk_lval_t *sweep_data(void)
 
 START_TEST(test_luahost_memory_cap_is_a_limit_not_nomem)
 {
-    ctk_lua_limits_t lim = { 4u << 20, 0 };
-    ctk_lua_limits_t tiny = { 2048, 0 };
+    ctk_lua_limits_t lim = { .mem_limit = 4u << 20, .instr_limit = 0 };
+    ctk_lua_limits_t tiny = { .mem_limit = 2048, .instr_limit = 0 };
     ctk_lval_t *d = sweep_data();
     ctk_error_t err;
     char *out;
@@ -340,7 +340,7 @@ static ctk_lval_t *sweep_tree;
 
 static void *op_render(ctk_error_t *err)
 {
-    ctk_lua_limits_t lim = { 4u << 20, 0 };
+    ctk_lua_limits_t lim = { .mem_limit = 4u << 20, .instr_limit = 0 };
     size_t len;
 
     return ctk_lua_render("sweep.lua", sweep_chunk, strlen(sweep_chunk), sweep_tree, &lim, &len,
