@@ -4,6 +4,9 @@
 #
 # Debian packages come from apt; Environment Modules conflicts with Lmod as a
 # package, so it is unpacked privately under .deps-local/ with dpkg -x.
+# CTK_DEPS_EXTRA names more packages to install with them.  Not root and no
+# sudo: it installs nothing, prints the apt-get line to run as root and,
+# when something is missing, exits 1.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -12,7 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # and ps, which see processes left behind
 pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
       libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang
-      libclang-rt-dev valgrind procps"
+      libclang-rt-dev valgrind procps ${CTK_DEPS_EXTRA:-}"
 missing=
 for p in $pkgs; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||

@@ -52,6 +52,22 @@ check "  and says what to do" sh -c "printf '%s' '$out' | grep -q -- '--without-
 rc=0; CTK_TEST_CUDA= CTK_TEST_CUDA_SKIP_OK=yes sh -c ". '$top_srcdir/tests/lib.sh'; need_cuda; echo ran" >/dev/null || rc=$?
 check "configured --without-cuda: it skips (exit $rc)" [ "$rc" -eq 77 ]
 
+# ---- deps.sh without root or sudo ----------------------------------------------------------
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && ! command -v sudo >/dev/null 2>&1 &&
+    ! dpkg-query -W -f='${Status}' hello 2>/dev/null | grep -q '^install ok installed'; then
+    D=$T/deps
+    mkdir -p "$D/build-aux" && cp "$top_srcdir/build-aux/deps.sh" "$D/build-aux/" && chmod -R a+rX "$T"
+    rc=0
+    setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin HOME=/ CTK_DEPS_EXTRA=hello \
+        sh "$D/build-aux/deps.sh" > "$T/deps.out" 2>&1 || rc=$?
+    check "deps.sh as a user without sudo, a package missing: exit 1 (exit $rc)" [ "$rc" -eq 1 ]
+    check "  and the one line to run as root names it" \
+        grep -q 'apt-get update && apt-get install -y --no-install-recommends.* hello' "$T/deps.out"
+    check "  and it never tried sudo or apt-get itself" lacks -E 'sudo: not found|Permission denied|E: ' "$T/deps.out"
+else
+    echo "SKIP: deps.sh without root: needs root, setpriv, no sudo and Debian's 'hello' not installed: not run"
+fi
+
 # ---- the fixtures' copy -------------------------------------------------------------------
 S=$T/src
 mkdir -p "$S/lib" "$S/include"
