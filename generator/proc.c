@@ -893,7 +893,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     const char *const *envp = spec->envp ? spec->envp : no_env;
     const char *prog, *path_var = NULL;
     char *found = NULL;
-    int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1, rc, status, why = 0;
+    int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1, rc, status, why = 0, step = 0;
     bool ok = false, registered = false, setup_failed = false;
     stream_t s[2];
     pid_t pid = -1;
@@ -951,19 +951,20 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
     }
 
     pthread_rwlock_rdlock(&spawn_lock);
-    if (spec->run_as) {
-        int step = 0;
-
+    if (spec->run_as)
         rc = spawn_fork(spec, prog, envp, outp[1], errp[1], &pid, &step);
-        if (rc == 0) {
-            kids_add(pid);
-            registered = true;
-        }
-        pthread_rwlock_unlock(&spawn_lock);
-        close_fd(&outp[1]);
-        close_fd(&errp[1]);
-        if (rc != 0) {
-            pid = -1;
+    else
+        rc = spawn_posix(spec, prog, envp, outp[1], errp[1], &pid, &setup_failed);
+    if (rc == 0) {
+        kids_add(pid);
+        registered = true;
+    }
+    pthread_rwlock_unlock(&spawn_lock);
+    close_fd(&outp[1]);
+    close_fd(&errp[1]);
+    if (rc != 0) {
+        pid = -1;
+        if (spec->run_as) {
             if (step == STEP_EXEC || step == STEP_CWD) {
                 r->spawn_errno = rc; /* as posix_spawn reports them */
                 goto done;
@@ -976,30 +977,17 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
                               spec->argv[0], strerror(rc));
             goto out;
         }
-    } else {
-        rc = spawn_posix(spec, prog, envp, outp[1], errp[1], &pid, &setup_failed);
-        if (rc == 0) {
-            kids_add(pid);
-            registered = true;
+        if (setup_failed) {
+            ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
+                          "cannot set up process spawning: %s", strerror(rc));
+            goto out;
         }
-        pthread_rwlock_unlock(&spawn_lock);
-        close_fd(&outp[1]);
-        close_fd(&errp[1]);
-        if (rc != 0) {
-            pid = -1;
-            if (setup_failed) {
-                ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
-                              "cannot set up process spawning: %s", strerror(rc));
-                goto out;
-            }
-            if (spawn_machinery_errno(rc)) {
-                ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s", spec->argv[0],
-                              strerror(rc));
-                goto out;
-            }
-            r->spawn_errno = rc;
-            goto done;
+        if (spawn_machinery_errno(rc)) {
+            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s", spec->argv[0], strerror(rc));
+            goto out;
         }
+        r->spawn_errno = rc;
+        goto done;
     }
     /* both spawns return after the exec, so the session and group exist now */
     pidfd = open_pidfd(pid);
