@@ -63,6 +63,37 @@ typedef struct {
     ctk_pos_t pos[CTK_F__COUNT]; /* position of each field's value */
 } ctk_sdk_conf_t;
 
+/* One entry of "validation": {"partitions": [...]}: a Slurm partition to
+ * launch the probes on, given as a name or as an object. */
+typedef struct {
+    char *name;           /* required: the partition, or "all-gpu" (every
+                           * partition whose nodes advertise gpu GRES) */
+    char *gres;           /* --gres for the job; NULL: "gpu:1" */
+    char *account;        /* --account, --qos, --time, --constraint; NULL: not passed */
+    char *qos;
+    char *time;
+    char *constraint;
+    char **extra_args;    /* passed to sbatch verbatim after ctkgen's own options */
+    size_t n_extra_args;
+    char jpath[48];       /* "/validation/partitions/1", for messages */
+    ctk_pos_t pos;
+} ctk_partition_conf_t;
+
+/* "validation": how `validate` (and `generate --validate`) launch the
+ * probes.  Every field optional; the command line wins over each. */
+typedef struct {
+    char *launcher;       /* "local" or "slurm"; NULL: not given (local) */
+    char *build;          /* "login" (build the probes where ctkgen runs) or
+                           * "compute" (inside the job); NULL: not given (login) */
+    double queue_timeout_s; /* "queue_timeout": seconds a job may stay pending;
+                             * 0: not given */
+    char *stage_dir;      /* "stage_dir": a directory the compute nodes see at
+                           * the same path, where probes are staged; NULL: default */
+    ctk_partition_conf_t *partitions;
+    size_t n_partitions;
+    bool present;         /* the key was in the file */
+} ctk_validation_conf_t;
+
 typedef struct {
     char *source;           /* config path, or "<scan>" when built from a scan */
     char *module_name;      /* default "cudatoolkit" */
@@ -78,6 +109,7 @@ typedef struct {
     char *help;             /* site-wide help text; NULL if absent */
     ctk_kv_t *env;          /* site-wide extra environment variables */
     size_t n_env;
+    ctk_validation_conf_t validation; /* zeroed when absent */
     ctk_sdk_conf_t *sdks;
     size_t n_sdks;
 } ctk_config_t;
