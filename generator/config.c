@@ -33,6 +33,8 @@
 /* jansson stops at 2048 levels; the scanner only runs on text jansson took */
 #define SCAN_MAX_DEPTH 4096
 
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 /* ======================================================================
  * Positions: where each key and value starts, by JSON pointer
  * ====================================================================== */
@@ -844,6 +846,7 @@ static bool check_version(check_t *c, const char *s)
 enum {
     PATH_PC = 1,      /* written into .pc files: no "${" */
     PATH_PATHVAR = 2, /* put on PATH-style variables: no ':' */
+    PATH_JOB = 4,     /* under a Slurm job's --output and --error: no '%' */
 };
 
 static bool check_path(check_t *c, char *s, unsigned uses)
@@ -851,6 +854,7 @@ static bool check_path(check_t *c, char *s, unsigned uses)
     char q[96];
     const char *where = (uses & PATH_PC) ? "pkg-config files and search-path variables"
                         : (uses & PATH_PATHVAR) ? "search-path variables"
+                        : (uses & PATH_JOB)     ? "a Slurm job's options"
                                                 : "a modulefile";
     size_t i, len = strlen(s);
 
@@ -869,6 +873,9 @@ static bool check_path(check_t *c, char *s, unsigned uses)
                            "(PATH, LD_LIBRARY_PATH, CPATH) and so cannot be part of one");
         if (ch == '$' && s[i + 1] == '{' && (uses & PATH_PC))
             return fail(c, "path contains \"${\", which pkg-config always expands as a variable");
+        if (ch == '%' && (uses & PATH_JOB))
+            return fail(c, "path contains '%%', which sbatch reads as a file name pattern "
+                           "(%%j, %%u, ...) in --output and --error");
     }
     while (len > 1 && s[len - 1] == '/')
         s[--len] = '\0';
@@ -948,6 +955,258 @@ static bool check_env_name(check_t *c, const char *name)
     return true;
 }
 
+/* ---- the validation section ------------------------------------------------ */
+
+/* the longest partition name taken */
+#define PARTITION_NAME_MAX 64
+/* "queue_timeout": a week; a probe job that waits longer waits for nothing */
+#define QUEUE_TIMEOUT_MAX 604800
+
+/* One of two words. */
+static bool check_choice(check_t *c, const char *s, const char *what, const char *a,
+                         const char *b)
+{
+    char q[96];
+    const char *near = NULL;
+
+    if (strcmp(s, a) == 0 || strcmp(s, b) == 0)
+        return true;
+    if (ctk_edit_distance(s, a) < 3)
+        near = a;
+    else if (ctk_edit_distance(s, b) < 3)
+        near = b;
+    if (near)
+        return fail(c, "%s %s is not \"%s\" or \"%s\" (did you mean \"%s\"?)", what, show(s, q), a,
+                    b, near);
+    return fail(c, "%s %s is not \"%s\" or \"%s\"", what, show(s, q), a, b);
+}
+
+/* A value that goes to sbatch as (part of) one argument: no control
+ * characters.  A NUL never gets this far: the parser refuses \u0000. */
+static bool check_plain(check_t *c, const char *s, const char *what)
+{
+    char q[96];
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return fail(c, "%s %s contains control character 0x%02x, which a Slurm option "
+                           "cannot carry",
+                        what, show(s, q), *p);
+    return true;
+}
+
+static bool is_digit(char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+static bool is_alnum(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || is_digit(ch);
+}
+
+/* The characters Slurm allows in a partition name; "all-gpu" is one of
+ * them.  "." and ".." would be directories, not names, wherever a name
+ * becomes part of a path. */
+static bool check_partition_name(check_t *c, const char *s)
+{
+    char q[96], ch[8];
+    const char *p;
+
+    if (!check_plain(c, s, "partition name"))
+        return false;
+    for (p = s; *p; p++)
+        if (!is_alnum(*p) && *p != '-' && *p != '_' && *p != '.')
+            return fail(c, "partition name %s contains %s; Slurm partition names use letters, "
+                           "digits, '-', '_' and '.'",
+                        show(s, q), show_char((unsigned char)*p, ch));
+    if (strlen(s) > PARTITION_NAME_MAX)
+        return fail(c, "partition name %s has more than %d characters", show(s, q),
+                    PARTITION_NAME_MAX);
+    if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return fail(c, "partition name %s names a directory, not a partition", show(s, q));
+    return true;
+}
+
+/* How many characters at s are in the class; at most max + 1, so that
+ * "too many" shows. */
+static size_t span(const char *s, bool (*in)(char), size_t max)
+{
+    size_t n = 0;
+
+    while (n <= max && s[n] && in(s[n]))
+        n++;
+    return n;
+}
+
+/* Whether the n characters at s are 1 to max of the class. */
+static bool all_in(const char *s, size_t n, size_t max, bool (*in)(char))
+{
+    size_t i;
+
+    if (n == 0 || n > max)
+        return false;
+    for (i = 0; i < n; i++)
+        if (!in(s[i]))
+            return false;
+    return true;
+}
+
+static bool is_gres_name_char(char ch)
+{
+    return is_alnum(ch) || ch == '_';
+}
+
+static bool is_gres_type_char(char ch)
+{
+    return is_alnum(ch) || ch == '_' || ch == '-' || ch == '.';
+}
+
+/* One GRES as sbatch --gres takes it, with its count: "name:count" or
+ * "name:type:count" ("gpu:1", "gpu:h100:2", "gpu:1g.10gb:1" for a MIG
+ * slice).  The name starts with a letter; the count is a whole number of
+ * at most 9 digits, not 0 (a probe job needs a device).  Slurm's other
+ * forms (a bare name meaning 1, a list, count suffixes) are refused: the
+ * job must ask for devices, and for one kind. */
+static bool check_gres(check_t *c, const char *s)
+{
+    char q[96];
+    const char *c1, *c2, *count;
+
+    if (!check_plain(c, s, "gres"))
+        return false;
+    c1 = strchr(s, ':');
+    c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c1 || (c2 && strchr(c2 + 1, ':')))
+        goto bad;
+    count = c2 ? c2 + 1 : c1 + 1;
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')) ||
+        !all_in(s, (size_t)(c1 - s), 64, is_gres_name_char) ||
+        (c2 && !all_in(c1 + 1, (size_t)(c2 - c1 - 1), 64, is_gres_type_char)) ||
+        !all_in(count, strlen(count), 9, is_digit))
+        goto bad;
+    if (strspn(count, "0") == strlen(count))
+        return fail(c, "gres %s asks for no device; give a count of 1 or more", show(s, q));
+    return true;
+bad:
+    return fail(c, "gres %s is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or "
+                   "\"gpu:h100:2\"",
+                show(s, q));
+}
+
+/* Digits at p, at least 1 and at most max; *value is what they say.  The
+ * end of them, or NULL. */
+static const char *time_field(const char *p, size_t max, unsigned long *value)
+{
+    size_t n = span(p, is_digit, max), i;
+
+    if (n == 0 || n > max)
+        return NULL;
+    *value = 0;
+    for (i = 0; i < n; i++)
+        *value = *value * 10 + (unsigned long)(p[i] - '0');
+    return p + n;
+}
+
+/* A time limit in one of Slurm's forms: "minutes", "MM:SS", "HH:MM:SS",
+ * "D-HH", "D-HH:MM", "D-HH:MM:SS".  The first field may be as large as it
+ * likes (up to 9 digits); the ones after it are one or two digits, hours
+ * after a day below 24, minutes and seconds after a field below 60: Slurm
+ * would take "1-30" or "10:75" and compute something, which is unlikely to
+ * be what was meant. */
+static bool check_time(check_t *c, const char *s)
+{
+    char q[96];
+    const char *p;
+    unsigned long v;
+    int colons = 0;
+
+    if (!check_plain(c, s, "time"))
+        return false;
+    if (!(p = time_field(s, 9, &v)))
+        goto bad;
+    if (*p == '-') {
+        if (!(p = time_field(p + 1, 2, &v)) || v >= 24)
+            goto bad;
+    }
+    while (*p == ':' && colons < 2) {
+        if (!(p = time_field(p + 1, 2, &v)) || v >= 60)
+            goto bad;
+        colons++;
+    }
+    if (*p != '\0')
+        goto bad;
+    return true;
+bad:
+    return fail(c, "time %s is not a Slurm time limit; write \"minutes\", \"MM:SS\", "
+                   "\"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. "
+                   "\"00:05:00\"",
+                show(s, q));
+}
+
+/* sbatch options ctkgen sets on every probe job: the job must run where it
+ * says, write where it reads, and be waited for as it waits. */
+static const struct {
+    char letter; /* the short form, or 0 */
+    const char *name;
+    const char *instead; /* what to write instead, or NULL */
+} owned_sbatch[] = {
+    { 'p', "partition", "list the partition under \"partitions\"" },
+    { 0, "gres", "set the partition's \"gres\"" },
+    { 'o', "output", NULL },
+    { 'e', "error", NULL },
+    { 0, "wrap", NULL },
+    { 0, "export", NULL },
+    { 'D', "chdir", NULL },
+    { 'J', "job-name", NULL },
+    { 0, "parsable", NULL },
+    { 'W', "wait", NULL },
+};
+
+/* One of "extra_args".  Only long options, "--name" or "--name=value" in
+ * one string: anything else could be taken as the job script, or as the
+ * value of the option before it.  sbatch's getopt_long takes any
+ * unambiguous abbreviation, so a prefix of an owned option is as owned as
+ * the option. */
+static bool check_extra_arg(check_t *c, const char *s)
+{
+    char q[96];
+    const char *eq;
+    size_t i, n;
+
+    if (!check_plain(c, s, "argument"))
+        return false;
+    if (s[0] == '-' && s[1] != '-')
+        for (i = 0; i < N_OF(owned_sbatch); i++)
+            if (owned_sbatch[i].letter && s[1] == owned_sbatch[i].letter)
+                return fail(c, "%s is sbatch's -%c (--%s), which ctkgen sets itself%s%s",
+                            show(s, q), s[1], owned_sbatch[i].name,
+                            owned_sbatch[i].instead ? "; " : "",
+                            owned_sbatch[i].instead ? owned_sbatch[i].instead : "");
+    if (!ctk_str_has_prefix(s, "--"))
+        return fail(c, "%s does not start with \"--\": extra_args take sbatch's long options, "
+                       "each written \"--name=value\" in one string",
+                    show(s, q));
+    if (s[2] == '\0')
+        return fail(c, "\"--\" ends sbatch's options, after which an argument is the job script");
+    eq = strchr(s + 2, '=');
+    n = eq ? (size_t)(eq - (s + 2)) : strlen(s + 2);
+    if (n == 0)
+        return fail(c, "%s has no option name after \"--\"", show(s, q));
+    for (i = 0; i < N_OF(owned_sbatch); i++) {
+        const char *name = owned_sbatch[i].name;
+
+        if (strncmp(s + 2, name, n) != 0 || n > strlen(name))
+            continue;
+        return fail(c, "%s %s --%s, which ctkgen sets itself%s%s", show(s, q),
+                    n == strlen(name) ? "is sbatch's" : "abbreviates", name,
+                    owned_sbatch[i].instead ? "; " : "",
+                    owned_sbatch[i].instead ? owned_sbatch[i].instead : "");
+    }
+    return true;
+}
+
 /* ---- key tables ------------------------------------------------------------ */
 
 typedef enum {
@@ -966,7 +1225,18 @@ typedef enum {
     K_ALIASES,
     K_COMM,
     K_HOSTCC,
-    K_SDKS
+    K_SDKS,
+    K_VALIDATION, /* the "validation" object */
+    K_LAUNCHER,   /* "local" or "slurm" */
+    K_BUILD,      /* "login" or "compute" */
+    K_SECONDS,    /* queue_timeout */
+    K_STAGEDIR,   /* stage_dir */
+    K_PARTITIONS,
+    K_PARTNAME,   /* a partition object's "name" */
+    K_GRES,
+    K_SLURM,      /* account, qos, constraint: passed to sbatch as they are */
+    K_TIME,
+    K_ARGS        /* extra_args */
 } kind_t;
 
 typedef struct {
@@ -979,6 +1249,8 @@ typedef struct {
 
 #define CF(f) offsetof(ctk_config_t, f)
 #define SF(f) offsetof(ctk_sdk_conf_t, f)
+#define VF(f) offsetof(ctk_validation_conf_t, f)
+#define PF(f) offsetof(ctk_partition_conf_t, f)
 
 static const keyspec_t top_keys[] = {
     { "$schema", K_IGNORE, false, 0, 0, -1 },
@@ -991,6 +1263,7 @@ static const keyspec_t top_keys[] = {
     { "modulecmd", K_FILE, false, CF(modulecmd), 0, -1 },
     { "help", K_TEXT, false, CF(help), 0, -1 },
     { "env", K_ENV, false, CF(env), CF(n_env), -1 },
+    { "validation", K_VALIDATION, false, CF(validation), 0, -1 },
     { "sdks", K_SDKS, true, 0, 0, -1 },
 };
 
@@ -1018,7 +1291,23 @@ static const keyspec_t hostcc_keys[] = {
     { "ccbin", K_FILE, false, SF(host_compiler_ccbin), 0, CTK_F_CCBIN },
 };
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+static const keyspec_t validation_keys[] = {
+    { "launcher", K_LAUNCHER, false, VF(launcher), 0, -1 },
+    { "build", K_BUILD, false, VF(build), 0, -1 },
+    { "queue_timeout", K_SECONDS, false, VF(queue_timeout_s), 0, -1 },
+    { "stage_dir", K_STAGEDIR, false, VF(stage_dir), 0, -1 },
+    { "partitions", K_PARTITIONS, false, 0, 0, -1 },
+};
+
+static const keyspec_t partition_keys[] = {
+    { "name", K_PARTNAME, true, PF(name), 0, -1 },
+    { "gres", K_GRES, false, PF(gres), 0, -1 },
+    { "account", K_SLURM, false, PF(account), 0, -1 },
+    { "qos", K_SLURM, false, PF(qos), 0, -1 },
+    { "time", K_TIME, false, PF(time), 0, -1 },
+    { "constraint", K_SLURM, false, PF(constraint), 0, -1 },
+    { "extra_args", K_ARGS, false, PF(extra_args), PF(n_extra_args), -1 },
+};
 
 typedef struct {
     const keyspec_t *keys;
@@ -1030,6 +1319,8 @@ static const table_t top_table = { top_keys, N_OF(top_keys), "top level" };
 static const table_t sdk_table = { sdk_keys, N_OF(sdk_keys), "SDK" };
 static const table_t comm_table = { comm_keys, N_OF(comm_keys), "comm_libs" };
 static const table_t hostcc_table = { hostcc_keys, N_OF(hostcc_keys), "host_compiler" };
+static const table_t validation_table = { validation_keys, N_OF(validation_keys), "validation" };
+static const table_t partition_table = { partition_keys, N_OF(partition_keys), "partition" };
 
 static const keyspec_t *table_find(const table_t *t, const char *key)
 {
@@ -1056,6 +1347,16 @@ static bool unknown_key(check_t *c, const table_t *t, const char *key)
         return fail_key(c, "unknown key (\"%s\" is a top-level key)", key);
     if (t == &top_table && table_find(&sdk_table, key))
         return fail_key(c, "unknown key (\"%s\" belongs inside an entry of \"sdks\")", key);
+    if (t == &top_table && table_find(&validation_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs inside \"validation\")", key);
+    if (t == &validation_table && table_find(&partition_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs inside an entry of \"partitions\")",
+                        key);
+    if (t == &validation_table && table_find(&top_table, key))
+        return fail_key(c, "unknown key (\"%s\" is a top-level key)", key);
+    if (t == &partition_table && table_find(&validation_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs inside \"validation\", not a partition)",
+                        key);
     for (i = 0; i < t->n; i++) {
         size_t d = ctk_edit_distance(key, t->keys[i].key);
 
@@ -1246,6 +1547,131 @@ static bool take_sdks(check_t *c, const json_t *v, ctk_config_t *cfg)
     return true;
 }
 
+/* "queue_timeout": a number of seconds, more than 0 and at most a week. */
+static bool take_seconds(check_t *c, const json_t *v, double *dst, const char *what)
+{
+    char num[48];
+    double secs;
+
+    if (json_is_string(v) && json_string_length(v) > 0 &&
+        strspn(json_string_value(v), "0123456789") == json_string_length(v))
+        return fail(c, "expected a number of seconds, got string; write %s without quotes",
+                    json_string_value(v));
+    if (!json_is_number(v))
+        return fail(c, "expected a number of seconds, got %s", type_name(v));
+    secs = json_number_value(v);
+    if (!(secs > 0 && secs <= QUEUE_TIMEOUT_MAX))
+        return fail(c, "%s %s is out of range: give more than 0 and at most %d seconds (7 days)",
+                    what, number_text(c, v, num, sizeof num), QUEUE_TIMEOUT_MAX);
+    *dst = secs;
+    return true;
+}
+
+static bool take_args(check_t *c, const json_t *v, char ***args, size_t *n)
+{
+    size_t i;
+    char **list;
+
+    if (!json_is_array(v))
+        return fail(c, "expected an array of strings, got %s", type_name(v));
+    if (json_array_size(v) == 0)
+        return true;
+    list = calloc(json_array_size(v), sizeof *list);
+    if (!list) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    *args = list;
+    *n = 0;
+    for (i = 0; i < json_array_size(v); i++) {
+        size_t saved;
+
+        if (!push_index(c, i, &saved))
+            return false;
+        if (!take_string(c, json_array_get(v, i), &list[i]))
+            return false;
+        (*n)++;
+        if (!check_extra_arg(c, list[i]))
+            return false;
+        pop(c, saved);
+    }
+    return true;
+}
+
+/* Where a partition's name is: the entry itself when it is a string. */
+static ctk_pos_t partition_name_pos(const check_t *c, const ctk_partition_conf_t *p, char *at,
+                                    size_t size)
+{
+    ctk_pos_t pos;
+
+    snprintf(at, size, "%s/name", p->jpath);
+    pos = pos_of(c, at, false);
+    if (pos.line == 0) {
+        snprintf(at, size, "%s", p->jpath);
+        pos = p->pos;
+    }
+    return pos;
+}
+
+/* p's name, just read (the value being checked), is not an earlier
+ * entry's: reported here, in file order, with the earlier one's place. */
+static bool check_partition_unique(check_t *c, const ctk_validation_conf_t *val,
+                                   const ctk_partition_conf_t *p)
+{
+    char first[64], q[96];
+    ctk_pos_t there;
+    size_t j;
+
+    for (j = 0; &val->partitions[j] != p; j++) {
+        if (strcmp(val->partitions[j].name, p->name) != 0)
+            continue;
+        there = partition_name_pos(c, &val->partitions[j], first, sizeof first);
+        return fail(c, "duplicate partition %s (also %s, line %d, column %d)", show(p->name, q),
+                    first, there.line, there.column);
+    }
+    return true;
+}
+
+static bool take_partitions(check_t *c, const json_t *v, ctk_validation_conf_t *val,
+                            ctk_config_t *cfg)
+{
+    size_t i;
+
+    if (!json_is_array(v))
+        return fail(c, "expected an array of partition names or objects, got %s", type_name(v));
+    if (json_array_size(v) == 0)
+        return fail(c, "expected at least one partition (leave \"partitions\" out to give them "
+                       "on the command line)");
+    val->partitions = calloc(json_array_size(v), sizeof *val->partitions);
+    if (!val->partitions) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    for (i = 0; i < json_array_size(v); i++) {
+        ctk_partition_conf_t *p = &val->partitions[i];
+        const json_t *item = json_array_get(v, i);
+        size_t saved;
+
+        val->n_partitions = i + 1;
+        if (!push_index(c, i, &saved))
+            return false;
+        snprintf(p->jpath, sizeof p->jpath, "%s", cur_ptr(c));
+        p->pos = pos_of(c, cur_ptr(c), false);
+        if (json_is_string(item)) {
+            if (!take_string(c, item, &p->name) || !check_partition_name(c, p->name) ||
+                !check_partition_unique(c, val, p))
+                return false;
+        } else if (json_is_object(item)) {
+            if (!check_object(c, item, &partition_table, p, cfg, NULL))
+                return false;
+        } else {
+            return fail(c, "expected a partition name or object, got %s", type_name(item));
+        }
+        pop(c, saved);
+    }
+    return true;
+}
+
 static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *base,
                         ctk_config_t *cfg, ctk_sdk_conf_t *sdk)
 {
@@ -1301,6 +1727,31 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
         return true;
     case K_SDKS:
         return take_sdks(c, v, cfg);
+    case K_VALIDATION:
+        cfg->validation.present = true;
+        return check_object(c, v, &validation_table, &cfg->validation, cfg, NULL);
+    case K_LAUNCHER:
+        return take_string(c, v, str) && check_choice(c, *str, k->key, "local", "slurm");
+    case K_BUILD:
+        return take_string(c, v, str) && check_choice(c, *str, k->key, "login", "compute");
+    case K_SECONDS:
+        return take_seconds(c, v, (double *)((char *)base + k->off), k->key);
+    case K_STAGEDIR:
+        return take_string(c, v, str) && check_path(c, *str, PATH_JOB);
+    case K_PARTITIONS:
+        return take_partitions(c, v, base, cfg);
+    case K_PARTNAME:
+        return take_string(c, v, str) && check_partition_name(c, *str) &&
+               check_partition_unique(c, &cfg->validation, base);
+    case K_GRES:
+        return take_string(c, v, str) && check_gres(c, *str);
+    case K_SLURM:
+        return take_string(c, v, str) && check_plain(c, *str, k->key);
+    case K_TIME:
+        return take_string(c, v, str) && check_time(c, *str);
+    case K_ARGS:
+        return take_args(c, v, (char ***)((char *)base + k->off),
+                         (size_t *)((char *)base + k->off2));
     }
     return fail(c, "internal error: unhandled key kind");
 }
@@ -1550,12 +2001,40 @@ static void sdk_conf_fini(ctk_sdk_conf_t *sdk)
     free(sdk->aliases);
 }
 
+static void partition_conf_fini(ctk_partition_conf_t *p)
+{
+    size_t i;
+
+    free(p->name);
+    free(p->gres);
+    free(p->account);
+    free(p->qos);
+    free(p->time);
+    free(p->constraint);
+    for (i = 0; i < p->n_extra_args; i++)
+        free(p->extra_args[i]);
+    free(p->extra_args);
+}
+
+static void validation_conf_fini(ctk_validation_conf_t *v)
+{
+    size_t i;
+
+    for (i = 0; i < v->n_partitions; i++)
+        partition_conf_fini(&v->partitions[i]);
+    free(v->partitions);
+    free(v->stage_dir);
+    free(v->build);
+    free(v->launcher);
+}
+
 void ctk_config_free(ctk_config_t *cfg)
 {
     size_t i;
 
     if (!cfg)
         return;
+    validation_conf_fini(&cfg->validation);
     for (i = 0; i < cfg->n_sdks; i++)
         sdk_conf_fini(&cfg->sdks[i]);
     free(cfg->sdks);
@@ -1793,10 +2272,34 @@ static bool put_env(dump_t *d, json_t *obj, const ctk_kv_t *env, size_t n)
     return true;
 }
 
+/* obj[key] = [list...] unless the list is empty. */
+static bool put_strs(dump_t *d, json_t *obj, const char *key, char *const *list, size_t n)
+{
+    json_t *arr;
+    size_t i;
+
+    if (n == 0)
+        return true;
+    arr = json_array();
+    if (!put_new(d, obj, key, arr))
+        return false;
+    for (i = 0; i < n; i++) {
+        if (!utf8_valid(list[i])) {
+            ctk_error_set(d->err, CTK_E_QUOTE, NULL, 0, 0,
+                          "%s/%s/%zu: not valid UTF-8, which JSON cannot hold", d->where, key, i);
+            return false;
+        }
+        if (json_array_append_new(arr, json_string(list[i])) != 0) {
+            ctk_error_nomem(d->err);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool dump_sdk(dump_t *d, json_t *arr, const ctk_sdk_conf_t *sdk)
 {
     json_t *o = json_object(), *sub;
-    size_t i;
 
     if (!o || json_array_append_new(arr, o) != 0) {
         ctk_error_nomem(d->err);
@@ -1824,26 +2327,75 @@ static bool dump_sdk(dump_t *d, json_t *arr, const ctk_sdk_conf_t *sdk)
             !put_str(d, sub, "ccbin", sdk->host_compiler_ccbin))
             return false;
     }
-    if (!put_str(d, o, "help", sdk->help) || !put_env(d, o, sdk->env, sdk->n_env))
-        return false;
-    if (sdk->n_aliases) {
-        sub = json_array();
-        if (!put_new(d, o, "aliases", sub))
+    return put_str(d, o, "help", sdk->help) && put_env(d, o, sdk->env, sdk->n_env) &&
+           put_strs(d, o, "aliases", sdk->aliases, sdk->n_aliases);
+}
+
+/* A partition with a name alone is written as the name. */
+static bool dump_partition(dump_t *d, json_t *arr, const ctk_partition_conf_t *p)
+{
+    json_t *o;
+
+    if (!p->gres && !p->account && !p->qos && !p->time && !p->constraint && !p->n_extra_args) {
+        if (!utf8_valid(p->name ? p->name : "")) {
+            ctk_error_set(d->err, CTK_E_QUOTE, NULL, 0, 0,
+                          "%s: not valid UTF-8, which JSON cannot hold", d->where);
             return false;
-        for (i = 0; i < sdk->n_aliases; i++) {
-            if (!utf8_valid(sdk->aliases[i])) {
-                ctk_error_set(d->err, CTK_E_QUOTE, NULL, 0, 0,
-                              "%s/aliases/%zu: not valid UTF-8, which JSON cannot hold", d->where,
-                              i);
-                return false;
-            }
-            if (json_array_append_new(sub, json_string(sdk->aliases[i])) != 0) {
-                ctk_error_nomem(d->err);
-                return false;
-            }
         }
+        o = json_string(p->name ? p->name : "");
+    } else {
+        o = json_object();
     }
-    return true;
+    if (!o || json_array_append_new(arr, o) != 0) {
+        ctk_error_nomem(d->err);
+        return false;
+    }
+    return !json_is_object(o) ||
+           (put_str(d, o, "name", p->name) && put_str(d, o, "gres", p->gres) &&
+            put_str(d, o, "account", p->account) && put_str(d, o, "qos", p->qos) &&
+            put_str(d, o, "time", p->time) && put_str(d, o, "constraint", p->constraint) &&
+            put_strs(d, o, "extra_args", p->extra_args, p->n_extra_args));
+}
+
+/* The seconds as a JSON number: whole ones as an integer (600, not 600.0). */
+static json_t *seconds_json(double secs)
+{
+    if (secs >= 0 && secs < 1e15 && (double)(json_int_t)secs == secs)
+        return json_integer((json_int_t)secs);
+    return json_real(secs);
+}
+
+static bool dump_validation(dump_t *d, json_t *root, const ctk_validation_conf_t *v)
+{
+    char where[48];
+    json_t *o, *arr;
+    size_t i;
+    bool ok = true;
+
+    if (!v->present)
+        return true;
+    o = json_object();
+    if (!put_new(d, root, "validation", o))
+        return false;
+    d->where = "/validation";
+    if (!put_str(d, o, "launcher", v->launcher) || !put_str(d, o, "build", v->build))
+        return false;
+    if (v->queue_timeout_s > 0 && !put_new(d, o, "queue_timeout", seconds_json(v->queue_timeout_s)))
+        return false;
+    if (!put_str(d, o, "stage_dir", v->stage_dir))
+        return false;
+    if (v->n_partitions == 0)
+        return true;
+    arr = json_array();
+    if (!put_new(d, o, "partitions", arr))
+        return false;
+    for (i = 0; ok && i < v->n_partitions; i++) {
+        snprintf(where, sizeof where, "/validation/partitions/%zu", i);
+        d->where = where;
+        ok = dump_partition(d, arr, &v->partitions[i]);
+    }
+    d->where = ""; /* not where, which is gone when this returns */
+    return ok;
 }
 
 static bool differs(const char *s, const char *dflt)
@@ -1874,7 +2426,8 @@ char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err)
         goto out;
     if (!cfg->pc_rpath && !put_new(&d, root, "pc_rpath", json_false()))
         goto out;
-    if (!put_str(&d, root, "help", cfg->help) || !put_env(&d, root, cfg->env, cfg->n_env))
+    if (!put_str(&d, root, "help", cfg->help) || !put_env(&d, root, cfg->env, cfg->n_env) ||
+        !dump_validation(&d, root, &cfg->validation))
         goto out;
     arr = json_array();
     if (!put_new(&d, root, "sdks", arr))

@@ -64,19 +64,28 @@ typedef struct {
 } ctk_sdk_conf_t;
 
 /* One entry of "validation": {"partitions": [...]}: a Slurm partition to
- * launch the probes on, given as a name or as an object. */
+ * launch the probes on, given as a name or as an object.  Loading checks
+ * every string (non-empty, no control characters) and the forms below;
+ * names are unique across the list. */
 typedef struct {
     char *name;           /* required: the partition, or "all-gpu" (every
-                           * partition whose nodes advertise gpu GRES) */
-    char *gres;           /* --gres for the job; NULL: "gpu:1" */
+                           * partition whose nodes advertise gpu GRES);
+                           * [A-Za-z0-9._-], at most 64 bytes, not "." or ".." */
+    char *gres;           /* --gres for the job, "name:count" or "name:type:count"
+                           * with a count of 1 or more; NULL: "gpu:1" */
     char *account;        /* --account, --qos, --time, --constraint; NULL: not passed */
     char *qos;
-    char *time;
+    char *time;           /* one of Slurm's forms: "minutes", "MM:SS", "HH:MM:SS",
+                           * "D-HH", "D-HH:MM", "D-HH:MM:SS" */
     char *constraint;
-    char **extra_args;    /* passed to sbatch verbatim after ctkgen's own options */
+    char **extra_args;    /* passed to sbatch verbatim after ctkgen's own options;
+                           * each a long option in one string ("--name" or
+                           * "--name=value"), none of them (nor an abbreviation
+                           * of) --partition, --gres, --output, --error, --wrap,
+                           * --export, --chdir, --job-name, --parsable, --wait */
     size_t n_extra_args;
     char jpath[48];       /* "/validation/partitions/1", for messages */
-    ctk_pos_t pos;
+    ctk_pos_t pos;        /* the entry's value (the string, or the object's '{') */
 } ctk_partition_conf_t;
 
 /* "validation": how `validate` (and `generate --validate`) launch the
@@ -85,13 +94,16 @@ typedef struct {
     char *launcher;       /* "local" or "slurm"; NULL: not given (local) */
     char *build;          /* "login" (build the probes where ctkgen runs) or
                            * "compute" (inside the job); NULL: not given (login) */
-    double queue_timeout_s; /* "queue_timeout": seconds a job may stay pending;
-                             * 0: not given */
+    double queue_timeout_s; /* "queue_timeout": seconds a job may stay pending,
+                             * more than 0 and at most 604800; 0: not given */
     char *stage_dir;      /* "stage_dir": a directory the compute nodes see at
-                           * the same path, where probes are staged; NULL: default */
-    ctk_partition_conf_t *partitions;
+                           * the same path, where probes are staged; absolute,
+                           * no trailing '/', no '%' (sbatch's file name
+                           * patterns); NULL: default */
+    ctk_partition_conf_t *partitions; /* in file order; when given, at least one */
     size_t n_partitions;
-    bool present;         /* the key was in the file */
+    bool present;         /* the key was in the file; ctk_config_dump writes the
+                           * section only when set */
 } ctk_validation_conf_t;
 
 typedef struct {

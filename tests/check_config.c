@@ -94,6 +94,40 @@ static bool sdk_eq(const ctk_sdk_conf_t *a, const ctk_sdk_conf_t *b)
     return true;
 }
 
+static bool strs_eq(char *const *a, size_t na, char *const *b, size_t nb)
+{
+    size_t i;
+
+    if (na != nb)
+        return false;
+    for (i = 0; i < na; i++)
+        if (!str_eq(a[i], b[i]))
+            return false;
+    return true;
+}
+
+static bool partition_eq(const ctk_partition_conf_t *a, const ctk_partition_conf_t *b)
+{
+    return str_eq(a->name, b->name) && str_eq(a->gres, b->gres) &&
+           str_eq(a->account, b->account) && str_eq(a->qos, b->qos) &&
+           str_eq(a->time, b->time) && str_eq(a->constraint, b->constraint) &&
+           strs_eq(a->extra_args, a->n_extra_args, b->extra_args, b->n_extra_args);
+}
+
+static bool validation_eq(const ctk_validation_conf_t *a, const ctk_validation_conf_t *b)
+{
+    size_t i;
+
+    if (a->present != b->present || !str_eq(a->launcher, b->launcher) ||
+        !str_eq(a->build, b->build) || a->queue_timeout_s != b->queue_timeout_s ||
+        !str_eq(a->stage_dir, b->stage_dir) || a->n_partitions != b->n_partitions)
+        return false;
+    for (i = 0; i < a->n_partitions; i++)
+        if (!partition_eq(&a->partitions[i], &b->partitions[i]))
+            return false;
+    return true;
+}
+
 static bool config_eq(const ctk_config_t *a, const ctk_config_t *b)
 {
     size_t i;
@@ -102,7 +136,7 @@ static bool config_eq(const ctk_config_t *a, const ctk_config_t *b)
         !str_eq(a->default_version, b->default_version) || !str_eq(a->pc_prefix, b->pc_prefix) ||
         !str_eq(a->pkgconfig_dir, b->pkgconfig_dir) || a->pc_rpath != b->pc_rpath ||
         !str_eq(a->help, b->help) || !env_eq(a->env, a->n_env, b->env, b->n_env) ||
-        a->n_sdks != b->n_sdks)
+        !validation_eq(&a->validation, &b->validation) || a->n_sdks != b->n_sdks)
         return false;
     for (i = 0; i < a->n_sdks; i++)
         if (!sdk_eq(&a->sdks[i], &b->sdks[i]))
@@ -601,6 +635,421 @@ static const bad_case_t bad_env[] = {
       "/sdks/0/env/SITE: SITE is also set in /env; set it in one place" },
 };
 
+/* "validation": each rule, each key; the text names the key and its pointer */
+static const bad_case_t bad_validation[] = {
+    { "{'validation': {'lanucher': 'slurm'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 17,
+      "/validation/lanucher: unknown key (did you mean \"launcher\"?)" },
+    { "{'validation': {'launcher': 'slurm', 'stagedir': '/s'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 38,
+      "/validation/stagedir: unknown key (did you mean \"stage_dir\"?)" },
+    { "{'validation': {'gres': 'gpu:1'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 17,
+      "/validation/gres: unknown key (\"gres\" belongs inside an entry of \"partitions\")" },
+    { "{'validation': {'modulecmd': '/m'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 17,
+      "/validation/modulecmd: unknown key (\"modulecmd\" is a top-level key)" },
+    { "{'launcher': 'slurm', 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 2,
+      "/launcher: unknown key (\"launcher\" belongs inside \"validation\")" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'stage_dir': '/s'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 48,
+      "/validation/partitions/0/stage_dir: unknown key (\"stage_dir\" belongs inside \"validation\", not a partition)" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gress': 'gpu:1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 48,
+      "/validation/partitions/0/gress: unknown key (did you mean \"gres\"?)" },
+    { "{'validation': {'partitions': ['a', {'name': 'b', 'mem': '4G'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 51,
+      "/validation/partitions/1/mem: unknown key" },
+    { "{'validation': [], 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 16,
+      "/validation: expected an object, got array" },
+    { "{'validation': {'launcher': 1}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 29,
+      "/validation/launcher: expected a string, got number; write \"1\" in quotes" },
+    { "{'validation': {'build': null}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 26,
+      "/validation/build: expected a string, got null" },
+    { "{'validation': {'queue_timeout': '600'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: expected a number of seconds, got string; write 600 without quotes" },
+    { "{'validation': {'queue_timeout': '10m'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: expected a number of seconds, got string" },
+    { "{'validation': {'queue_timeout': true}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: expected a number of seconds, got boolean" },
+    { "{'validation': {'stage_dir': ['/s']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/validation/stage_dir: expected a string, got array" },
+    { "{'validation': {'partitions': 'gpu'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 31,
+      "/validation/partitions: expected an array of partition names or objects, got string" },
+    { "{'validation': {'partitions': ['gpu', 5]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 39,
+      "/validation/partitions/1: expected a partition name or object, got number" },
+    { "{'validation': {'partitions': [['gpu']]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: expected a partition name or object, got array" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': '--exclusive'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 62,
+      "/validation/partitions/0/extra_args: expected an array of strings, got string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', 1]}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: expected a string, got number; write \"1\" in quotes" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 1}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: expected a string, got number; write \"1\" in quotes" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': 5}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: expected a string, got number; write \"5\" in quotes" },
+    { "{'validation': {'partitions': [{'gres': 'gpu:1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: missing required key \"name\"" },
+    { "{'validation': {'launcher': ''}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 29,
+      "/validation/launcher: expected a non-empty string" },
+    { "{'validation': {'stage_dir': ''}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/validation/stage_dir: expected a non-empty string" },
+    { "{'validation': {'partitions': ['']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: expected a non-empty string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'account': ''}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 59,
+      "/validation/partitions/0/account: expected a non-empty string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'qos': ''}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 55,
+      "/validation/partitions/0/qos: expected a non-empty string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'constraint': ''}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 62,
+      "/validation/partitions/0/constraint: expected a non-empty string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': ''}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: expected a non-empty string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': ''}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: expected a non-empty string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: expected a non-empty string" },
+    { "{'validation': {'launcher': 'pbs'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 29,
+      "/validation/launcher: launcher \"pbs\" is not \"local\" or \"slurm\"" },
+    { "{'validation': {'launcher': 'Slurm'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 29,
+      "/validation/launcher: launcher \"Slurm\" is not \"local\" or \"slurm\" (did you mean \"slurm\"?)" },
+    { "{'validation': {'build': 'node'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 26,
+      "/validation/build: build \"node\" is not \"login\" or \"compute\"" },
+    { "{'validation': {'build': 'compute '}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 26,
+      "/validation/build: build \"compute \" is not \"login\" or \"compute\" (did you mean \"compute\"?)" },
+    { "{'validation': {'queue_timeout': 0}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: queue_timeout 0 is out of range: give more than 0 and at most 604800 seconds (7 days)" },
+    { "{'validation': {'queue_timeout': -5}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: queue_timeout -5 is out of range: give more than 0 and at most 604800 seconds (7 days)" },
+    { "{'validation': {'queue_timeout': 604801}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: queue_timeout 604801 is out of range: give more than 0 and at most 604800 seconds (7 days)" },
+    { "{'validation': {'queue_timeout': 604800.5}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: queue_timeout 604800.5 is out of range: give more than 0 and at most 604800 seconds (7 days)" },
+    { "{'validation': {'queue_timeout': 1e9}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 34,
+      "/validation/queue_timeout: queue_timeout 1e9 is out of range: give more than 0 and at most 604800 seconds (7 days)" },
+    { "{'validation': {'stage_dir': 'scratch/stage'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/validation/stage_dir: \"scratch/stage\" is not an absolute path" },
+    { "{'validation': {'stage_dir': '~/stage'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/validation/stage_dir: \"~/stage\" is not an absolute path" },
+    { "{'validation': {'stage_dir': '/scratch/%u/stage'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/validation/stage_dir: path contains '%', which sbatch reads as a file name pattern (%j, %u, ...) in --output and --error" },
+    { "{'validation': {'stage_dir': '/a\\nb'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/validation/stage_dir: path contains a newline, which a Slurm job's options cannot express" },
+    { "{'validation': {'stage_dir': '/a\\u001bb'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/validation/stage_dir: path contains control character 0x1b, which a Slurm job's options cannot express" },
+    { "{'validation': {'launcher': 'slurm', 'partitions': []}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 52,
+      "/validation/partitions: expected at least one partition (leave \"partitions\" out to give them on the command line)" },
+    { "{'validation': {'partitions': ['gpu a100']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: partition name \"gpu a100\" contains 0x20; Slurm partition names use letters, digits, '-', '_' and '.'" },
+    { "{'validation': {'partitions': ['gpu', 'gpu/a100']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 39,
+      "/validation/partitions/1: partition name \"gpu/a100\" contains '/'; Slurm partition names use letters, digits, '-', '_' and '.'" },
+    { "{'validation': {'partitions': [{'name': 'gpu,cpu'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 41,
+      "/validation/partitions/0/name: partition name \"gpu,cpu\" contains ','; Slurm partition names use letters, digits, '-', '_' and '.'" },
+    { "{'validation': {'partitions': ['gpu\\u00e9']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: partition name \"gpu\xc3\xa9\" contains 0xc3; Slurm partition names use letters, digits, '-', '_' and '.'" },
+    { "{'validation': {'partitions': ['a\\u0007']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: partition name \"a\\x07\" contains control character 0x07, which a Slurm option cannot carry" },
+    { "{'validation': {'partitions': ['ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: partition name \"ppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp\" has more than 64 characters" },
+    { "{'validation': {'partitions': ['..']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: partition name \"..\" names a directory, not a partition" },
+    { "{'validation': {'partitions': [{'name': '.'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 41,
+      "/validation/partitions/0/name: partition name \".\" names a directory, not a partition" },
+    { "{'validation': {'partitions': ['gpu-a100', 'all-gpu', {'name': 'gpu-a100', 'gres': 'gpu:2'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 64,
+      "/validation/partitions/2/name: duplicate partition \"gpu-a100\" (also /validation/partitions/0, line 1, column 32)" },
+    { "{'validation': {'partitions': [{'name': 'a'}, 'b', 'a']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 52,
+      "/validation/partitions/2: duplicate partition \"a\" (also /validation/partitions/0/name, line 1, column 41)" },
+    { "{\n  'validation': {\n    'partitions': [\n      'all-gpu',\n      'all-gpu'\n    ]\n  },\n  'sdks': [{'version': '12.4', 'base': '/x'}]\n}",
+      CTK_E_CONFIG, 5, 7,
+      "/validation/partitions/1: duplicate partition \"all-gpu\" (also /validation/partitions/0, line 4, column 7)" },
+    { "{'validation': {'partitions': ['gpu', {'name': 'gpu', 'extra_args': ['--part=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 48,
+      "/validation/partitions/1/name: duplicate partition \"gpu\" (also /validation/partitions/0, line 1, column 32)" },
+    { "{'validation': {'partitions': ['gpu', {'extra_args': ['--part=x'], 'name': 'gpu'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 55,
+      "/validation/partitions/1/extra_args/0: \"--part=x\" abbreviates --partition, which ctkgen sets itself; list the partition under \"partitions\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': ':1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \":1\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu::1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu::1\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:h100:'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:h100:\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:h100:1:2'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:h100:1:2\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:h 100:1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:h 100:1\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': '1gpu:1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"1gpu:1\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:1,nvme:1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:1,nvme:1\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:1k'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:1k\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:-1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:-1\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:1234567890'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:1234567890\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:h100:1(S:0)'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:h100:1(S:0)\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gres/gpu:1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gres/gpu:1\" is not \"name:count\" or \"name:type:count\", e.g. \"gpu:1\" or \"gpu:h100:2\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:0'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:0\" asks for no device; give a count of 1 or more" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:h100:00'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:h100:00\" asks for no device; give a count of 1 or more" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'gres': 'gpu:\\t1'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/gres: gres \"gpu:\\x091\" contains control character 0x09, which a Slurm option cannot carry" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1h'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1h\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '5:'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"5:\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': ':30'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \":30\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1-'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1-\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '-5'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"-5\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1-24'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1-24\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1-2:60'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1-2:60\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '10:60'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"10:60\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1:60:00'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1:60:00\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1:2:3:4'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1:2:3:4\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1-2:3:4:5'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1-2:3:4:5\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1--2'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1--2\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '00:05:00 '}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"00:05:00 \" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1234567890'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1234567890\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1:123'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1:123\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1-123'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1-123\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': '1.5'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"1.5\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'time': 'UNLIMITED'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 56,
+      "/validation/partitions/0/time: time \"UNLIMITED\" is not a Slurm time limit; write \"minutes\", \"MM:SS\", \"HH:MM:SS\", \"D-HH\", \"D-HH:MM\" or \"D-HH:MM:SS\" in digits, e.g. \"00:05:00\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'account': 'a\\tb'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 59,
+      "/validation/partitions/0/account: account \"a\\x09b\" contains control character 0x09, which a Slurm option cannot carry" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'qos': '\\u001b[0m'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 55,
+      "/validation/partitions/0/qos: qos \"\\x1b[0m\" contains control character 0x1b, which a Slurm option cannot carry" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'constraint': 'nvlink\\n'}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 62,
+      "/validation/partitions/0/constraint: constraint \"nvlink\\x0a\" contains control character 0x0a, which a Slurm option cannot carry" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['exclusive']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"exclusive\" does not start with \"--\": extra_args take sbatch's long options, each written \"--name=value\" in one string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--account', 'admin']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 76,
+      "/validation/partitions/0/extra_args/1: \"admin\" does not start with \"--\": extra_args take sbatch's long options, each written \"--name=value\" in one string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['/tmp/job.sh']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"/tmp/job.sh\" does not start with \"--\": extra_args take sbatch's long options, each written \"--name=value\" in one string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-N1']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-N1\" does not start with \"--\": extra_args take sbatch's long options, each written \"--name=value\" in one string" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--\" ends sbatch's options, after which an argument is the job script" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--=x\" has no option name after \"--\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-p']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-p\" is sbatch's -p (--partition), which ctkgen sets itself; list the partition under \"partitions\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-o']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-o\" is sbatch's -o (--output), which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-e']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-e\" is sbatch's -e (--error), which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-D']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-D\" is sbatch's -D (--chdir), which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-J']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-J\" is sbatch's -J (--job-name), which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-W']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-W\" is sbatch's -W (--wait), which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-pgpu']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-pgpu\" is sbatch's -p (--partition), which ctkgen sets itself; list the partition under \"partitions\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['-J', 'x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"-J\" is sbatch's -J (--job-name), which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--partition']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--partition\" is sbatch's --partition, which ctkgen sets itself; list the partition under \"partitions\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--partition=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--partition=x\" is sbatch's --partition, which ctkgen sets itself; list the partition under \"partitions\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--gres']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--gres\" is sbatch's --gres, which ctkgen sets itself; set the partition's \"gres\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--gres=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--gres=x\" is sbatch's --gres, which ctkgen sets itself; set the partition's \"gres\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--output']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--output\" is sbatch's --output, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--output=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--output=x\" is sbatch's --output, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--error']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--error\" is sbatch's --error, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--error=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--error=x\" is sbatch's --error, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--wrap']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--wrap\" is sbatch's --wrap, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--wrap=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--wrap=x\" is sbatch's --wrap, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--export']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--export\" is sbatch's --export, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--export=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--export=x\" is sbatch's --export, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--chdir']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--chdir\" is sbatch's --chdir, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--chdir=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--chdir=x\" is sbatch's --chdir, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--job-name']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--job-name\" is sbatch's --job-name, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--job-name=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--job-name=x\" is sbatch's --job-name, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--parsable']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--parsable\" is sbatch's --parsable, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--parsable=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--parsable=x\" is sbatch's --parsable, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive', '--wait']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 78,
+      "/validation/partitions/0/extra_args/1: \"--wait\" is sbatch's --wait, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--wait=x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--wait=x\" is sbatch's --wait, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--part=debug']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--part=debug\" abbreviates --partition, which ctkgen sets itself; list the partition under \"partitions\"" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--wra=id']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--wra=id\" abbreviates --wrap, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--job']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--job\" abbreviates --job-name, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--outp=/tmp/x']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: \"--outp=/tmp/x\" abbreviates --output, which ctkgen sets itself" },
+    { "{'validation': {'partitions': [{'name': 'gpu', 'extra_args': ['--exclusive\\n']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 63,
+      "/validation/partitions/0/extra_args/0: argument \"--exclusive\\x0a\" contains control character 0x0a, which a Slurm option cannot carry" },
+};
+
 START_TEST(test_config_rejects_malformed_json_at_the_bad_token)
 {
     expect_error(&bad_json[_i]);
@@ -678,6 +1127,32 @@ START_TEST(test_config_rejects_bad_or_owned_env)
 }
 END_TEST
 
+START_TEST(test_config_rejects_bad_validation)
+{
+    expect_error(&bad_validation[_i]);
+}
+END_TEST
+
+/* jansson refuses \u0000 itself, so no string of the config holds a NUL. */
+START_TEST(test_config_rejects_nul_in_validation_strings)
+{
+    static const char *const cases[] = {
+        "{'validation': {'partitions': ['gpu\\u0000x']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+        "{'validation': {'stage_dir': '/s\\u0000'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+        "{'validation': {'partitions': [{'name': 'g', 'extra_args': ['--x=\\u0000']}]},"
+        " 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+    };
+    ctk_error_t err;
+    size_t i;
+
+    for (i = 0; i < N_OF(cases); i++) {
+        ck_assert_ptr_null(load(cases[i], &err));
+        ck_assert_int_eq(err.code, CTK_E_JSON);
+        ck_assert_msg(strstr(err.text, "\\u0000 is not allowed") != NULL, "%s", err.text);
+    }
+}
+END_TEST
+
 /* ---- configs that load -------------------------------------------------- */
 
 /* The example from the request for this feature, as in site-configs/example.json. */
@@ -744,6 +1219,13 @@ START_TEST(test_config_loads_issue_example_with_defaults)
     ck_assert(cfg->pc_rpath);
     ck_assert_ptr_null(cfg->help);
     ck_assert_uint_eq(cfg->n_env, 0);
+    ck_assert(!cfg->validation.present);
+    ck_assert_ptr_null(cfg->validation.launcher);
+    ck_assert_ptr_null(cfg->validation.build);
+    ck_assert(cfg->validation.queue_timeout_s == 0);
+    ck_assert_ptr_null(cfg->validation.stage_dir);
+    ck_assert_ptr_null(cfg->validation.partitions);
+    ck_assert_uint_eq(cfg->validation.n_partitions, 0);
     ck_assert_uint_eq(cfg->n_sdks, 1);
     sdk = &cfg->sdks[0];
     ck_assert_str_eq(sdk->version, "12.4");
@@ -840,6 +1322,201 @@ START_TEST(test_config_loads_every_key)
     ck_assert_pos(sdk->pos[CTK_F_VERSION], 28, 18);
     ck_assert_pos(sdk->pos[CTK_F_BASE], 28, 36);
     ctk_config_free(cfg);
+}
+END_TEST
+
+/* Every key of "validation", partitions by name and by object. */
+static const char validation_example[] =
+    "{\n"
+    "  \"validation\": {\n"
+    "    \"launcher\": \"slurm\",\n"
+    "    \"build\": \"compute\",\n"
+    "    \"queue_timeout\": 600,\n"
+    "    \"stage_dir\": \"/shared/scratch/ctkgen-stage/\",\n"
+    "    \"partitions\": [\n"
+    "      \"gpu-a100\",\n"
+    "      {\n"
+    "        \"name\": \"gpu-h100\",\n"
+    "        \"gres\": \"gpu:h100:1\",\n"
+    "        \"account\": \"admin\",\n"
+    "        \"qos\": \"debug\",\n"
+    "        \"time\": \"00:05:00\",\n"
+    "        \"constraint\": \"nvlink&(rack1|rack2)\",\n"
+    "        \"extra_args\": [\"--exclusive\", \"--mem=0\"]\n"
+    "      },\n"
+    "      {\"gres\": \"gpu:2\", \"name\": \"all-gpu\"}\n"
+    "    ]\n"
+    "  },\n"
+    "  \"sdks\": [{ \"version\": \"12.4\", \"base\": \"/usr/local/cuda-12.4\" }]\n"
+    "}\n";
+
+START_TEST(test_config_loads_validation_field_by_field)
+{
+    ctk_config_t *cfg = load_ok(validation_example);
+    const ctk_validation_conf_t *v = &cfg->validation;
+    const ctk_partition_conf_t *p;
+
+    ck_assert(v->present);
+    ck_assert_str_eq(v->launcher, "slurm");
+    ck_assert_str_eq(v->build, "compute");
+    ck_assert(v->queue_timeout_s == 600.0);
+    /* an absolute path like any other: the trailing slash goes */
+    ck_assert_str_eq(v->stage_dir, "/shared/scratch/ctkgen-stage");
+    ck_assert_uint_eq(v->n_partitions, 3);
+
+    p = &v->partitions[0];
+    ck_assert_str_eq(p->name, "gpu-a100");
+    ck_assert_ptr_null(p->gres);
+    ck_assert_ptr_null(p->account);
+    ck_assert_ptr_null(p->qos);
+    ck_assert_ptr_null(p->time);
+    ck_assert_ptr_null(p->constraint);
+    ck_assert_ptr_null(p->extra_args);
+    ck_assert_uint_eq(p->n_extra_args, 0);
+    ck_assert_str_eq(p->jpath, "/validation/partitions/0");
+    ck_assert_pos(p->pos, 8, 7);
+
+    p = &v->partitions[1];
+    ck_assert_str_eq(p->name, "gpu-h100");
+    ck_assert_str_eq(p->gres, "gpu:h100:1");
+    ck_assert_str_eq(p->account, "admin");
+    ck_assert_str_eq(p->qos, "debug");
+    ck_assert_str_eq(p->time, "00:05:00");
+    ck_assert_str_eq(p->constraint, "nvlink&(rack1|rack2)");
+    ck_assert_uint_eq(p->n_extra_args, 2);
+    ck_assert_str_eq(p->extra_args[0], "--exclusive");
+    ck_assert_str_eq(p->extra_args[1], "--mem=0");
+    ck_assert_str_eq(p->jpath, "/validation/partitions/1");
+    ck_assert_pos(p->pos, 9, 7);
+
+    p = &v->partitions[2];
+    ck_assert_str_eq(p->name, "all-gpu");
+    ck_assert_str_eq(p->gres, "gpu:2");
+    ck_assert_ptr_null(p->time);
+    ck_assert_uint_eq(p->n_extra_args, 0);
+    ck_assert_str_eq(p->jpath, "/validation/partitions/2");
+    ck_assert_pos(p->pos, 18, 7);
+
+    ck_assert_uint_eq(cfg->n_sdks, 1);
+    ctk_config_free(cfg);
+}
+END_TEST
+
+/* Each key is optional: an empty object is there, and nothing is set. */
+START_TEST(test_config_validation_keys_are_each_optional)
+{
+    ctk_config_t *cfg = load_ok("{'validation': {}, 'sdks': [{'version': '12.4', 'base': '/x'}]}");
+
+    ck_assert(cfg->validation.present);
+    ck_assert_ptr_null(cfg->validation.launcher);
+    ck_assert_ptr_null(cfg->validation.build);
+    ck_assert(cfg->validation.queue_timeout_s == 0);
+    ck_assert_ptr_null(cfg->validation.stage_dir);
+    ck_assert_uint_eq(cfg->validation.n_partitions, 0);
+    ctk_config_free(cfg);
+
+    /* slurm without partitions: the command line may give them */
+    cfg = load_ok("{'sdks': [{'version': '12.4', 'base': '/x'}],"
+                  " 'validation': {'launcher': 'slurm', 'queue_timeout': 0.5}}");
+    ck_assert(cfg->validation.present);
+    ck_assert_str_eq(cfg->validation.launcher, "slurm");
+    ck_assert(cfg->validation.queue_timeout_s == 0.5);
+    ck_assert_uint_eq(cfg->validation.n_partitions, 0);
+    ctk_config_free(cfg);
+
+    cfg = load_ok("{'validation': {'launcher': 'local', 'build': 'login', 'queue_timeout': 604800},"
+                  " 'sdks': [{'version': '12.4', 'base': '/x'}]}");
+    ck_assert_str_eq(cfg->validation.launcher, "local");
+    ck_assert_str_eq(cfg->validation.build, "login");
+    ck_assert(cfg->validation.queue_timeout_s == 604800.0);
+    ctk_config_free(cfg);
+}
+END_TEST
+
+/* Values at the edges of each rule that must load. */
+static const struct {
+    const char *key, *value;
+} good_partition_values[] = {
+    { "name", "all-gpu" },
+    { "name", "a" },
+    { "name", "GPU_a100.v2-x" },
+    { "name", "0123456789012345678901234567890123456789012345678901234567890123" },
+    { "name", "..." },
+    { "gres", "gpu:1" },
+    { "gres", "gpu:h100:2" },
+    { "gres", "gpu:1g.10gb:1" },
+    { "gres", "gpu:nvidia_h100_80gb_hbm3:8" },
+    { "gres", "shard:10" },
+    { "gres", "gpu:tesla-v100:01" },
+    { "gres", "gpu:123456789" },
+    { "time", "5" },
+    { "time", "0" },
+    { "time", "123456789" },
+    { "time", "05:30" },
+    { "time", "90:00" },
+    { "time", "48:00:00" },
+    { "time", "1:2:3" },
+    { "time", "1-0" },
+    { "time", "7-23" },
+    { "time", "1-12:30" },
+    { "time", "2-00:00:59" },
+    { "account", "admin" },
+    { "account", "proj 1 \xc3\xa9" },
+    { "qos", "debug" },
+    { "constraint", "[rack1|rack2]&nvlink*2" },
+    { "extra_args", "--exclusive" },
+    { "extra_args", "--mem=0" },
+    { "extra_args", "--comment=--partition=x" },
+    { "extra_args", "--gres-flags=enforce-binding" },
+    { "extra_args", "--wait-all-nodes=1" },
+    { "extra_args", "--export-file=/etc/slurm/env" },
+    { "extra_args", "--gpus-per-task=1" },
+};
+
+/* The field of a partition that key fills. */
+static const char *partition_field(const ctk_partition_conf_t *p, const char *key)
+{
+    if (strcmp(key, "name") == 0)
+        return p->name;
+    if (strcmp(key, "gres") == 0)
+        return p->gres;
+    if (strcmp(key, "account") == 0)
+        return p->account;
+    if (strcmp(key, "qos") == 0)
+        return p->qos;
+    if (strcmp(key, "time") == 0)
+        return p->time;
+    if (strcmp(key, "constraint") == 0)
+        return p->constraint;
+    ck_assert_uint_eq(p->n_extra_args, 1);
+    return p->extra_args[0];
+}
+
+START_TEST(test_config_accepts_partition_value)
+{
+    const char *key = good_partition_values[_i].key, *value = good_partition_values[_i].value;
+    ctk_config_t *cfg;
+    char *json = NULL;
+    int n;
+
+    if (strcmp(key, "name") == 0)
+        n = asprintf(&json, "{'validation': {'partitions': ['%s']}, 'sdks': [{'version': '12.4',"
+                            " 'base': '/x'}]}",
+                     value);
+    else if (strcmp(key, "extra_args") == 0)
+        n = asprintf(&json, "{'validation': {'partitions': [{'name': 'gpu',"
+                            " 'extra_args': ['%s']}]}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+                     value);
+    else
+        n = asprintf(&json, "{'validation': {'partitions': [{'name': 'gpu', '%s': '%s'}]},"
+                            " 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+                     key, value);
+    ck_assert_int_gt(n, 0);
+    cfg = load_ok(json);
+    ck_assert_uint_eq(cfg->validation.n_partitions, 1);
+    ck_assert_str_eq(partition_field(&cfg->validation.partitions[0], key), value);
+    ctk_config_free(cfg);
+    free(json);
 }
 END_TEST
 
@@ -1125,6 +1802,13 @@ static const char *const round_trips[] = {
     "{'family': 'gpu', 'pc_prefix': 'cuda', 'default': '12', 'help': 'say \\'hi\\' \\\\ ~/ \\u2603',"
     " 'sdks': [{'version': '12.4', 'base': '/opt/\\u00fcn\\u00efcode/cuda', 'aliases': ['12', 'latest'],"
     " 'comm_libs': {'nccl': '/opt/nccl'}, 'env': {'A': 'x\\ty'}}]}",
+    validation_example,
+    "{'validation': {}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+    "{'validation': {'launcher': 'local', 'queue_timeout': 0.25}, 'sdks': [{'version': '12.4',"
+    " 'base': '/x'}]}",
+    "{'validation': {'queue_timeout': 604799.999, 'partitions': ['a', 'b', {'name': 'c'},"
+    " {'name': 'd', 'extra_args': ['--x']}, {'name': 'e', 'account': 'f\\u00fcr \\'us\\''}]},"
+    " 'sdks': [{'version': '12.4', 'base': '/x'}]}",
 };
 
 START_TEST(test_config_dump_round_trips)
@@ -1228,6 +1912,127 @@ START_TEST(test_config_dump_writes_schema_order_without_defaults)
 }
 END_TEST
 
+/* "validation" after "env", its keys and each partition's in schema order;
+ * a partition with a name alone as the name; absent, not written at all
+ * (test_config_dump_writes_schema_order_without_defaults). */
+START_TEST(test_config_dump_writes_validation_in_schema_order)
+{
+    static const char want[] =
+        "{\n"
+        "  \"help\": \"H\",\n"
+        "  \"validation\": {\n"
+        "    \"launcher\": \"slurm\",\n"
+        "    \"build\": \"compute\",\n"
+        "    \"queue_timeout\": 600,\n"
+        "    \"stage_dir\": \"/s\",\n"
+        "    \"partitions\": [\n"
+        "      \"a\",\n"
+        "      {\n"
+        "        \"name\": \"b\",\n"
+        "        \"gres\": \"gpu:a:1\",\n"
+        "        \"account\": \"acc\",\n"
+        "        \"qos\": \"q\",\n"
+        "        \"time\": \"1-0\",\n"
+        "        \"constraint\": \"c\",\n"
+        "        \"extra_args\": [\n"
+        "          \"--y\",\n"
+        "          \"--x\"\n"
+        "        ]\n"
+        "      },\n"
+        "      \"c\"\n"
+        "    ]\n"
+        "  },\n"
+        "  \"sdks\": [\n"
+        "    {\n"
+        "      \"version\": \"12.4\",\n"
+        "      \"base\": \"/b\"\n"
+        "    }\n"
+        "  ]\n"
+        "}\n";
+    static const char want_empty[] =
+        "{\n"
+        "  \"validation\": {},\n"
+        "  \"sdks\": [\n"
+        "    {\n"
+        "      \"version\": \"12.4\",\n"
+        "      \"base\": \"/b\"\n"
+        "    }\n"
+        "  ]\n"
+        "}\n";
+    ctk_config_t *cfg = load_ok(
+        "{'sdks': [{'version': '12.4', 'base': '/b'}], 'validation': {'partitions': ['a',"
+        " {'extra_args': ['--y', '--x'], 'constraint': 'c', 'time': '1-0', 'qos': 'q',"
+        " 'account': 'acc', 'gres': 'gpu:a:1', 'name': 'b'}, {'name': 'c'}], 'stage_dir': '/s/',"
+        " 'queue_timeout': 600.0, 'build': 'compute', 'launcher': 'slurm'}, 'help': 'H'}");
+    ctk_error_t err;
+    char *text;
+
+    ctk_error_init(&err);
+    text = ctk_config_dump(cfg, &err);
+    ck_assert_msg(text != NULL, "%s", err.text);
+    ck_assert_str_eq(text, want);
+    free(text);
+    ctk_config_free(cfg);
+
+    cfg = load_ok("{'validation': {}, 'sdks': [{'version': '12.4', 'base': '/b'}]}");
+    text = ctk_config_dump(cfg, &err);
+    ck_assert_msg(text != NULL, "%s", err.text);
+    ck_assert_str_eq(text, want_empty);
+    free(text);
+    ctk_config_free(cfg);
+}
+END_TEST
+
+/* Built in memory, not loaded: bytes JSON cannot hold are refused by
+ * name, and a validation section that is not marked present is left out. */
+START_TEST(test_config_dump_validation_refuses_invalid_utf8_and_skips_absent)
+{
+    static const char *const want[] = {
+        "/validation/stage_dir: not valid UTF-8, which JSON cannot hold",
+        "/validation/partitions/1: not valid UTF-8, which JSON cannot hold",
+        "/validation/partitions/1/qos: not valid UTF-8, which JSON cannot hold",
+        "/validation/partitions/1/extra_args/1: not valid UTF-8, which JSON cannot hold",
+    };
+    ctk_partition_conf_t parts[2];
+    char *args[2] = { "--a", "--b\xff" };
+    ctk_config_t *cfg;
+    ctk_error_t err;
+    char *text;
+    size_t i;
+
+    for (i = 0; i < N_OF(want); i++) {
+        ctk_error_init(&err);
+        cfg = ctk_config_new(NULL, &err);
+        ck_assert_ptr_nonnull(cfg);
+        ck_assert_ptr_nonnull(ctk_config_add_sdk(cfg, "12.4", "/x", &err));
+        memset(parts, 0, sizeof parts);
+        parts[0].name = "a";
+        parts[1].name = i == 1 ? "b\xe9" : "b";
+        cfg->validation.stage_dir = i == 0 ? "/s\xe9" : "/s";
+        cfg->validation.partitions = parts;
+        cfg->validation.n_partitions = 2;
+        if (i >= 2)
+            parts[1].qos = i == 2 ? "q\xc3" : "q";
+        if (i == 3) {
+            parts[1].extra_args = args;
+            parts[1].n_extra_args = 2;
+        }
+        /* not present: nothing of it is looked at */
+        text = ctk_config_dump(cfg, &err);
+        ck_assert_msg(text != NULL, "%s", err.text);
+        ck_assert_ptr_null(strstr(text, "validation"));
+        free(text);
+        cfg->validation.present = true;
+        ck_assert_ptr_null(ctk_config_dump(cfg, &err));
+        ck_assert_int_eq(err.code, CTK_E_QUOTE);
+        ck_assert_str_eq(err.text, want[i]);
+        /* borrowed, not the config's to free */
+        memset(&cfg->validation, 0, sizeof cfg->validation);
+        ctk_config_free(cfg);
+    }
+}
+END_TEST
+
 START_TEST(test_config_new_and_add_sdk_dump_and_load_back)
 {
     static const char want[] =
@@ -1308,6 +2113,11 @@ static void *op_load(ctk_error_t *err)
     return ctk_config_load_string(rich_example, strlen(rich_example), "rich.json", err);
 }
 
+static void *op_load_validation(ctk_error_t *err)
+{
+    return ctk_config_load_string(validation_example, strlen(validation_example), "v.json", err);
+}
+
 static void *op_load_bad(ctk_error_t *err)
 {
     static const char bad[] =
@@ -1364,9 +2174,15 @@ START_TEST(test_config_survives_allocation_failures)
 #ifdef TU_HAVE_FAILING_MALLOC
     ck_assert_int_gt(tu_alloc_sweep("load", op_load, release_config), 20);
     ck_assert_int_gt(tu_alloc_sweep("load_bad", op_load_bad, release_bad), 5);
+    ck_assert_int_gt(tu_alloc_sweep("load_validation", op_load_validation, release_config), 20);
     dump_me = ctk_config_load_string(rich_example, strlen(rich_example), "rich.json", NULL);
     ck_assert_ptr_nonnull(dump_me);
     ck_assert_int_gt(tu_alloc_sweep("dump", op_dump, release_text), 5);
+    ctk_config_free(dump_me);
+    dump_me = ctk_config_load_string(validation_example, strlen(validation_example), "v.json",
+                                     NULL);
+    ck_assert_ptr_nonnull(dump_me);
+    ck_assert_int_gt(tu_alloc_sweep("dump_validation", op_dump, release_text), 10);
     ctk_config_free(dump_me);
     ck_assert_int_gt(tu_alloc_sweep("new_add", op_new_add, release_config), 5);
 #endif
@@ -1400,6 +2216,11 @@ int main(void)
     tcase_add_loop_test(tc, test_config_rejects_duplicate_version_alias_or_unknown_default, 0,
                         N_OF(duplicates));
     tcase_add_loop_test(tc, test_config_rejects_bad_or_owned_env, 0, N_OF(bad_env));
+    tcase_add_loop_test(tc, test_config_rejects_bad_validation, 0, N_OF(bad_validation));
+    tcase_add_test(tc, test_config_rejects_nul_in_validation_strings);
+    tcase_add_test(tc, test_config_loads_validation_field_by_field);
+    tcase_add_test(tc, test_config_validation_keys_are_each_optional);
+    tcase_add_loop_test(tc, test_config_accepts_partition_value, 0, N_OF(good_partition_values));
     tcase_add_test(tc, test_config_load_reports_missing_file);
     tcase_add_test(tc, test_config_load_names_the_file_in_errors);
     tcase_add_test(tc, test_config_loads_shipped_site_configs);
@@ -1407,6 +2228,8 @@ int main(void)
     tcase_add_test(tc, test_config_loads_every_config_in_the_docs);
     tcase_add_loop_test(tc, test_config_dump_round_trips, 0, N_OF(round_trips));
     tcase_add_test(tc, test_config_dump_writes_schema_order_without_defaults);
+    tcase_add_test(tc, test_config_dump_writes_validation_in_schema_order);
+    tcase_add_test(tc, test_config_dump_validation_refuses_invalid_utf8_and_skips_absent);
     tcase_add_test(tc, test_config_new_and_add_sdk_dump_and_load_back);
     tcase_add_test(tc, test_config_dump_refuses_invalid_utf8);
     if (tu_alloc_sweeps_possible("check_config"))
