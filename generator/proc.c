@@ -913,7 +913,11 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_proc_run: empty argv");
         goto out;
     }
-    if (ctk_proc_interrupted()) {
+    if (spec->cleanup && spec->timeout_s <= 0) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_proc_run: a cleanup step needs a timeout");
+        goto out;
+    }
+    if (ctk_proc_interrupted() && !spec->cleanup) {
         set_interrupted(err, spec->argv[0], false); /* nothing new starts */
         goto out;
     }
@@ -1032,7 +1036,7 @@ bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t
                 pump(&s[i], READS_PER_WAKE);
         if (child_exited(pid))
             break;
-        if (!stopping && ctk_proc_interrupted()) {
+        if (!stopping && !spec->cleanup && ctk_proc_interrupted()) {
             /* a chance to clean up, then the deadline below ends it;
              * SIGCONT: a stopped process acts on SIGTERM only once resumed */
             stopping = true;

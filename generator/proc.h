@@ -82,6 +82,9 @@ typedef struct {
     bool run_as;              /* run the child as run_as_uid:run_as_gid (see above) */
     uid_t run_as_uid;
     gid_t run_as_gid;
+    bool cleanup;             /* undoes what an interrupted run started (scancel
+                               * of the jobs it submitted): runs even after an
+                               * interrupt, to its timeout, which must be set */
 } ctk_proc_spec_t;
 
 typedef struct {

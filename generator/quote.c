@@ -176,3 +176,18 @@ bool ctk_quote_check_pathvar(const char *s, const char *what, ctk_error_t *err)
     }
     return true;
 }
+
+char *ctk_quote_sh(const char *s, const char *what, ctk_error_t *err)
+{
+    ctk_buf_t b;
+
+    /* sh reads any byte inside '...', but a job script stays one line per step */
+    if (refuse_control(s, false, what, "go in a job script", err))
+        return NULL;
+    ctk_buf_init(&b);
+    ctk_buf_append(&b, "'", 1);
+    for (const char *p = s; *p; p++)
+        ctk_buf_append(&b, *p == '\'' ? "'\\''" : p, *p == '\'' ? 4 : 1);
+    ctk_buf_append(&b, "'", 1);
+    return take_or_nomem(&b, err);
+}

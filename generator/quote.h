@@ -38,6 +38,9 @@ char *ctk_quote_tcl(const char *s, const char *what, ctk_error_t *err);
  * argument the same way by quoting it (and dropping the result). */
 char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err);
 
+/* One POSIX shell word in single quotes (' as '\''), for job scripts. */
+char *ctk_quote_sh(const char *s, const char *what, ctk_error_t *err);
+
 /* Whether s can go on a colon-separated path variable (no ':' or control
  * bytes).  Sets CTK_E_QUOTE otherwise. */
 bool ctk_quote_check_pathvar(const char *s, const char *what, ctk_error_t *err);
