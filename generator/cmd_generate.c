@@ -59,6 +59,7 @@ static const ctk_opt_t generate_opts[] = {
     { "jobs", 'j', "N", OPT_JOBS, "with --validate: check N SDKs at once (default: the number of CPUs)" },
     { "require-launch", 0, NULL, OPT_REQUIRE_LAUNCH, "with --validate: fail when a probe cannot launch (no GPU)" },
     { "no-cache", 0, NULL, OPT_NO_CACHE, "with --validate: ignore cached results" },
+    CTK_VOPT_ENTRIES,
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
@@ -494,8 +495,14 @@ int ctk_cmd_generate(int argc, char **argv)
         case CTK_OPT_HELP_ID:
             ctk_cli_print_help(&ctk_cmd_generate_doc);
             return CTK_EXIT_OK;
-        default:
-            return CTK_EXIT_USAGE;
+        default: {
+            int rc = CTK_EXIT_USAGE;
+
+            if (id < CTK_VOPT_LAUNCHER || !ctk_validate_cli_option(&o.vopts, "generate", id, arg, &rc) ||
+                rc != CTK_EXIT_OK)
+                return rc;
+            break;
+        }
         }
     }
     if (o.scan && o.config)
@@ -520,8 +527,10 @@ int ctk_cmd_generate(int argc, char **argv)
     if (o.validate && (o.dry_run || o.check))
         return ctk_cli_usage("generate", "--validate checks a written tree: it cannot be combined with %s",
                              o.dry_run ? "--dry-run" : "--check");
-    if (!o.validate && (o.vopts.v.jobs || o.vopts.v.require_launch || o.vopts.v.no_cache))
-        return ctk_cli_usage("generate", "--jobs, --require-launch and --no-cache go with --validate");
+    if (!o.validate && (o.vopts.v.jobs || o.vopts.v.require_launch || o.vopts.v.no_cache ||
+                        ctk_validate_cli_launcher_given(&o.vopts) || o.vopts.html))
+        return ctk_cli_usage("generate", "--jobs, --require-launch, --no-cache, --launcher, --partition, "
+                                         "--queue-timeout, --run-timeout, --stage-dir and --html go with --validate");
     if (!*o.outdir)
         return ctk_cli_usage("generate", "--output needs a directory");
     if (o.config && !*o.config)

@@ -24,6 +24,8 @@
 #include "config.h"
 #include "discover.h"
 #include "proc.h"
+#include "remote.h"
+#include "report_html.h"
 #include "report.h"
 #include "sdk.h"
 #include "util.h"
@@ -74,11 +76,12 @@ static const ctk_opt_t validate_opts[] = {
     { "cc", 0, "CC", OPT_CC, "host C compiler for the probes (default: cc on PATH)" },
     { "cxx", 0, "CXX", OPT_CXX, "host C++ compiler that links the CUDA probe (default: c++ on PATH)" },
     { "wait-timeout", 0, "SECONDS", OPT_WAIT_TIMEOUT, "wait at most SECONDS for a generate run that holds the output lock, then exit 4 (0: not at all; default: as long as it takes)" },
+    CTK_VOPT_ENTRIES,
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
 
-static const char *const validate_docs[] = { "diagnostics.md", "site-config.md", NULL };
+static const char *const validate_docs[] = { "diagnostics.md", "site-config.md", "slurm.md", NULL };
 
 const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "validate",
@@ -106,7 +109,15 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "nothing in DIR is read through a symlink (CTK-MOD-006).  SIGINT, SIGTERM\n"
     "or SIGHUP stops validate wherever it is (a probe, a .pc resolution, a Lua\n"
     "evaluation) and removes its temp dirs; ctkgen then ends by that signal\n"
-    "(exit status 128+N: 130 for SIGINT).\n",
+    "(exit status 128+N: 130 for SIGINT).\n"
+    "With --launcher slurm (or \"launcher\": \"slurm\" in the site config's\n"
+    "validation section) everything but the CUDA probes' launch happens here;\n"
+    "the probes are staged in a dir the compute nodes share and one job per\n"
+    "partition (sbatch, one GPU) runs them all.  The jobs are followed with one\n"
+    "squeue call per poll; a job pending past --queue-timeout is cancelled and\n"
+    "reported not run, with Slurm's reason; an interrupt cancels every job.\n"
+    "The result is a matrix: SDK x partition x artifact.  No Slurm, or a\n"
+    "controller that does not answer: exit 4.\n",
     validate_opts,
     validate_docs,
 };
@@ -116,70 +127,6 @@ static bool use_color(FILE *fp)
     const char *nc = getenv("NO_COLOR");
 
     return isatty(fileno(fp)) && !(nc && nc[0]);
-}
-
-static void on_progress(const ctk_vsdk_t *sdk, ctk_art_t art, void *arg)
-{
-    (void)arg;
-    if (ctk_cli_verbosity >= CTK_NORMAL) {
-        ctk_report_progress(stderr, sdk, art, use_color(stderr));
-        fflush(stderr);
-    }
-}
-
-int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *o)
-{
-    ctk_vreport_t rep;
-    ctk_vopts_t v = o->v;
-    ctk_error_t err;
-    char *json = NULL;
-    bool done;
-    int rc, sig;
-
-    ctk_error_init(&err);
-    ctk_vreport_init(&rep);
-    v.progress = on_progress;
-    if (ctk_cli_verbosity >= CTK_NORMAL)
-        ctk_cli_info("validating %zu SDK%s in %s", cfg->n_sdks, cfg->n_sdks == 1 ? "" : "s", v.outdir);
-    if (!ctk_proc_catch_interrupts(&err)) {
-        rc = ctk_cli_error(&err);
-        goto out;
-    }
-    done = ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err);
-    ctk_proc_release_interrupts();
-    if ((sig = ctk_proc_interrupted())) {
-        char what[128];
-
-        /* validate removed its temp dirs whichever way it returned */
-        fprintf(stderr, "ctkgen: %s and removed the temp dirs\n",
-                ctk_proc_describe_interrupt(what, sizeof what));
-        ctk_vreport_fini(&rep);
-        ctk_proc_reraise(sig);
-        return 128 + sig;
-    }
-    if (!done) {
-        rc = ctk_cli_error(&err);
-        goto out;
-    }
-    if (rep.tcl_skip)
-        ctk_cli_warn("Tcl modulefiles not checked: %s", rep.tcl_skip);
-    if (rep.cache_warning)
-        ctk_cli_warn("%s", rep.cache_warning);
-    if (o->json) {
-        if (!(json = ctk_report_json(&rep, &err))) {
-            rc = ctk_cli_error(&err);
-            goto out;
-        }
-        fputs(json, stdout);
-        fputc('\n', stdout);
-    } else if (ctk_cli_verbosity >= CTK_NORMAL) {
-        ctk_report_table(stdout, &rep, use_color(stdout));
-    }
-    rc = rep.n_fail ? CTK_EXIT_CHECK : CTK_EXIT_OK;
-out:
-    free(json);
-    ctk_vreport_fini(&rep);
-    return rc;
 }
 
 /* Parse a --timeout value; false on junk. */
@@ -196,12 +143,207 @@ static bool parse_number(const char *s, double lo, double hi, double *out)
     return true;
 }
 
-static bool validate_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
+static void on_progress(const ctk_vsdk_t *sdk, ctk_art_t art, void *arg)
+{
+    (void)arg;
+    if (ctk_cli_verbosity >= CTK_NORMAL) {
+        ctk_report_progress(stderr, sdk, art, use_color(stderr));
+        fflush(stderr);
+    }
+}
+
+static void on_remote(const char *line, void *arg)
+{
+    (void)arg;
+    if (ctk_cli_verbosity >= CTK_NORMAL) {
+        fprintf(stderr, "ctkgen: slurm: %s\n", line);
+        fflush(stderr);
+    }
+}
+
+/* The launcher: the command line's, else the site config's, else local. */
+static bool use_slurm(const ctk_config_t *cfg, const ctk_validate_cli_t *o, ctk_error_t *err)
+{
+    const char *l = o->launcher ? o->launcher : cfg->validation.launcher;
+    bool slurm = l && strcmp(l, "slurm") == 0;
+
+    if (!slurm && (o->n_partitions || o->queue_timeout_s > 0 || o->run_timeout_s > 0 || o->stage_dir)) {
+        ctk_error_set(err, CTK_E_USAGE, NULL, 0, 0,
+                      "--partition, --queue-timeout, --run-timeout and --stage-dir go with --launcher slurm");
+        return false;
+    }
+    if (slurm && cfg->validation.build && strcmp(cfg->validation.build, "compute") == 0) {
+        ctk_error_set(err, CTK_E_CONFIG, cfg->source, 0, 0,
+                      "validation.build \"compute\" (building the probes inside the job) is not supported by "
+                      "this ctkgen; use \"login\" (the default): the probes are built here and staged");
+        return false;
+    }
+    return slurm;
+}
+
+static ctk_remote_t *prepare_remote(const ctk_config_t *cfg, const ctk_validate_cli_t *o, ctk_remote_opts_t *ro,
+                                    ctk_error_t *err)
+{
+    memset(ro, 0, sizeof *ro);
+    ro->conf = &cfg->validation;
+    ro->partitions = o->partitions;
+    ro->n_partitions = o->n_partitions;
+    ro->queue_timeout_s = o->queue_timeout_s;
+    ro->run_timeout_s = o->run_timeout_s;
+    ro->stage_root = o->stage_dir;
+    ro->probe_timeout_s = o->v.timeout_s;
+    ro->require_launch = o->v.require_launch;
+    ro->progress = on_remote;
+    return ctk_remote_prepare(ro, err);
+}
+
+static bool write_html(const char *path, const char *json, ctk_error_t *err)
+{
+    char *page = ctk_report_html(json, err);
+    FILE *f;
+    bool ok;
+
+    if (!page)
+        return false;
+    if (!(f = fopen(path, "w"))) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot create: %s", strerror(errno));
+        free(page);
+        return false;
+    }
+    ok = fputs(page, f) >= 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok)
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    free(page);
+    return ok;
+}
+
+static int print_report(const ctk_vreport_t *rep, const ctk_validate_cli_t *o, ctk_error_t *err)
+{
+    char *json = NULL;
+    int rc = CTK_EXIT_OK;
+
+    if (rep->tcl_skip)
+        ctk_cli_warn("Tcl modulefiles not checked: %s", rep->tcl_skip);
+    if (rep->cache_warning)
+        ctk_cli_warn("%s", rep->cache_warning);
+    if ((o->json || o->html) && !(json = ctk_report_json(rep, err)))
+        return ctk_cli_error(err);
+    if (o->html && !write_html(o->html, json, err)) {
+        free(json);
+        return ctk_cli_error(err);
+    }
+    if (o->json) {
+        fputs(json, stdout);
+        fputc('\n', stdout);
+    } else if (ctk_cli_verbosity >= CTK_NORMAL) {
+        ctk_report_table(stdout, rep, use_color(stdout));
+        if (rep->n_parts)
+            ctk_report_matrix(stdout, rep, use_color(stdout));
+    }
+    free(json);
+    if (rep->n_fail || rep->m_fail)
+        rc = CTK_EXIT_CHECK;
+    return rc;
+}
+
+int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *o)
+{
+    ctk_vreport_t rep;
+    ctk_vopts_t v = o->v;
+    ctk_remote_opts_t ro;
+    ctk_remote_t *remote = NULL;
+    ctk_error_t err;
+    bool done, slurm;
+    int rc, sig;
+
+    ctk_error_init(&err);
+    ctk_vreport_init(&rep);
+    v.progress = on_progress;
+    slurm = use_slurm(cfg, o, &err);
+    if (err.code != CTK_E_OK)
+        return ctk_cli_error(&err);
+    if (!ctk_proc_catch_interrupts(&err)) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
+    if (slurm) {
+        if (!(remote = prepare_remote(cfg, o, &ro, &err)))
+            goto failed;
+        v.stage_dir = ctk_remote_probe_dir(remote);
+        if (ctk_cli_verbosity >= CTK_NORMAL)
+            ctk_cli_info("building and checking here; the CUDA probes launch through Slurm on %zu partition%s",
+                         ctk_remote_n_partitions(remote), ctk_remote_n_partitions(remote) == 1 ? "" : "s");
+    }
+    if (ctk_cli_verbosity >= CTK_NORMAL)
+        ctk_cli_info("validating %zu SDK%s in %s", cfg->n_sdks, cfg->n_sdks == 1 ? "" : "s", v.outdir);
+    done = ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err);
+    if (done && remote && !ctk_proc_interrupted())
+        done = ctk_remote_run(remote, sdks, &rep, &err);
+failed:
+    ctk_remote_free(remote);
+    remote = NULL;
+    ctk_proc_release_interrupts();
+    if ((sig = ctk_proc_interrupted())) {
+        char what[128];
+
+        /* validate removed its temp dirs whichever way it returned */
+        fprintf(stderr, "ctkgen: %s and removed the temp dirs\n",
+                ctk_proc_describe_interrupt(what, sizeof what));
+        ctk_vreport_fini(&rep);
+        ctk_proc_reraise(sig);
+        return 128 + sig;
+    }
+    if (err.code != CTK_E_OK) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
+    rc = print_report(&rep, o, &err);
+out:
+    ctk_remote_free(remote);
+    ctk_vreport_fini(&rep);
+    return rc;
+}
+
+bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
 {
     double d;
 
     *rc = CTK_EXIT_OK;
     switch (id) {
+    case CTK_VOPT_LAUNCHER:
+        if (strcmp(arg, "local") != 0 && strcmp(arg, "slurm") != 0)
+            *rc = ctk_cli_usage(cmd, "--launcher is local or slurm, not '%s'", arg);
+        o->launcher = arg;
+        return true;
+    case CTK_VOPT_PARTITION:
+        if (!*arg)
+            *rc = ctk_cli_usage(cmd, "--partition needs a name");
+        else if (o->n_partitions == CTK_MAX_PARTITIONS)
+            *rc = ctk_cli_usage(cmd, "at most %d --partition options", CTK_MAX_PARTITIONS);
+        else
+            o->partitions[o->n_partitions++] = arg;
+        return true;
+    case CTK_VOPT_QUEUE_TIMEOUT:
+    case CTK_VOPT_RUN_TIMEOUT:
+        if (!parse_number(arg, 1, 604800, &d))
+            *rc = ctk_cli_usage(cmd, "--%s needs seconds from 1 to 604800, not '%s'",
+                                id == CTK_VOPT_QUEUE_TIMEOUT ? "queue-timeout" : "run-timeout", arg);
+        else if (id == CTK_VOPT_QUEUE_TIMEOUT)
+            o->queue_timeout_s = d;
+        else
+            o->run_timeout_s = d;
+        return true;
+    case CTK_VOPT_STAGE_DIR:
+        if (arg[0] != '/')
+            *rc = ctk_cli_usage(cmd, "--stage-dir needs an absolute path (the compute nodes see it at the same path), not '%s'", arg);
+        o->stage_dir = arg;
+        return true;
+    case CTK_VOPT_HTML:
+        if (!*arg)
+            *rc = ctk_cli_usage(cmd, "--html needs a file");
+        o->html = arg;
+        return true;
     case OPT_JOBS:
         *rc = ctk_cli_parse_jobs(cmd, arg, &o->v.jobs);
         return true;
@@ -223,6 +365,11 @@ static bool validate_option(ctk_validate_cli_t *o, const char *cmd, int id, cons
     case OPT_CXX: o->v.cxx = arg; return true;
     }
     return false;
+}
+
+bool ctk_validate_cli_launcher_given(const ctk_validate_cli_t *o)
+{
+    return o->launcher || o->n_partitions || o->queue_timeout_s > 0 || o->run_timeout_s > 0 || o->stage_dir;
 }
 
 int ctk_cmd_validate(int argc, char **argv)
@@ -252,7 +399,7 @@ int ctk_cmd_validate(int argc, char **argv)
             ctk_cli_print_help(&ctk_cmd_validate_doc);
             return CTK_EXIT_OK;
         default:
-            if (!validate_option(&o, "validate", id, arg, &rc))
+            if (!ctk_validate_cli_option(&o, "validate", id, arg, &rc))
                 return CTK_EXIT_USAGE;
             if (rc != CTK_EXIT_OK)
                 return rc;

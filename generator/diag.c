@@ -126,6 +126,12 @@ const ctk_diag_t ctk_diags[] = {
     { "CTK-GPU-005", E, "--require-launch: the probe could not launch on this machine",
       "run validate on a machine with an NVIDIA driver and GPU, or drop --require-launch" },
 
+    /* ---- Slurm (validate --launcher slurm) ----------------------------------- */
+    { "CTK-SLURM-001", E, "the partition's job was refused by sbatch (account, QOS, GRES, time limit)",
+      "fix the partition's entry in the site config's validation section (account, qos, gres, time) or the Slurm association; sbatch's own words are in the message" },
+    { "CTK-SLURM-002", E, "the partition's job ended without the probes' results",
+      "read the job's output named in the message: the node failed, the time limit was too short, or the stage dir is not visible at the same path on the compute nodes (--stage-dir)" },
+
     /* ---- which toolkit (lint) ---------------------------------------------- */
     { "CTK-SDK-001", W,
       "no CUDA toolkit found from the paths the file sets; only toolkit-independent checks ran",
@@ -145,6 +151,8 @@ const ctk_diag_t ctk_diags[] = {
       "run validate on a GPU node; check CUDA_VISIBLE_DEVICES and device permissions" },
     { "CTK-SKIP-003", N, "Tcl modulefile not checked: Environment Modules not found",
       "install Environment Modules and tclsh, or name modulecmd.tcl with --modulecmd" },
+    { "CTK-SKIP-005", N, "not launched on a partition: its job stayed pending past the queue timeout, or ctkgen cancelled it",
+      "raise --queue-timeout, or run when the partition has free GPUs; the pending reason says what Slurm waits for" },
     { "CTK-SKIP-004", N, "Tcl modulefile not checked: it cannot be evaluated here without root's rights",
       "make it and its directories readable by nobody (files 0644, directories 0755), or use --trust-tcl for a file only root can change" },
 

@@ -695,6 +695,75 @@ static json_t *sdk_json(const ctk_vsdk_t *s)
     return o;
 }
 
+static json_t *part_json(const ctk_vpart_t *p)
+{
+    json_t *o = json_object();
+    char cc[16], drv[16];
+
+    snprintf(cc, sizeof cc, "%d.%d", p->cc_major, p->cc_minor);
+    snprintf(drv, sizeof drv, "%d.%d", p->driver / 1000, p->driver % 1000 / 10);
+    if (!o || !jset(o, "name", jstr(p->name)) || !jset(o, "gres_request", jstr(p->gres_request)) ||
+        !jset(o, "gres", jstr(p->gres)) || !jset(o, "features", jstr(p->features)) ||
+        !jset(o, "job_id", jstr(p->job_id)) || !jset(o, "state", jstr(ctk_part_state_name(p->state))) ||
+        !jset(o, "reason", jstr(p->reason)) || !jset(o, "node", jstr(p->node)) ||
+        !jset(o, "host", jstr(p->host)) || !jset(o, "cuda_visible_devices", jstr(p->cvd)) ||
+        !jset(o, "gpu", jstr(p->gpu)) || !jset(o, "cc", p->gpu ? jstr(cc) : json_null()) ||
+        !jset(o, "driver", p->driver ? jstr(drv) : json_null()) || !jset(o, "queued_s", jsecs(p->queued_s)) ||
+        !jset(o, "ran_s", jsecs(p->ran_s))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *cell_json(const ctk_vreport_t *r, size_t i, size_t p, ctk_art_t k)
+{
+    const ctk_vart_t *c = ctk_vreport_cell(r, i, p, k);
+    json_t *o = json_object(), *skip = json_null();
+
+    if (c->verdict == CTK_VERDICT_SKIP) {
+        if (!(skip = json_object()) || !jset(skip, "code", jstr(c->skip_code)) ||
+            !jset(skip, "reason", jstr(c->skip_reason))) {
+            json_decref(skip);
+            skip = NULL;
+        }
+    }
+    if (!o || !skip || !jset(o, "module", jstr(r->sdks[i].module)) || !jset(o, "partition", jstr(r->parts[p].name)) ||
+        !jset(o, "artifact", jstr(ctk_art_name(k))) || !jset(o, "verdict", jstr(ctk_verdict_name(c->verdict))) ||
+        !jset(o, "skip", json_incref(skip)) || !jset(o, "launched", json_boolean(c->launched)) ||
+        !jset(o, "host_probe", probe_json(&c->host)) || !jset(o, "cuda_probe", probe_json(&c->cuda)) ||
+        !jset(o, "findings", findings_json(&c->findings))) {
+        json_decref(skip);
+        json_decref(o);
+        return NULL;
+    }
+    json_decref(skip);
+    return o;
+}
+
+/* launcher, partitions, matrix and matrix_summary, into root. */
+static bool matrix_json(json_t *root, const ctk_vreport_t *r)
+{
+    json_t *parts = json_array(), *cells = json_array(), *sum = json_object();
+    bool ok = parts && cells && sum;
+
+    for (size_t p = 0; ok && p < r->n_parts; p++)
+        ok = jappend(parts, part_json(&r->parts[p]));
+    for (size_t i = 0; ok && i < r->n_sdks; i++)
+        for (size_t p = 0; ok && p < r->n_parts; p++)
+            for (int k = 0; ok && k < CTK_ART__COUNT; k++)
+                ok = jappend(cells, cell_json(r, i, p, (ctk_art_t)k));
+    ok = ok && jset(sum, "pass", jint((long long)r->m_pass)) && jset(sum, "skip", jint((long long)r->m_skip)) &&
+         jset(sum, "fail", jint((long long)r->m_fail)) && jset(sum, "jobs", jint(r->jobs_submitted)) &&
+         jset(sum, "scheduler_calls", jint(r->scheduler_calls));
+    ok = ok && jset(root, "launcher", jstr(r->launcher)) && json_object_set(root, "partitions", parts) == 0 &&
+         json_object_set(root, "matrix", cells) == 0 && json_object_set(root, "matrix_summary", sum) == 0;
+    json_decref(parts);
+    json_decref(cells);
+    json_decref(sum);
+    return ok;
+}
+
 char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err)
 {
     json_t *root = NULL, *host = NULL, *sum = NULL, *sdks = NULL;
@@ -721,6 +790,7 @@ char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err)
          jset(root, "outdir", jstr(r->outdir)) && jset(root, "jobs", jint(r->jobs)) &&
          jset(root, "seconds", jsecs(r->seconds)) && json_object_set(root, "host", host) == 0 &&
          json_object_set(root, "summary", sum) == 0 && json_object_set(root, "sdks", sdks) == 0;
+    ok = ok && (!r->launcher || matrix_json(root, r));
     if (ok)
         text = dump(root, err);
     else
@@ -1100,7 +1170,7 @@ static const struct {
     const char *legend;  /* under the table */
 } marks[MARK__COUNT] = {
     { "PASS", "\033[32m", "passed: environment, build, link and kernel launch checked" },
-    { "NOLAUNCH", "\033[33m", "launch skipped (no GPU): environment, build and link passed" },
+    { "NOLAUNCH", "\033[33m", "launch skipped (no GPU, or the partition's job did not run): environment, build and link passed" },
     { "UNCHECKED", "\033[33m",
       "not checked: never evaluated here (Tcl: no Environment Modules, or unreadable by the unprivileged user)" },
     { "FAIL", "\033[1;31m", "failed: an error-level finding, listed under its progress line" },
@@ -1170,17 +1240,11 @@ static void put_mark(FILE *fp, mark_t m, bool cached, int width, bool color)
         fputc(' ', fp);
 }
 
-void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool color)
+/* A result's findings, each with its fix, and its skip reason, indented. */
+static void put_details(FILE *fp, const ctk_vart_t *a, bool color)
 {
-    const ctk_vart_t *a = &sdk->art[art];
-    const char *m = sdk->module ? sdk->module : "?";
-    size_t i, len = strlen(m);
+    size_t i;
 
-    fputs("  ", fp);
-    put_text(fp, m);
-    fprintf(fp, "%*s  %-4s  ", len < 20 ? (int)(20 - len) : 0, "", ctk_art_name(art));
-    put_mark(fp, mark_of(a), false, MARK_WIDTH - 1, color);
-    fprintf(fp, " %7.2f s%s\n", a->seconds, a->cached ? "  (cached)" : "");
     for (i = 0; i < a->findings.len; i++) {
         const ctk_finding_t *f = &a->findings.items[i];
         const ctk_diag_t *d = ctk_diag_find(f->code);
@@ -1209,6 +1273,20 @@ void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool co
         put_text(fp, a->skip_reason ? a->skip_reason : "");
         fputc('\n', fp);
     }
+}
+
+void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool color)
+{
+    const ctk_vart_t *a = &sdk->art[art];
+    const char *m = sdk->module ? sdk->module : "?";
+    size_t len = strlen(m);
+
+    fputs("  ", fp);
+    put_text(fp, m);
+    fprintf(fp, "%*s  %-4s  ", len < 20 ? (int)(20 - len) : 0, "", ctk_art_name(art));
+    put_mark(fp, mark_of(a), false, MARK_WIDTH - 1, color);
+    fprintf(fp, " %7.2f s%s\n", a->seconds, a->cached ? "  (cached)" : "");
+    put_details(fp, a, color);
     fflush(fp);
 }
 
@@ -1251,7 +1329,10 @@ void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color)
         fputc('\n', fp);
     for (k = 0; k < MARK__COUNT; k++)
         if (used[k])
-            fprintf(fp, "  %-*s %s\n", MARK_WIDTH, marks[k].word, marks[k].legend);
+            fprintf(fp, "  %-*s %s\n", MARK_WIDTH, marks[k].word,
+                    r->launcher && k == MARK_PASS
+                        ? "passed here: environment, build and link (the launch: per partition, below)"
+                        : marks[k].legend);
     if (any_cached)
         fprintf(fp, "  %-*s %s\n", MARK_WIDTH, "*", "from the cache: nothing it depends on changed");
     fprintf(fp,
@@ -1261,5 +1342,105 @@ void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color)
     if (r->tcl_user)
         fprintf(fp, "modulefiles were evaluated as user %s, not as root%s\n", r->tcl_user,
                 r->trust_tcl ? " (Tcl files only root can change: as root, --trust-tcl)" : "");
+    fflush(fp);
+}
+
+/* ---- the Slurm matrix -------------------------------------------------------------------- */
+
+static void put_partition_line(FILE *fp, const ctk_vpart_t *p)
+{
+    fputs("  ", fp);
+    put_text(fp, p->name);
+    fprintf(fp, ": job %s", p->job_id ? p->job_id : "-");
+    if (p->state == CTK_PART_RAN) {
+        fputs(" on ", fp);
+        put_text(fp, p->node && p->node[0] ? p->node : "?");
+        if (p->gpu) {
+            fputs(", ", fp);
+            put_text(fp, p->gpu);
+            fprintf(fp, " (cc %d.%d)", p->cc_major, p->cc_minor);
+        } else {
+            fputs(", no GPU seen", fp);
+        }
+        if (p->driver)
+            fprintf(fp, ", driver for CUDA %d.%d", p->driver / 1000, p->driver % 1000 / 10);
+        fputs(", CUDA_VISIBLE_DEVICES=", fp);
+        put_text(fp, p->cvd ? p->cvd : "(unset)");
+        fprintf(fp, "; queued %.1f s, ran %.1f s\n", p->queued_s, p->ran_s);
+    } else {
+        fprintf(fp, " %s: ", ctk_part_state_name(p->state));
+        put_text(fp, p->reason ? p->reason : "");
+        fputc('\n', fp);
+    }
+}
+
+void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
+{
+    static const char head[] = "module";
+    size_t i, p, width = sizeof head - 1, cw = (size_t)CTK_ART__COUNT * (MARK_WIDTH + 1);
+    bool used[MARK__COUNT] = { false };
+    int k;
+
+    fprintf(fp, "\nlaunched through %s: one job per partition\n", r->launcher ? r->launcher : "?");
+    for (p = 0; p < r->n_parts; p++)
+        put_partition_line(fp, &r->parts[p]);
+    for (i = 0; i < r->n_sdks; i++)
+        if (r->sdks[i].module && strlen(r->sdks[i].module) > width)
+            width = strlen(r->sdks[i].module);
+    fprintf(fp, "\n  %-*s", (int)width, "");
+    for (p = 0; p < r->n_parts; p++) {
+        fputs("  ", fp);
+        put_text(fp, r->parts[p].name);
+        fprintf(fp, "%*s", strlen(r->parts[p].name) < cw ? (int)(cw - strlen(r->parts[p].name)) : 0, "");
+    }
+    fprintf(fp, "\n  %-*s", (int)width, head);
+    for (p = 0; p < r->n_parts; p++) {
+        fputs("  ", fp);
+        for (k = 0; k < CTK_ART__COUNT; k++)
+            fprintf(fp, "%-*s ", MARK_WIDTH, ctk_art_name((ctk_art_t)k));
+    }
+    fputc('\n', fp);
+    for (i = 0; i < r->n_sdks; i++) {
+        const char *m = r->sdks[i].module ? r->sdks[i].module : "?";
+
+        fputs("  ", fp);
+        put_text(fp, m);
+        fprintf(fp, "%*s", (int)(width - strlen(m)), "");
+        for (p = 0; p < r->n_parts; p++) {
+            fputs("  ", fp);
+            for (k = 0; k < CTK_ART__COUNT; k++) {
+                mark_t mk = mark_of(ctk_vreport_cell(r, i, p, (ctk_art_t)k));
+
+                put_mark(fp, mk, false, MARK_WIDTH, color);
+                fputc(' ', fp);
+                used[mk] = true;
+            }
+        }
+        fputc('\n', fp);
+    }
+    /* what did not pass, cell by cell */
+    for (i = 0; i < r->n_sdks; i++)
+        for (p = 0; p < r->n_parts; p++)
+            for (k = 0; k < CTK_ART__COUNT; k++) {
+                const ctk_vart_t *c = ctk_vreport_cell(r, i, p, (ctk_art_t)k);
+
+                if (c->verdict == CTK_VERDICT_PASS)
+                    continue;
+                fputs("\n  ", fp);
+                put_text(fp, r->sdks[i].module);
+                fputs(" on ", fp);
+                put_text(fp, r->parts[p].name);
+                fprintf(fp, ", %s: ", ctk_art_name((ctk_art_t)k));
+                put_mark(fp, mark_of(c), false, 0, color);
+                fputc('\n', fp);
+                put_details(fp, c, color);
+            }
+    fputc('\n', fp);
+    for (k = 0; k < MARK__COUNT; k++)
+        if (used[k])
+            fprintf(fp, "  %-*s %s\n", MARK_WIDTH, marks[k].word, marks[k].legend);
+    fprintf(fp, "%zu passed, %zu skipped, %zu failed (module x partition x artifact); %u job%s, %u Slurm command%s\n",
+            r->m_pass, r->m_skip, r->m_fail, r->jobs_submitted, r->jobs_submitted == 1 ? "" : "s",
+            r->scheduler_calls, r->scheduler_calls == 1 ? "" : "s");
     fflush(fp);
 }

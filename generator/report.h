@@ -56,6 +56,12 @@ void ctk_report_progress(FILE *fp, const ctk_vsdk_t *sdk, ctk_art_t art, bool co
  * ("3 passed, 1 passed with launch skipped (no GPU), 1 not checked,
  * 2 failed (artifacts)"). */
 void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color);
+/* After the table, for a run whose probes launched elsewhere (Slurm): a
+ * line per partition (its job, node, GPU, driver, CUDA_VISIBLE_DEVICES, or
+ * why it did not run), the matrix (a row per module, three marks per
+ * partition), each cell that did not pass with its findings, the legend
+ * and the counts line of r->m_* with the jobs and Slurm commands used. */
+void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color);
 /* The whole report as JSON text (pretty, sorted as documented); caller frees. */
 char *ctk_report_json(const ctk_vreport_t *r, ctk_error_t *err);
 

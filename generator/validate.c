@@ -94,7 +94,8 @@ ctk_skip_kind_t ctk_vart_skip_kind(const ctk_vart_t *a)
     /* judge_launch() sets these two only after the probes were built,
      * linked and run against the artifact's environment */
     if (a->skip_code &&
-        (strcmp(a->skip_code, "CTK-SKIP-001") == 0 || strcmp(a->skip_code, "CTK-SKIP-002") == 0))
+        (strcmp(a->skip_code, "CTK-SKIP-001") == 0 || strcmp(a->skip_code, "CTK-SKIP-002") == 0 ||
+         strcmp(a->skip_code, "CTK-SKIP-005") == 0))
         return CTK_SKIP_LAUNCH;
     return CTK_SKIP_UNCHECKED;
 }
@@ -126,9 +127,19 @@ typedef struct {
     ctk_error_t err;          /* the first such error */
 } vctx_t;
 
+/* What judging a probe's run needs, wherever it ran. */
+typedef struct {
+    const ctk_sdk_t *sdk;
+    ctk_error_t *err;
+    double timeout;           /* the run's limit, for messages */
+    bool require_launch;
+    const char *where;        /* "on this machine", "on node gpu-a100-1" */
+} vjudge_t;
+
 typedef struct {
     vctx_t *c;
     const ctk_sdk_t *sdk;
+    vjudge_t jd;
     ctk_vsdk_t *res;
     char *dir;                /* private build dir of this SDK */
     char *full_name;          /* "cudatoolkit/13.0" */
@@ -377,45 +388,56 @@ static bool build_failure(vjob_t *j, ctk_vart_t *a, const char *what, const ctk_
     return addf(a, "CTK-BUILD-002", 0, j->err, "%s: %s", what, line[0] ? line : "failed");
 }
 
-/* Run a built probe in env and check its report.  `own` is the expected
- * libcudart dir (the SDK's). */
+/* How a probe's run ended, judged: a finding when it did not exit 0 with a
+ * report, else the report parsed into rep.  false only for internal errors. */
+static bool judge_run(const vjudge_t *jd, ctk_vart_t *a, const char *exe, const ctk_proc_result_t *r,
+                      ctk_probe_report_t *rep)
+{
+    ctk_error_t perr;
+    char desc[256], line[512];
+
+    if (!ctk_proc_ok(r)) {
+        first_error_line(r->err, line, sizeof line);
+        if (strstr(r->err, "error while loading shared libraries") && strstr(r->err, "libcudart"))
+            return addf(a, "CTK-RUN-003", 0, jd->err, "%s: %s", exe, line);
+        return addf(a, "CTK-RUN-001", 0, jd->err, "%s: %s%s%s", exe,
+                    ctk_proc_describe(r, jd->timeout, desc, sizeof desc), line[0] ? ": " : "", line);
+    }
+    ctk_error_init(&perr);
+    if (!ctk_probe_report_parse(r->out, rep, &perr))
+        return addf(a, "CTK-RUN-001", 0, jd->err, "%s: no report: %s", exe, perr.text);
+    return true;
+}
+
+static bool stage_probe(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env, bool cuda);
+
+/* Run a built probe in env and check how it ended.  With a stage dir the
+ * probe is also staged for a launcher elsewhere, and the CUDA probe is not
+ * run here at all (its launch is judged where it runs). */
 static bool launch(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env,
                    ctk_probe_report_t *rep)
 {
     const char *argv[] = {exe, NULL};
     ctk_proc_result_t r;
-    ctk_error_t perr;
-    char desc[256], line[512];
     bool ok = false;
 
+    if (j->c->o->stage_dir) {
+        if (!stage_probe(j, a, exe, env, rep == &a->cuda))
+            return false;
+        if (rep == &a->cuda)
+            return true;
+    }
     ctk_proc_result_init(&r);
-    if (!run_step(j, argv, env, &r))
-        goto out;
-    if (!ctk_proc_ok(&r)) {
-        first_error_line(r.err, line, sizeof line);
-        if (strstr(r.err, "error while loading shared libraries") && strstr(r.err, "libcudart"))
-            ok = addf(a, "CTK-RUN-003", 0, j->err, "%s: %s", exe, line);
-        else
-            ok = addf(a, "CTK-RUN-001", 0, j->err, "%s: %s%s%s", exe,
-                      ctk_proc_describe(&r, j->c->timeout, desc, sizeof desc), line[0] ? ": " : "",
-                      line);
-        goto out;
-    }
-    ctk_error_init(&perr);
-    if (!ctk_probe_report_parse(r.out, rep, &perr)) {
-        ok = addf(a, "CTK-RUN-001", 0, j->err, "%s: no report: %s", exe, perr.text);
-        goto out;
-    }
-    ok = true;
-out:
+    if (run_step(j, argv, env, &r))
+        ok = judge_run(&j->jd, a, exe, &r, rep);
     ctk_proc_result_fini(&r);
     return ok;
 }
 
 /* What a probe's report says about the libcudart, versions and the GPU. */
-static bool judge_report(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p, const char *what)
+static bool judge_report(const vjudge_t *jd, ctk_vart_t *a, const ctk_probe_report_t *p, const char *what)
 {
-    const ctk_sdk_t *s = j->sdk;
+    const ctk_sdk_t *s = jd->sdk;
     int ma = s->version.major, mi = s->version.minor;
 
     if (!p->present)
@@ -423,7 +445,7 @@ static bool judge_report(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p, 
     if (p->libcudart && p->libcudart[0] && !lib_in_dir(p->libcudart, s->libdir)) {
         char *real = ctk_realpath(p->libcudart);
 
-        if (!addf(a, "CTK-RUN-002", 0, j->err, "%s loaded %s%s%s%s, not the libcudart in %s", what,
+        if (!addf(a, "CTK-RUN-002", 0, jd->err, "%s loaded %s%s%s%s, not the libcudart in %s", what,
                   p->libcudart, real && strcmp(real, p->libcudart) ? " (" : "",
                   real && strcmp(real, p->libcudart) ? real : "",
                   real && strcmp(real, p->libcudart) ? ")" : "", s->libdir)) {
@@ -433,12 +455,12 @@ static bool judge_report(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p, 
         free(real);
     }
     if (p->cudart_header / 1000 != ma || p->cudart_header % 1000 / 10 != mi)
-        if (!addf(a, "CTK-VER-001", 0, j->err,
+        if (!addf(a, "CTK-VER-001", 0, jd->err,
                   "%s was compiled against CUDART_VERSION %d (CUDA %d.%d), the toolkit is %d.%d", what,
                   p->cudart_header, p->cudart_header / 1000, p->cudart_header % 1000 / 10, ma, mi))
             return false;
     if (p->runtime && (p->runtime / 1000 != ma || p->runtime % 1000 / 10 != mi))
-        if (!addf(a, "CTK-VER-001", 0, j->err, "%s runs on a CUDA %d.%d runtime (%s), the toolkit is %d.%d",
+        if (!addf(a, "CTK-VER-001", 0, jd->err, "%s runs on a CUDA %d.%d runtime (%s), the toolkit is %d.%d",
                   what, p->runtime / 1000, p->runtime % 1000 / 10, p->libcudart ? p->libcudart : "?",
                   ma, mi))
             return false;
@@ -446,9 +468,9 @@ static bool judge_report(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p, 
 }
 
 /* The launch part of a cuda probe's report: pass, skip or a GPU finding. */
-static bool judge_launch(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p)
+static bool judge_launch(const vjudge_t *jd, ctk_vart_t *a, const ctk_probe_report_t *p)
 {
-    const ctk_sdk_t *s = j->sdk;
+    const ctk_sdk_t *s = jd->sdk;
     const char *st = p->status ? p->status : "";
     const char *skip_code = NULL;
     char reason[256];
@@ -457,15 +479,15 @@ static bool judge_launch(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p)
         return true;
     if (p->driver == 0) {
         skip_code = "CTK-SKIP-001";
-        snprintf(reason, sizeof reason, "not launched: no NVIDIA driver on this machine (%s)", st);
+        snprintf(reason, sizeof reason, "not launched: no NVIDIA driver %s (%s)", jd->where, st);
     } else if (strcmp(st, "cudaErrorNoDevice") == 0 || (strcmp(st, "cudaSuccess") == 0 && p->devices == 0)) {
         skip_code = "CTK-SKIP-002";
-        snprintf(reason, sizeof reason, "not launched: no CUDA-capable GPU visible (%s)", st);
+        snprintf(reason, sizeof reason, "not launched: no CUDA-capable GPU visible %s (%s)", jd->where, st);
     } else if (strcmp(st, "cudaErrorInsufficientDriver") == 0) {
         const char *full = NULL, *compat = NULL;
 
         ctk_facts_driver_min(s->version.major, s->version.minor, &full, &compat);
-        return addf(a, "CTK-GPU-003", 0, j->err,
+        return addf(a, "CTK-GPU-003", 0, jd->err,
                     "the driver supports CUDA %d.%d, this runtime is %d.%d%s%s%s", p->driver / 1000,
                     p->driver % 1000 / 10, p->runtime / 1000, p->runtime % 1000 / 10,
                     full ? " (needs driver " : "", full ? full : "", full ? " or newer)" : "");
@@ -474,26 +496,110 @@ static bool judge_launch(vjob_t *j, ctk_vart_t *a, const ctk_probe_report_t *p)
                strcmp(st, "cudaErrorInvalidKernelImage") == 0) {
         int sup = ctk_facts_sm_supported(s->version.major, s->version.minor, p->cc_major, p->cc_minor);
 
-        return addf(a, "CTK-GPU-002", 0, j->err, "%s (compute capability %d.%d) cannot run this kernel: %s%s",
+        return addf(a, "CTK-GPU-002", 0, jd->err, "%s (compute capability %d.%d) cannot run this kernel: %s%s",
                     p->device ? p->device : "GPU", p->cc_major, p->cc_minor, st,
                     sup == 0 ? "; that architecture is not a target of this toolkit" : "");
     } else if (strcmp(st, "cudaSuccess") != 0) {
-        return addf(a, "CTK-GPU-004", 0, j->err, "CUDA error on %s: %s", p->device ? p->device : "GPU", st);
+        return addf(a, "CTK-GPU-004", 0, jd->err, "CUDA error on %s: %s", p->device ? p->device : "GPU", st);
     } else if (p->kernel_ok != 1) {
-        return addf(a, "CTK-GPU-001", 0, j->err, "the axpy kernel ran on %s but its result was wrong",
+        return addf(a, "CTK-GPU-001", 0, jd->err, "the axpy kernel ran on %s but its result was wrong",
                     p->device ? p->device : "GPU");
     } else {
         a->launched = true;
         return true;
     }
-    if (j->c->o->require_launch)
-        return addf(a, "CTK-GPU-005", 0, j->err, "%s", reason);
+    if (jd->require_launch)
+        return addf(a, "CTK-GPU-005", 0, jd->err, "%s", reason);
     if (!a->skip_code) {
-        if (!(a->skip_code = ctk_strdup(skip_code, j->err)) ||
-            !(a->skip_reason = ctk_strdup(reason, j->err)))
+        if (!(a->skip_code = ctk_strdup(skip_code, jd->err)) ||
+            !(a->skip_reason = ctk_strdup(reason, jd->err)))
             return false;
     }
     return true;
+}
+
+/* ---- probes staged for a launcher elsewhere --------------------------------------------- */
+
+/* Copy exe into the stage dir under a name of its own and list it. */
+static bool stage_probe(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env, bool cuda)
+{
+    ctk_vreport_t *rep = j->c->rep;
+    size_t idx = (size_t)(j->res - rep->sdks), len = 0;
+    const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    ctk_vlaunch_t l = {0};
+    char *data = NULL, name[96];
+    bool ok = false;
+
+    snprintf(name, sizeof name, "%zu-%s-%s", idx, ctk_art_name(a->kind), base);
+    ctk_strlist_init(&l.env);
+    l.sdk = idx;
+    l.art = a->kind;
+    l.probe = cuda ? CTK_PROBE_CUDA : CTK_PROBE_HOST;
+    if (!(data = ctk_file_read(exe, 256u << 20, &len, j->err)) ||
+        !(l.exe = ctk_path_join(j->c->o->stage_dir, name, j->err)) || !(l.name = ctk_strdup(base, j->err)))
+        goto out;
+    if (!write_text(j->c->o->stage_dir, name, data, len, j->err) || chmod(l.exe, 0755) != 0) {
+        if (j->err->code == CTK_E_OK)
+            ctk_error_set(j->err, CTK_E_IO, l.exe, 0, 0, "cannot make it executable: %s", strerror(errno));
+        goto out;
+    }
+    for (size_t i = 0; i < env->kv.len; i++)
+        if (!ctk_strlist_push(&l.env, env->kv.items[i], j->err))
+            goto out;
+    pthread_mutex_lock(&j->c->lock);
+    {
+        ctk_vlaunch_t *grown = realloc(rep->launches, (rep->n_launches + 1) * sizeof *grown);
+
+        if (grown) {
+            rep->launches = grown;
+            grown[rep->n_launches++] = l;
+            memset(&l, 0, sizeof l);
+            ok = true;
+        } else {
+            ctk_error_nomem(j->err);
+        }
+    }
+    pthread_mutex_unlock(&j->c->lock);
+out:
+    free(data);
+    free(l.exe);
+    free(l.name);
+    ctk_strlist_fini(&l.env);
+    return ok;
+}
+
+bool ctk_validate_judge_run(const ctk_sdk_t *sdk, const ctk_vlaunch_t *l, const ctk_proc_result_t *r,
+                            double timeout_s, bool require_launch, const char *where, ctk_vart_t *cell,
+                            ctk_error_t *err)
+{
+    vjudge_t jd = {sdk, err, timeout_s, require_launch, where};
+    ctk_probe_report_t *rep = l->probe == CTK_PROBE_CUDA ? &cell->cuda : &cell->host;
+    size_t before = cell->findings.len;
+
+    if (!judge_run(&jd, cell, l->name, r, rep))
+        return false;
+    if (cell->findings.len > before || !rep->present)
+        return true;
+    if (!judge_report(&jd, cell, rep, l->name))
+        return false;
+    return l->probe != CTK_PROBE_CUDA || judge_launch(&jd, cell, rep);
+}
+
+ctk_vart_t *ctk_vreport_cell(const ctk_vreport_t *r, size_t i, size_t p, ctk_art_t a)
+{
+    return &r->cells[(i * r->n_parts + p) * CTK_ART__COUNT + (size_t)a];
+}
+
+const char *ctk_part_state_name(ctk_part_state_t s)
+{
+    switch (s) {
+    case CTK_PART_RAN: return "ran";
+    case CTK_PART_NOT_SUBMITTED: return "not_submitted";
+    case CTK_PART_PENDING_TIMEOUT: return "pending_timeout";
+    case CTK_PART_LOST: return "lost";
+    case CTK_PART_CANCELLED: return "cancelled";
+    }
+    return "?";
 }
 
 /* ---- evaluation ------------------------------------------------------------------- */
@@ -1014,8 +1120,8 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
 
         ctk_env_init(&run_env);
         ok = exe && ctk_env_copy(&run_env, &j->c->base, j->err) &&
-             launch(j, a, exe, &run_env, &a->cuda) && judge_report(j, a, &a->cuda, "probe_pc") &&
-             judge_launch(j, a, &a->cuda);
+             launch(j, a, exe, &run_env, &a->cuda) && judge_report(&j->jd, a, &a->cuda, "probe_pc") &&
+             judge_launch(&j->jd, a, &a->cuda);
         ctk_env_fini(&run_env);
         free(exe);
     }
@@ -1074,10 +1180,10 @@ static bool reuse_module_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
     bool ok = host && cuda;
 
     if (ok && ctk_is_file(host))
-        ok = launch(j, a, host, menv, &a->host) && judge_report(j, a, &a->host, "host_lmod");
+        ok = launch(j, a, host, menv, &a->host) && judge_report(&j->jd, a, &a->host, "host_lmod");
     if (ok && ctk_is_file(cuda))
-        ok = launch(j, a, cuda, menv, &a->cuda) && judge_report(j, a, &a->cuda, "probe_lmod") &&
-             judge_launch(j, a, &a->cuda);
+        ok = launch(j, a, cuda, menv, &a->cuda) && judge_report(&j->jd, a, &a->cuda, "probe_lmod") &&
+             judge_launch(&j->jd, a, &a->cuda);
     free(host);
     free(cuda);
     return ok;
@@ -1111,7 +1217,7 @@ static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
             goto out;
         if (!(exe = ctk_path_join(j->dir, host_exe, j->err)))
             goto out;
-        if (!launch(j, a, exe, menv, &a->host) || !judge_report(j, a, &a->host, host_exe))
+        if (!launch(j, a, exe, menv, &a->host) || !judge_report(&j->jd, a, &a->host, host_exe))
             goto out;
         free(exe);
         exe = NULL;
@@ -1148,8 +1254,8 @@ cuda:
         }
         if (!(exe = ctk_path_join(j->dir, cuda_exe, j->err)))
             goto out;
-        ok = launch(j, a, exe, menv, &a->cuda) && judge_report(j, a, &a->cuda, cuda_exe) &&
-             judge_launch(j, a, &a->cuda);
+        ok = launch(j, a, exe, menv, &a->cuda) && judge_report(&j->jd, a, &a->cuda, cuda_exe) &&
+             judge_launch(&j->jd, a, &a->cuda);
     }
 out:
     free(exe);
@@ -1312,7 +1418,7 @@ out:
 
 /* ---- one SDK ----------------------------------------------------------------------------- */
 
-static void settle(ctk_vart_t *a)
+void ctk_vart_settle(ctk_vart_t *a)
 {
     if (ctk_findings_count(&a->findings, CTK_SEV_ERROR) > 0)
         a->verdict = CTK_VERDICT_FAIL;
@@ -1455,20 +1561,20 @@ static bool run_sdk(vjob_t *j)
     res->art[CTK_ART_TCL].seconds = now_s() - t;
     if (!check_versions(j) || !trust_findings(j, CTK_ART_PC))
         goto done;
-    settle(&res->art[CTK_ART_PC]);
+    ctk_vart_settle(&res->art[CTK_ART_PC]);
     progress(j, CTK_ART_PC);
     for (a = CTK_ART_LMOD; a <= CTK_ART_TCL; a++) {
         t = now_s();
         if ((j->have_env[a] && !build_module(j, &res->art[a], &j->menv[a])) || !trust_findings(j, (ctk_art_t)a))
             goto done;
         res->art[a].seconds += now_s() - t;
-        settle(&res->art[a]);
+        ctk_vart_settle(&res->art[a]);
         progress(j, (ctk_art_t)a);
     }
     ok = true;
 done:
     for (a = 0; a < CTK_ART__COUNT; a++)
-        settle(&res->art[a]);
+        ctk_vart_settle(&res->art[a]);
     if (ok && key[0] && !res->art[0].cached && !ctk_proc_interrupted()) {
         bool any_fail = false;
 
@@ -1522,6 +1628,11 @@ static void *worker(void *arg)
         j.sdk = c->sdks[i];
         j.res = &c->rep->sdks[i];
         j.err = &e;
+        j.jd.sdk = j.sdk;
+        j.jd.err = &e;
+        j.jd.timeout = c->timeout;
+        j.jd.require_launch = c->o->require_launch;
+        j.jd.where = "on this machine";
         ctk_env_init(&j.menv[0]);
         ctk_env_init(&j.menv[1]);
         ctk_pc_result_init(&j.pc);
@@ -1834,7 +1945,7 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
         free(gcc);
     }
     out->driver = first_line_of_file("/proc/driver/nvidia/version");
-    if (!o->no_cache) {
+    if (!o->no_cache && !o->stage_dir) {
         if (o->cache_dir)
             c.cache_dir = ctk_strdup(o->cache_dir, err);
         else
@@ -1927,6 +2038,33 @@ void ctk_vreport_fini(ctk_vreport_t *r)
         free(s->root);
     }
     free(r->sdks);
+    for (size_t i = 0; i < r->n_launches; i++) {
+        free(r->launches[i].name);
+        free(r->launches[i].exe);
+        ctk_strlist_fini(&r->launches[i].env);
+    }
+    free(r->launches);
+    for (size_t i = 0; r->cells && i < r->n_sdks * r->n_parts * CTK_ART__COUNT; i++) {
+        ctk_vart_fini(&r->cells[i]);
+        free(r->cells[i].file);
+    }
+    free(r->cells);
+    for (size_t i = 0; i < r->n_parts; i++) {
+        ctk_vpart_t *p = &r->parts[i];
+
+        free(p->name);
+        free(p->gres_request);
+        free(p->gres);
+        free(p->features);
+        free(p->job_id);
+        free(p->reason);
+        free(p->node);
+        free(p->host);
+        free(p->cvd);
+        free(p->gpu);
+    }
+    free(r->parts);
+    free(r->launcher);
     free(r->outdir);
     free(r->cc);
     free(r->cxx);

@@ -48,6 +48,7 @@
 #include "env.h"
 #include "error.h"
 #include "probeio.h"
+#include "proc.h"
 #include "sdk.h"
 #include "util.h"
 
@@ -63,9 +64,10 @@ const char *ctk_verdict_name(ctk_verdict_t v);  /* "pass" "skip" "fail" */
 /* What a SKIP left unchecked. */
 typedef enum {
     CTK_SKIP_NONE,      /* not a skip */
-    CTK_SKIP_LAUNCH,    /* CTK-SKIP-001, -002: environment, build and link were
-                         * checked; only the kernel launch did not happen (no
-                         * driver or GPU here) */
+    CTK_SKIP_LAUNCH,    /* CTK-SKIP-001, -002, -005: environment, build and link
+                         * were checked; only the kernel launch did not happen
+                         * (no driver or GPU there, or the partition's job did
+                         * not run) */
     CTK_SKIP_UNCHECKED  /* CTK-SKIP-003, or a skip with a code this ctkgen does
                          * not class: the artifact was never evaluated, nothing
                          * about it is known */
@@ -105,6 +107,47 @@ typedef struct {
     double seconds;
 } ctk_vsdk_t;
 
+/* A probe built here and staged for a launcher to run elsewhere
+ * (ctk_vopts_t.stage_dir): the Slurm launcher (remote.h) runs it on each
+ * partition's node and judges the run with ctk_validate_judge_run(). */
+typedef enum { CTK_PROBE_HOST, CTK_PROBE_CUDA } ctk_probe_kind_t;
+typedef struct {
+    size_t sdk;               /* index into the report's sdks */
+    ctk_art_t art;
+    ctk_probe_kind_t probe;
+    char *name;               /* what findings call it: "probe_lmod" */
+    char *exe;                /* the staged copy (absolute) */
+    ctk_strlist_t env;        /* NAME=VALUE, the whole environment it runs in */
+} ctk_vlaunch_t;
+
+/* How one partition's job went (the Slurm launcher fills these). */
+typedef enum {
+    CTK_PART_RAN,            /* the job ran; its probes' results are in the cells */
+    CTK_PART_NOT_SUBMITTED,  /* sbatch refused it: reason holds sbatch's words */
+    CTK_PART_PENDING_TIMEOUT,/* pending past the queue timeout, then cancelled: reason is Slurm's pending reason */
+    CTK_PART_LOST,           /* it ended without results (node failure, time limit, stage dir not visible) */
+    CTK_PART_CANCELLED       /* cancelled by ctkgen (run timeout) before it finished */
+} ctk_part_state_t;
+
+const char *ctk_part_state_name(ctk_part_state_t s); /* "ran", "not_submitted", ... */
+
+typedef struct {
+    char *name;
+    char *gres_request;       /* what the job asked: "gpu:1" */
+    char *gres;               /* what sinfo says its nodes advertise; NULL: none */
+    char *features;
+    char *job_id;             /* NULL: never submitted */
+    ctk_part_state_t state;
+    char *reason;             /* why not ran; NULL when ran */
+    char *node;               /* SLURMD_NODENAME in the job */
+    char *host;               /* uname -n in the job */
+    char *cvd;                /* CUDA_VISIBLE_DEVICES in the job; NULL: unset */
+    char *gpu;                /* from the first CUDA probe that reported one */
+    int cc_major, cc_minor;
+    int driver;               /* CUDA version the driver supports (12040); 0: none */
+    double queued_s, ran_s;
+} ctk_vpart_t;
+
 typedef struct {
     char *outdir;
     ctk_vsdk_t *sdks;
@@ -122,7 +165,19 @@ typedef struct {
     double seconds;
     size_t n_pass, n_skip, n_fail;  /* artifacts */
     size_t n_skip_launch, n_skip_unchecked; /* n_skip by ctk_vart_skip_kind(); they add up to it */
+    ctk_vlaunch_t *launches;  /* stage_dir: the probes staged, in no fixed order */
+    size_t n_launches;
+    /* filled by a launcher elsewhere (remote.h); n_parts 0 for a local run */
+    char *launcher;           /* "slurm"; NULL: local */
+    ctk_vpart_t *parts;
+    size_t n_parts;
+    ctk_vart_t *cells;        /* [sdk][part][art]: ctk_vreport_cell() */
+    size_t m_pass, m_skip, m_fail; /* cells */
+    unsigned scheduler_calls, jobs_submitted;
 } ctk_vreport_t;
+
+/* The cell of SDK i, partition p, artifact a. */
+ctk_vart_t *ctk_vreport_cell(const ctk_vreport_t *r, size_t i, size_t p, ctk_art_t a);
 
 typedef struct {
     const char *outdir;       /* the generated tree */
@@ -136,6 +191,9 @@ typedef struct {
     bool require_launch;
     bool trust_tcl;           /* as root: a Tcl modulefile only root can change is loaded as root */
     bool no_cache;
+    const char *stage_dir;    /* non-NULL: copy every built probe here and list
+                               * it in the report's launches; the CUDA probes
+                               * are not run here.  Nothing is cached. */
     const char *cache_dir;    /* NULL: $XDG_CACHE_HOME/ctkgen, else ~/.cache/ctkgen */
     /* called once per artifact as results arrive (from worker threads,
      * serialised by validate: never concurrently); may be NULL */
@@ -149,6 +207,20 @@ typedef struct {
  * way as far as it got; free with ctk_vreport_fini(). */
 bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                   const ctk_vopts_t *opts, ctk_vreport_t *out, ctk_error_t *err);
+/* Judge a staged probe's run elsewhere as validate judges a local one:
+ * how it ended (r: exit status or signal, timed_out, out, err), its
+ * report (into cell->host or cell->cuda), the libcudart and versions, and
+ * for the CUDA probe the launch (pass, a skip that names `where`, or a GPU
+ * finding).  Findings go to cell; its verdict is not settled (call
+ * ctk_vart_settle() once every probe of the cell is judged).  false only
+ * for internal errors. */
+bool ctk_validate_judge_run(const ctk_sdk_t *sdk, const ctk_vlaunch_t *l, const ctk_proc_result_t *r,
+                            double timeout_s, bool require_launch, const char *where, ctk_vart_t *cell,
+                            ctk_error_t *err);
+
+/* FAIL with an error finding, else SKIP with a skip code, else PASS. */
+void ctk_vart_settle(ctk_vart_t *a);
+
 void ctk_vreport_init(ctk_vreport_t *r);
 void ctk_vreport_fini(ctk_vreport_t *r);
 
