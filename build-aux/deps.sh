@@ -12,10 +12,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 # clang's sanitizer and libFuzzer runtimes (libclang-rt-dev) are only a
 # recommendation of clang, so they are named; procps gives the tests pgrep
-# and ps, which see processes left behind
+# and ps, which see processes left behind; Slurm's daemons and munge are for
+# the test cluster tests/slurm-cluster.sh starts and stops by itself
 pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
       libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang
-      libclang-rt-dev valgrind procps ${CTK_DEPS_EXTRA:-}"
+      libclang-rt-dev valgrind procps slurmctld slurmd slurm-client munge
+      ${CTK_DEPS_EXTRA:-}"
 missing=
 for p in $pkgs; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
@@ -38,7 +40,18 @@ fi
 if [ -n "$missing" ]; then
     echo "deps: installing$missing"
     $sudo apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+    # no service starts behind the admin's back (munge, slurmd): the test
+    # cluster runs its own daemons; an existing policy-rc.d is left alone
+    policy=
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\n# deps.sh: no service starts while it installs\nexit 101\n' | $sudo tee "$policy" >/dev/null
+        $sudo chmod 755 "$policy"
+    fi
+    rc=0
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing || rc=$?
+    [ -z "$policy" ] || $sudo rm -f "$policy"
+    [ "$rc" = 0 ] || exit "$rc"
 fi
 
 # modulecmd.tcl is in usr/lib/<multiarch>/ of the package: find it, whatever

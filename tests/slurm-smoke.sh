@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Needs root and Debian's slurmctld, slurmd, slurm-client and munge; skips
-# (77) without them.  Not yet part of `make check`.
+# (77) without them.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "the test cluster runs its daemons as root (SlurmUser=root)"
