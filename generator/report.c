@@ -1170,7 +1170,7 @@ static const struct {
     const char *legend;  /* under the table */
 } marks[MARK__COUNT] = {
     { "PASS", "\033[32m", "passed: environment, build, link and kernel launch checked" },
-    { "NOLAUNCH", "\033[33m", "launch skipped (no GPU, or the partition's job did not run): environment, build and link passed" },
+    { "NOLAUNCH", "\033[33m", "launch skipped (no GPU): environment, build and link passed" },
     { "UNCHECKED", "\033[33m",
       "not checked: never evaluated here (Tcl: no Environment Modules, or unreadable by the unprivileged user)" },
     { "FAIL", "\033[1;31m", "failed: an error-level finding, listed under its progress line" },
@@ -1438,7 +1438,10 @@ void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
     fputc('\n', fp);
     for (k = 0; k < MARK__COUNT; k++)
         if (used[k])
-            fprintf(fp, "  %-*s %s\n", MARK_WIDTH, marks[k].word, marks[k].legend);
+            fprintf(fp, "  %-*s %s\n", MARK_WIDTH, marks[k].word,
+                    k == MARK_NOLAUNCH ? "launch skipped (no GPU on the node, or the partition's job did not "
+                                         "run): environment, build and link passed"
+                                       : marks[k].legend);
     fprintf(fp, "%zu passed, %zu skipped, %zu failed (module x partition x artifact); %u job%s, %u Slurm command%s\n",
             r->m_pass, r->m_skip, r->m_fail, r->jobs_submitted, r->jobs_submitted == 1 ? "" : "s",
             r->scheduler_calls, r->scheduler_calls == 1 ? "" : "s");
