@@ -1479,7 +1479,9 @@ static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
     return true;
 }
 
-static bool take_aliases(check_t *c, const json_t *v, char ***aliases, size_t *n)
+/* An array of strings, each checked by check(c, item) where it stands. */
+static bool take_strings(check_t *c, const json_t *v, char ***items, size_t *n,
+                         bool (*check)(check_t *c, const char *item))
 {
     size_t i;
     char **list;
@@ -1493,7 +1495,7 @@ static bool take_aliases(check_t *c, const json_t *v, char ***aliases, size_t *n
         ctk_error_nomem(c->err);
         return false;
     }
-    *aliases = list;
+    *items = list;
     *n = 0;
     for (i = 0; i < json_array_size(v); i++) {
         size_t saved;
@@ -1503,11 +1505,21 @@ static bool take_aliases(check_t *c, const json_t *v, char ***aliases, size_t *n
         if (!take_string(c, json_array_get(v, i), &list[i]))
             return false;
         (*n)++;
-        if (!check_modver(c, list[i], "alias"))
+        if (!check(c, list[i]))
             return false;
         pop(c, saved);
     }
     return true;
+}
+
+static bool check_alias(check_t *c, const char *alias)
+{
+    return check_modver(c, alias, "alias");
+}
+
+static bool take_aliases(check_t *c, const json_t *v, char ***aliases, size_t *n)
+{
+    return take_strings(c, v, aliases, n, check_alias);
 }
 
 static bool check_object(check_t *c, const json_t *obj, const table_t *t, void *base,
@@ -1569,33 +1581,7 @@ static bool take_seconds(check_t *c, const json_t *v, double *dst, const char *w
 
 static bool take_args(check_t *c, const json_t *v, char ***args, size_t *n)
 {
-    size_t i;
-    char **list;
-
-    if (!json_is_array(v))
-        return fail(c, "expected an array of strings, got %s", type_name(v));
-    if (json_array_size(v) == 0)
-        return true;
-    list = calloc(json_array_size(v), sizeof *list);
-    if (!list) {
-        ctk_error_nomem(c->err);
-        return false;
-    }
-    *args = list;
-    *n = 0;
-    for (i = 0; i < json_array_size(v); i++) {
-        size_t saved;
-
-        if (!push_index(c, i, &saved))
-            return false;
-        if (!take_string(c, json_array_get(v, i), &list[i]))
-            return false;
-        (*n)++;
-        if (!check_extra_arg(c, list[i]))
-            return false;
-        pop(c, saved);
-    }
-    return true;
+    return take_strings(c, v, args, n, check_extra_arg);
 }
 
 /* Where a partition's name is: the entry itself when it is a string. */
