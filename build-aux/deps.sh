@@ -13,10 +13,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # clang's sanitizer and libFuzzer runtimes (libclang-rt-dev) are only a
 # recommendation of clang, so they are named; procps gives the tests pgrep
 # and ps, which see processes left behind; Slurm's daemons and munge are for
-# the test cluster tests/slurm-cluster.sh starts and stops by itself
+# the test cluster tests/slurm-cluster.sh starts and stops by itself; xmllint
+# checks the HTML page validate writes
 pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
       libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang
       libclang-rt-dev valgrind procps slurmctld slurmd slurm-client munge
+      libxml2-utils
       ${CTK_DEPS_EXTRA:-}"
 missing=
 for p in $pkgs; do
