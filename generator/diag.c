@@ -125,6 +125,10 @@ const ctk_diag_t ctk_diags[] = {
       "read the quoted CUDA error; check the GPU is healthy and not exclusive-process busy" },
     { "CTK-GPU-005", E, "--require-launch: the probe could not launch on this machine",
       "run validate on a machine with an NVIDIA driver and GPU, or drop --require-launch" },
+    { "CTK-GPU-006", E, "the driver is older than this toolkit: it cannot JIT the toolkit's PTX for this GPU",
+      "update the driver to the minimum for this toolkit's release (the message names it), or have users build SASS for the GPU (-arch=sm_XX), which runs under minor-version compatibility" },
+    { "CTK-GPU-007", W, "the plain build ran (it holds SASS for this GPU), but the driver cannot JIT this toolkit's PTX",
+      "update the driver; until then code built only as PTX (-arch=compute_XX) or for newer GPUs fails on this partition" },
 
     /* ---- Slurm (validate --launcher slurm) ----------------------------------- */
     { "CTK-SLURM-001", E, "the partition's job was refused by sbatch (account, QOS, GRES, time limit)",

@@ -910,6 +910,8 @@ static bool make_cells(ctk_vreport_t *rep, ctk_error_t *err)
                 ctk_findings_init(&cell->findings);
                 ctk_probe_report_init(&cell->host);
                 ctk_probe_report_init(&cell->cuda);
+                ctk_probe_report_init(&cell->sass);
+                ctk_probe_report_init(&cell->ptx);
                 if (!seed_cell(cell, &rep->sdks[i].art[a], err))
                     return false;
             }

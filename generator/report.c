@@ -101,6 +101,8 @@ static void vart_init(ctk_vart_t *a, ctk_art_t kind)
     ctk_strlist_init(&a->libs);
     ctk_probe_report_init(&a->host);
     ctk_probe_report_init(&a->cuda);
+    ctk_probe_report_init(&a->sass);
+    ctk_probe_report_init(&a->ptx);
 }
 
 void ctk_vart_fini(ctk_vart_t *a)
@@ -119,6 +121,8 @@ void ctk_vart_fini(ctk_vart_t *a)
     free(a->nvcc_release);
     ctk_probe_report_fini(&a->host);
     ctk_probe_report_fini(&a->cuda);
+    ctk_probe_report_fini(&a->sass);
+    ctk_probe_report_fini(&a->ptx);
     vart_init(a, a->kind);
 }
 
@@ -662,7 +666,8 @@ static json_t *art_json(const ctk_vart_t *a)
         ok = jset(o, "env", env_json(&a->env));
     ok = ok && jset(o, "nvcc", jstr(a->nvcc)) && jset(o, "nvcc_release", jstr(a->nvcc_release)) &&
          jset(o, "host_probe", probe_json(&a->host)) &&
-         jset(o, "cuda_probe", probe_json(&a->cuda)) &&
+         jset(o, "cuda_probe", probe_json(&a->cuda)) && jset(o, "sass_probe", probe_json(&a->sass)) &&
+         jset(o, "ptx_probe", probe_json(&a->ptx)) &&
          jset(o, "launched", json_boolean(a->launched)) &&
          jset(o, "findings", findings_json(&a->findings));
     if (!ok) {
@@ -732,6 +737,7 @@ static json_t *cell_json(const ctk_vreport_t *r, size_t i, size_t p, ctk_art_t k
         !jset(o, "artifact", jstr(ctk_art_name(k))) || !jset(o, "verdict", jstr(ctk_verdict_name(c->verdict))) ||
         !jset(o, "skip", json_incref(skip)) || !jset(o, "launched", json_boolean(c->launched)) ||
         !jset(o, "host_probe", probe_json(&c->host)) || !jset(o, "cuda_probe", probe_json(&c->cuda)) ||
+        !jset(o, "sass_probe", probe_json(&c->sass)) || !jset(o, "ptx_probe", probe_json(&c->ptx)) ||
         !jset(o, "findings", findings_json(&c->findings))) {
         json_decref(skip);
         json_decref(o);
@@ -1106,16 +1112,18 @@ static bool art_from_object(const rd_t *rd, const json_t *o, ctk_vart_t *t)
             !strlist_from_cache(rd, o, "libs", &t->libs) ||
             !rd_str(rd, o, "pc_version", true, &t->pc_version))
             goto out;
-        n_keys = 15;
+        n_keys = 17;
     } else {
         if (!env_from_cache(rd, o, &t->env))
             goto out;
-        n_keys = 13;
+        n_keys = 15;
     }
     if (!rd_str(rd, o, "nvcc", true, &t->nvcc) ||
         !rd_str(rd, o, "nvcc_release", true, &t->nvcc_release) ||
         !probe_from_cache(rd, o, "host_probe", false, &t->host) ||
         !probe_from_cache(rd, o, "cuda_probe", true, &t->cuda) ||
+        !probe_from_cache(rd, o, "sass_probe", true, &t->sass) ||
+        !probe_from_cache(rd, o, "ptx_probe", true, &t->ptx) ||
         !rd_bool(rd, o, "launched", &t->launched) || !findings_from_cache(rd, o, &t->findings) ||
         !exact_keys(rd, o, n_keys))
         goto out;
@@ -1347,6 +1355,25 @@ void ctk_report_table(FILE *fp, const ctk_vreport_t *r, bool color)
 
 /* ---- the Slurm matrix -------------------------------------------------------------------- */
 
+/* "SASS cudaSuccess, PTX cudaErrorUnsupportedPtxVersion": the first SDK's
+ * architecture probes on partition pi, when they ran. */
+static void put_arch_line(FILE *fp, const ctk_vreport_t *r, size_t pi)
+{
+    for (size_t i = 0; i < r->n_sdks; i++) {
+        const ctk_vart_t *c = ctk_vreport_cell(r, i, pi, CTK_ART_PC);
+
+        if (!c->sass.present || !c->ptx.present)
+            continue;
+        fputs("    ", fp);
+        put_text(fp, r->sdks[i].module);
+        fputs(": SASS for every architecture ", fp);
+        put_text(fp, c->sass.status);
+        fputs(", PTX alone ", fp);
+        put_text(fp, c->ptx.status);
+        fputc('\n', fp);
+    }
+}
+
 static void put_partition_line(FILE *fp, const ctk_vpart_t *p)
 {
     fputs("  ", fp);
@@ -1382,8 +1409,10 @@ void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
     int k;
 
     fprintf(fp, "\nlaunched through %s: one job per partition\n", r->launcher ? r->launcher : "?");
-    for (p = 0; p < r->n_parts; p++)
+    for (p = 0; p < r->n_parts; p++) {
         put_partition_line(fp, &r->parts[p]);
+        put_arch_line(fp, r, p);
+    }
     for (i = 0; i < r->n_sdks; i++)
         if (r->sdks[i].module && strlen(r->sdks[i].module) > width)
             width = strlen(r->sdks[i].module);

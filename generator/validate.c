@@ -409,7 +409,7 @@ static bool judge_run(const vjudge_t *jd, ctk_vart_t *a, const char *exe, const 
     return true;
 }
 
-static bool stage_probe(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env, bool cuda);
+static bool stage_probe(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env, ctk_probe_kind_t kind);
 
 /* Run a built probe in env and check how it ended.  With a stage dir the
  * probe is also staged for a launcher elsewhere, and the CUDA probe is not
@@ -422,9 +422,14 @@ static bool launch(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env,
     bool ok = false;
 
     if (j->c->o->stage_dir) {
-        if (!stage_probe(j, a, exe, env, rep == &a->cuda))
+        ctk_probe_kind_t kind = rep == &a->host   ? CTK_PROBE_HOST
+                                : rep == &a->cuda ? CTK_PROBE_CUDA
+                                : rep == &a->sass ? CTK_PROBE_SASS
+                                                  : CTK_PROBE_PTX;
+
+        if (!stage_probe(j, a, exe, env, kind))
             return false;
-        if (rep == &a->cuda)
+        if (kind != CTK_PROBE_HOST)
             return true;
     }
     ctk_proc_result_init(&r);
@@ -467,6 +472,53 @@ static bool judge_report(const vjudge_t *jd, ctk_vart_t *a, const ctk_probe_repo
     return true;
 }
 
+/* The driver cannot JIT this toolkit's PTX for p's GPU (CUDA minor-version
+ * compatibility: an older driver runs SASS, not newer PTX). */
+static bool ptx_too_new(const vjudge_t *jd, ctk_vart_t *a, const ctk_probe_report_t *p, const char *code)
+{
+    const ctk_sdk_t *s = jd->sdk;
+    const char *full = NULL, *compat = NULL;
+    int sm = p->cc_major * 10 + p->cc_minor;
+
+    ctk_facts_driver_min(s->version.major, s->version.minor, &full, &compat);
+    return addf(a, code, 0, jd->err,
+                "%s (compute capability %d.%d) %s: its driver supports CUDA %d.%d, older than this toolkit's "
+                "%d.%d, so it cannot JIT the toolkit's PTX (cudaErrorUnsupportedPtxVersion); code built with SASS "
+                "for it (-arch=sm_%d) runs, code that needs PTX (-arch=compute_XX, newer GPUs) does not; "
+                "update the driver%s%s%s",
+                p->device && p->device[0] ? p->device : "the GPU", p->cc_major, p->cc_minor, jd->where,
+                p->driver / 1000, p->driver % 1000 / 10, s->version.major, s->version.minor, sm,
+                full ? " to " : "", full ? full : "", full ? " or newer" : "");
+}
+
+static bool kernel_ran(const ctk_probe_report_t *p)
+{
+    return p->present && p->status && strcmp(p->status, "cudaSuccess") == 0 && p->kernel_ok == 1;
+}
+
+/* What the SASS-only and PTX-only builds say about the GPU and driver, once
+ * both ran: a GPU outside the toolkit's architectures, or a driver that
+ * runs SASS but cannot JIT this toolkit's PTX although the plain build
+ * passed (it held SASS for this GPU). */
+static bool judge_arch(const vjudge_t *jd, ctk_vart_t *a)
+{
+    const ctk_probe_report_t *sass = &a->sass, *ptx = &a->ptx;
+
+    if (!sass->present || !ptx->present || sass->driver == 0 || sass->devices == 0)
+        return true; /* no GPU there: nothing learnt */
+    if (!kernel_ran(sass) && sass->status && strcmp(sass->status, "cudaErrorNoKernelImageForDevice") == 0 &&
+        !ctk_findings_has(&a->findings, "CTK-GPU-002"))
+        return addf(a, "CTK-GPU-002", 0, jd->err,
+                    "%s (compute capability %d.%d) %s runs none of the SASS this toolkit builds for every "
+                    "architecture it knows (cudaErrorNoKernelImageForDevice): not a target of this toolkit",
+                    sass->device && sass->device[0] ? sass->device : "the GPU", sass->cc_major, sass->cc_minor,
+                    jd->where);
+    if (kernel_ran(sass) && ptx->status && strcmp(ptx->status, "cudaErrorUnsupportedPtxVersion") == 0 &&
+        !ctk_findings_has(&a->findings, "CTK-GPU-006"))
+        return ptx_too_new(jd, a, ptx, "CTK-GPU-007");
+    return true;
+}
+
 /* The launch part of a cuda probe's report: pass, skip or a GPU finding. */
 static bool judge_launch(const vjudge_t *jd, ctk_vart_t *a, const ctk_probe_report_t *p)
 {
@@ -491,8 +543,18 @@ static bool judge_launch(const vjudge_t *jd, ctk_vart_t *a, const ctk_probe_repo
                     "the driver supports CUDA %d.%d, this runtime is %d.%d%s%s%s", p->driver / 1000,
                     p->driver % 1000 / 10, p->runtime / 1000, p->runtime % 1000 / 10,
                     full ? " (needs driver " : "", full ? full : "", full ? " or newer)" : "");
+    } else if (strcmp(st, "cudaErrorUnsupportedPtxVersion") == 0) {
+        return ptx_too_new(jd, a, p, "CTK-GPU-006");
+    } else if (strcmp(st, "cudaErrorCallRequiresNewerDriver") == 0) {
+        const char *full = NULL, *compat = NULL;
+
+        ctk_facts_driver_min(s->version.major, s->version.minor, &full, &compat);
+        return addf(a, "CTK-GPU-003", 0, jd->err,
+                    "the driver supports CUDA %d.%d; a call of this %d.%d runtime needs a newer one "
+                    "(cudaErrorCallRequiresNewerDriver)%s%s%s",
+                    p->driver / 1000, p->driver % 1000 / 10, s->version.major, s->version.minor,
+                    full ? ": driver " : "", full ? full : "", full ? " or newer" : "");
     } else if (strcmp(st, "cudaErrorNoKernelImageForDevice") == 0 ||
-               strcmp(st, "cudaErrorUnsupportedPtxVersion") == 0 ||
                strcmp(st, "cudaErrorInvalidKernelImage") == 0) {
         int sup = ctk_facts_sm_supported(s->version.major, s->version.minor, p->cc_major, p->cc_minor);
 
@@ -521,7 +583,7 @@ static bool judge_launch(const vjudge_t *jd, ctk_vart_t *a, const ctk_probe_repo
 /* ---- probes staged for a launcher elsewhere --------------------------------------------- */
 
 /* Copy exe into the stage dir under a name of its own and list it. */
-static bool stage_probe(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env, bool cuda)
+static bool stage_probe(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *env, ctk_probe_kind_t kind)
 {
     ctk_vreport_t *rep = j->c->rep;
     size_t idx = (size_t)(j->res - rep->sdks), len = 0;
@@ -534,7 +596,7 @@ static bool stage_probe(vjob_t *j, ctk_vart_t *a, const char *exe, ctk_env_t *en
     ctk_strlist_init(&l.env);
     l.sdk = idx;
     l.art = a->kind;
-    l.probe = cuda ? CTK_PROBE_CUDA : CTK_PROBE_HOST;
+    l.probe = kind;
     if (!(data = ctk_file_read(exe, 256u << 20, &len, j->err)) ||
         !(l.exe = ctk_path_join(j->c->o->stage_dir, name, j->err)) || !(l.name = ctk_strdup(base, j->err)))
         goto out;
@@ -573,12 +635,14 @@ bool ctk_validate_judge_run(const ctk_sdk_t *sdk, const ctk_vlaunch_t *l, const 
                             ctk_error_t *err)
 {
     vjudge_t jd = {sdk, err, timeout_s, require_launch, where};
-    ctk_probe_report_t *rep = l->probe == CTK_PROBE_CUDA ? &cell->cuda : &cell->host;
+    ctk_probe_report_t *reps[] = {&cell->host, &cell->cuda, &cell->sass, &cell->ptx}, *rep = reps[l->probe];
     size_t before = cell->findings.len;
 
     if (!judge_run(&jd, cell, l->name, r, rep))
         return false;
-    if (cell->findings.len > before || !rep->present)
+    if (l->probe == CTK_PROBE_PTX)
+        return judge_arch(&jd, cell);
+    if (cell->findings.len > before || !rep->present || l->probe == CTK_PROBE_SASS)
         return true;
     if (!judge_report(&jd, cell, rep, l->name))
         return false;
@@ -1047,6 +1111,82 @@ static bool check_host_compiler(vjob_t *j, ctk_vart_t *a)
                 j->c->gcc_major, gmax, j->sdk->version.major, j->sdk->version.minor);
 }
 
+/* The architectures this nvcc builds for ("sm_75 sm_80 ..."), from
+ * --list-gpu-code; NULL when it cannot say. */
+static char *gpu_codes(vjob_t *j)
+{
+    const char *argv[] = {j->sdk->nvcc, "--list-gpu-code", NULL};
+    char *out = tool_output(j->c, argv, j->dir);
+
+    if (out && strncmp(out, "sm_", 3) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Build and run one variant of probe.cu: -gencode for each sm_XX of codes
+ * (SASS alone), or for the oldest one's compute_XX alone (PTX alone). */
+static bool arch_probe(vjob_t *j, ctk_vart_t *a, const char *codes, bool sass, ctk_env_t *env)
+{
+    const char *argv[64];
+    char gencode[32][48], *exe = NULL, *copy = ctk_strdup(codes, j->err), *save = NULL;
+    const char *name = sass ? "probe_sass" : "probe_ptx";
+    ctk_proc_result_t r;
+    size_t n = 0, g = 0;
+    bool ok = false;
+
+    if (!copy)
+        return false;
+    argv[n++] = j->sdk->nvcc;
+    for (char *c = strtok_r(copy, " \t\n", &save); c && g < 32; c = strtok_r(NULL, " \t\n", &save)) {
+        const char *num = c + 3;
+
+        if (sass)
+            snprintf(gencode[g], sizeof gencode[g], "arch=compute_%s,code=sm_%s", num, num);
+        else
+            snprintf(gencode[g], sizeof gencode[g], "arch=compute_%s,code=compute_%s", num, num);
+        argv[n++] = "-gencode";
+        argv[n++] = gencode[g++];
+        if (!sass)
+            break;
+    }
+    argv[n++] = "probe.cu";
+    argv[n++] = "-o";
+    argv[n++] = name;
+    argv[n] = NULL;
+    ctk_proc_result_init(&r);
+    if (!run_step(j, argv, env, &r))
+        goto out;
+    if (!ctk_proc_ok(&r)) {
+        ok = true; /* nothing learnt: the plain build says what matters */
+        goto out;
+    }
+    ok = (exe = ctk_path_join(j->dir, name, j->err)) && launch(j, a, exe, env, sass ? &a->sass : &a->ptx);
+out:
+    ctk_proc_result_fini(&r);
+    free(exe);
+    free(copy);
+    return ok;
+}
+
+/* Where a GPU may run them (a launcher elsewhere, or a driver here), the
+ * SASS-only and PTX-only variants tell a driver too old for this toolkit's
+ * PTX and a GPU outside its architectures from other failures. */
+static bool arch_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *env)
+{
+    char *codes;
+    bool ok;
+
+    if (!j->c->o->stage_dir && !j->c->rep->driver)
+        return true;
+    if (!(codes = gpu_codes(j)))
+        return true;
+    ok = arch_probe(j, a, codes, true, env) && arch_probe(j, a, codes, false, env);
+    free(codes);
+    return ok && (j->c->o->stage_dir || judge_arch(&j->jd, a));
+}
+
 static bool build_pc(vjob_t *j, ctk_vart_t *a)
 {
     const ctk_sdk_t *s = j->sdk;
@@ -1121,7 +1261,7 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
         ctk_env_init(&run_env);
         ok = exe && ctk_env_copy(&run_env, &j->c->base, j->err) &&
              launch(j, a, exe, &run_env, &a->cuda) && judge_report(&j->jd, a, &a->cuda, "probe_pc") &&
-             judge_launch(&j->jd, a, &a->cuda);
+             judge_launch(&j->jd, a, &a->cuda) && arch_probes(j, a, &run_env);
         ctk_env_fini(&run_env);
         free(exe);
     }
@@ -1876,6 +2016,8 @@ static bool setup_results(vctx_t *c, ctk_error_t *err)
             ctk_strlist_init(&r->art[a].libs);
             ctk_probe_report_init(&r->art[a].host);
             ctk_probe_report_init(&r->art[a].cuda);
+            ctk_probe_report_init(&r->art[a].sass);
+            ctk_probe_report_init(&r->art[a].ptx);
         }
         if (!(r->module = ctk_printf(err, "%s/%s", cfg->module_name, s->module_version)) ||
             !(r->pc_name = ctk_printf(err, "%s-%s", cfg->pc_prefix, s->module_version)) ||

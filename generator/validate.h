@@ -91,6 +91,9 @@ typedef struct {
     char *nvcc_release;       /* "13.0" from its --version; NULL if unknown */
     ctk_probe_report_t host;  /* lmod/tcl: the host C probe */
     ctk_probe_report_t cuda;  /* the .cu probe */
+    ctk_probe_report_t sass;  /* pc, where a GPU may run it: probe.cu with SASS for
+                               * every architecture the toolkit knows, no PTX */
+    ctk_probe_report_t ptx;   /* ... and with PTX of its oldest architecture alone */
     bool launched;            /* a kernel ran on a GPU and its result was checked */
 } ctk_vart_t;
 
@@ -110,7 +113,7 @@ typedef struct {
 /* A probe built here and staged for a launcher to run elsewhere
  * (ctk_vopts_t.stage_dir): the Slurm launcher (remote.h) runs it on each
  * partition's node and judges the run with ctk_validate_judge_run(). */
-typedef enum { CTK_PROBE_HOST, CTK_PROBE_CUDA } ctk_probe_kind_t;
+typedef enum { CTK_PROBE_HOST, CTK_PROBE_CUDA, CTK_PROBE_SASS, CTK_PROBE_PTX } ctk_probe_kind_t;
 typedef struct {
     size_t sdk;               /* index into the report's sdks */
     ctk_art_t art;
