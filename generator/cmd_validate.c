@@ -24,6 +24,7 @@
 #include "config.h"
 #include "discover.h"
 #include "proc.h"
+#include "cache.h"
 #include "remote.h"
 #include "report_html.h"
 #include "report.h"
@@ -167,9 +168,10 @@ static bool use_slurm(const ctk_config_t *cfg, const ctk_validate_cli_t *o, ctk_
     const char *l = o->launcher ? o->launcher : cfg->validation.launcher;
     bool slurm = l && strcmp(l, "slurm") == 0;
 
-    if (!slurm && (o->n_partitions || o->queue_timeout_s > 0 || o->run_timeout_s > 0 || o->stage_dir)) {
+    if (!slurm && (o->n_partitions || o->queue_timeout_s > 0 || o->run_timeout_s > 0 || o->stage_dir ||
+                   o->cache_ttl_s > 0)) {
         ctk_error_set(err, CTK_E_USAGE, NULL, 0, 0,
-                      "--partition, --queue-timeout, --run-timeout and --stage-dir go with --launcher slurm");
+                      "--partition, --queue-timeout, --run-timeout, --stage-dir and --cache-ttl go with --launcher slurm");
         return false;
     }
     if (slurm && cfg->validation.build && strcmp(cfg->validation.build, "compute") == 0) {
@@ -182,9 +184,17 @@ static bool use_slurm(const ctk_config_t *cfg, const ctk_validate_cli_t *o, ctk_
 }
 
 static ctk_remote_t *prepare_remote(const ctk_config_t *cfg, const ctk_validate_cli_t *o, ctk_remote_opts_t *ro,
-                                    ctk_error_t *err)
+                                    char **cache_dir, ctk_error_t *err)
 {
     memset(ro, 0, sizeof *ro);
+    *cache_dir = NULL;
+    if (!o->v.no_cache) {
+        *cache_dir = o->v.cache_dir ? ctk_strdup(o->v.cache_dir, err) : ctk_cache_default_dir(err);
+        if (!*cache_dir && err->code != CTK_E_OK)
+            return NULL;
+    }
+    ro->cache_dir = *cache_dir;
+    ro->cache_ttl_s = o->cache_ttl_s;
     ro->conf = &cfg->validation;
     ro->partitions = o->partitions;
     ro->n_partitions = o->n_partitions;
@@ -253,6 +263,7 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
     ctk_vopts_t v = o->v;
     ctk_remote_opts_t ro;
     ctk_remote_t *remote = NULL;
+    char *cache_dir = NULL;
     ctk_error_t err;
     bool done, slurm;
     int rc, sig;
@@ -268,7 +279,7 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
         goto out;
     }
     if (slurm) {
-        if (!(remote = prepare_remote(cfg, o, &ro, &err)))
+        if (!(remote = prepare_remote(cfg, o, &ro, &cache_dir, &err)))
             goto failed;
         v.stage_dir = ctk_remote_probe_dir(remote);
         if (ctk_cli_verbosity >= CTK_NORMAL)
@@ -301,6 +312,7 @@ failed:
     rc = print_report(&rep, o, &err);
 out:
     ctk_remote_free(remote);
+    free(cache_dir);
     ctk_vreport_fini(&rep);
     return rc;
 }
@@ -326,13 +338,19 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
         return true;
     case CTK_VOPT_QUEUE_TIMEOUT:
     case CTK_VOPT_RUN_TIMEOUT:
+    case CTK_VOPT_CACHE_TTL:
         if (!parse_number(arg, 1, 604800, &d))
             *rc = ctk_cli_usage(cmd, "--%s needs seconds from 1 to 604800, not '%s'",
-                                id == CTK_VOPT_QUEUE_TIMEOUT ? "queue-timeout" : "run-timeout", arg);
+                                id == CTK_VOPT_QUEUE_TIMEOUT ? "queue-timeout"
+                                : id == CTK_VOPT_RUN_TIMEOUT ? "run-timeout"
+                                                             : "cache-ttl",
+                                arg);
         else if (id == CTK_VOPT_QUEUE_TIMEOUT)
             o->queue_timeout_s = d;
-        else
+        else if (id == CTK_VOPT_RUN_TIMEOUT)
             o->run_timeout_s = d;
+        else
+            o->cache_ttl_s = d;
         return true;
     case CTK_VOPT_STAGE_DIR:
         if (arg[0] != '/')
@@ -369,7 +387,8 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
 
 bool ctk_validate_cli_launcher_given(const ctk_validate_cli_t *o)
 {
-    return o->launcher || o->n_partitions || o->queue_timeout_s > 0 || o->run_timeout_s > 0 || o->stage_dir;
+    return o->launcher || o->n_partitions || o->queue_timeout_s > 0 || o->run_timeout_s > 0 || o->stage_dir ||
+           o->cache_ttl_s > 0;
 }
 
 int ctk_cmd_validate(int argc, char **argv)

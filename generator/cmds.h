@@ -61,6 +61,7 @@ typedef struct {
     double run_timeout_s;     /* --run-timeout; 0: not given */
     const char *stage_dir;    /* --stage-dir */
     const char *html;         /* --html FILE */
+    double cache_ttl_s;       /* --cache-ttl; 0: not given */
 } ctk_validate_cli_t;
 
 /* The launcher options validate and generate --validate share: ids for
@@ -72,6 +73,7 @@ enum {
     CTK_VOPT_RUN_TIMEOUT,
     CTK_VOPT_STAGE_DIR,
     CTK_VOPT_HTML,
+    CTK_VOPT_CACHE_TTL,
 };
 #define CTK_VOPT_ENTRIES                                                                                       \
     { "launcher", 0, "local|slurm", CTK_VOPT_LAUNCHER,                                                         \
@@ -85,6 +87,8 @@ enum {
     { "stage-dir", 0, "DIR", CTK_VOPT_STAGE_DIR,                                                              \
       "with --launcher slurm: where probes are staged; the compute nodes must see it at the same path "       \
       "(default: the site config's, else <cache dir>/stage)" },                                              \
+    { "cache-ttl", 0, "SECONDS", CTK_VOPT_CACHE_TTL,                                                          \
+      "with --launcher slurm: reuse a partition's cached probe runs this long (default: 86400)" },            \
     { "html", 0, "FILE", CTK_VOPT_HTML, "also write the results as a self-contained HTML page to FILE" }
 
 /* Take one of the options above into o; false when id is not one of them.

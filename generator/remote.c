@@ -1,6 +1,8 @@
 /* remote.c - one Slurm job per partition runs every staged probe (remote.h).
  * SPDX-License-Identifier: MIT
  */
+#include <ctkconf.h>
+
 #include "remote.h"
 
 #include "cache.h"
@@ -42,6 +44,9 @@ typedef struct {
     char *last_state;                 /* squeue's last word on it */
     double t_submit, t_start, t_end, t_noted;
     bool seen;
+    bool cached;                      /* its records came from the cache */
+    double cache_age;
+    char key[33];                     /* its cache key; "" when it has none */
 } rpart_t;
 
 struct ctk_remote {
@@ -435,6 +440,187 @@ out:
     return ok;
 }
 
+
+/* ---- the partition cache ------------------------------------------------------------------ */
+
+#define CACHE_MAGIC "ctkgen-partition-runs 1"
+
+static char *part_file(const rpart_t *p, const char *name, size_t max, size_t *len);
+
+/* p's key: see remote.h.  "" when some SDK has no key of its own. */
+static void part_key(const ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep)
+{
+    const ctk_partition_conf_t *c = p->conf;
+    ctk_cache_key_t k;
+    char num[32];
+
+    p->key[0] = '\0';
+    if (!r->o->cache_dir)
+        return;
+    ctk_cache_key_init(&k);
+    ctk_cache_key_add_str(&k, "what", CACHE_MAGIC);
+    ctk_cache_key_add_str(&k, "ctkgen", PACKAGE_VERSION);
+    ctk_cache_key_add_str(&k, "partition", p->name);
+    ctk_cache_key_add_str(&k, "nodes", p->sp->nodes);
+    ctk_cache_key_add_str(&k, "gres", p->sp->gres);
+    ctk_cache_key_add_str(&k, "features", p->sp->features);
+    ctk_cache_key_add_str(&k, "gres_request", c && c->gres ? c->gres : "gpu:1");
+    ctk_cache_key_add_str(&k, "account", c ? c->account : NULL);
+    ctk_cache_key_add_str(&k, "qos", c ? c->qos : NULL);
+    ctk_cache_key_add_str(&k, "time", c ? c->time : NULL);
+    ctk_cache_key_add_str(&k, "constraint", c ? c->constraint : NULL);
+    for (size_t i = 0; c && i < c->n_extra_args; i++)
+        ctk_cache_key_add_str(&k, "extra", c->extra_args[i]);
+    snprintf(num, sizeof num, "%.3f", r->probe_timeout);
+    ctk_cache_key_add_str(&k, "timeout", num);
+    for (size_t i = 0; i < rep->n_sdks; i++) {
+        if (!rep->sdks[i].key[0])
+            return;
+        ctk_cache_key_add_str(&k, "sdk", rep->sdks[i].key);
+    }
+    for (size_t i = 0; i < rep->n_launches; i++) {
+        const ctk_vlaunch_t *l = &rep->launches[i];
+
+        snprintf(num, sizeof num, "%zu/%d/%d", l->sdk, (int)l->art, (int)l->probe);
+        ctk_cache_key_add_str(&k, "launch", num);
+        ctk_cache_key_add_str(&k, "name", l->name);
+    }
+    ctk_cache_key_hex(&k, p->key);
+}
+
+static void put_field(ctk_buf_t *b, const char *name, const char *text)
+{
+    ctk_buf_printf(b, "%s %zu\n", name, text ? strlen(text) : 0);
+    if (text)
+        ctk_buf_puts(b, text);
+    ctk_buf_puts(b, "\n");
+}
+
+/* Keep what p's job recorded, once its cells are judged and none failed. */
+static void cache_save(const ctk_remote_t *r, const rpart_t *p, const ctk_vreport_t *rep, size_t pi)
+{
+    ctk_buf_t b;
+    ctk_error_t e;
+    char name[48];
+
+    if (!p->key[0] || p->cached || p->state != CTK_PART_RAN)
+        return;
+    for (size_t i = 0; i < rep->n_sdks; i++)
+        for (int a = 0; a < CTK_ART__COUNT; a++)
+            if (ctk_vreport_cell(rep, i, pi, (ctk_art_t)a)->verdict == CTK_VERDICT_FAIL)
+                return;
+    ctk_buf_init(&b);
+    ctk_buf_printf(&b, "%s\nstored_at %lld\njob %s\nruns %zu\n", CACHE_MAGIC, (long long)time(NULL),
+                   p->job_id ? p->job_id : "-", rep->n_launches);
+    {
+        char *node = part_file(p, "node", 1 << 16, NULL);
+
+        put_field(&b, "node", node);
+        free(node);
+    }
+    for (size_t i = 0; i < rep->n_launches; i++) {
+        static const char *const ext[] = {"rc", "out", "err"};
+
+        for (int x = 0; x < 3; x++) {
+            char *text;
+
+            snprintf(name, sizeof name, "%zu.%s", i, ext[x]);
+            text = part_file(p, name, 1 << 20, NULL);
+            put_field(&b, ext[x], text);
+            free(text);
+        }
+    }
+    ctk_error_init(&e);
+    if (!b.failed && b.data && !ctk_cache_put(r->o->cache_dir, p->key, b.data, &e))
+        say(r, "partition %s: its results could not be cached: %s", p->name, e.text);
+    ctk_buf_fini(&b);
+}
+
+/* The next "NAME LEN\nBYTES\n" field at *pos; NULL when malformed. */
+static char *get_field(const char *text, const char *name, size_t *pos)
+{
+    const char *p = text + *pos, *nl;
+    size_t n = strlen(name), len;
+    char *end, *v;
+
+    if (strncmp(p, name, n) != 0 || p[n] != ' ')
+        return NULL;
+    len = strtoul(p + n + 1, &end, 10);
+    if (*end != '\n' || strlen(end + 1) < len + 1 || end[1 + len] != '\n')
+        return NULL;
+    nl = end + 1;
+    if (!(v = strndup(nl, len)))
+        return NULL;
+    *pos = (size_t)(nl + len + 1 - text);
+    return v;
+}
+
+/* Write one recorded field back as the job had written it. */
+static bool put_back(const rpart_t *p, const char *name, const char *text, ctk_error_t *err)
+{
+    char *path = ctk_path_join(p->dir, name, err);
+    bool ok = path && write_new(path, text, 0600, err);
+
+    free(path);
+    return ok;
+}
+
+static bool restore_runs(rpart_t *p, const char *text, size_t pos, size_t n, ctk_error_t *err)
+{
+    char *node = get_field(text, "node", &pos);
+    bool ok = node && put_back(p, "node", node, err);
+
+    free(node);
+    for (size_t i = 0; ok && i < n; i++) {
+        static const char *const ext[] = {"rc", "out", "err"};
+
+        for (int x = 0; ok && x < 3; x++) {
+            char name[48], *v = get_field(text, ext[x], &pos);
+
+            snprintf(name, sizeof name, "%zu.%s", i, ext[x]);
+            ok = v && put_back(p, name, v, err);
+            free(v);
+        }
+    }
+    return ok && put_back(p, "done", "", err);
+}
+
+/* A fresh enough entry for p: its records go where the job would have put
+ * them, and no job is submitted.  false on a miss (or a bad entry). */
+static bool cache_try(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, ctk_error_t *err)
+{
+    double ttl = r->o->cache_ttl_s > 0 ? r->o->cache_ttl_s : 86400;
+    char *text, job[32] = "";
+    long long stored = 0;
+    size_t runs = 0, pos;
+    int used = 0;
+    bool ok = false;
+
+    if (!p->key[0] || !(text = ctk_cache_get(r->o->cache_dir, p->key, NULL)))
+        return false;
+    if (sscanf(text, CACHE_MAGIC "\nstored_at %lld\njob %31s\nruns %zu\n%n", &stored, job, &runs, &used) != 3 ||
+        used == 0 || runs != rep->n_launches || (double)(time(NULL) - stored) > ttl || time(NULL) < stored)
+        goto out;
+    pos = (size_t)used;
+    if (!restore_runs(p, text, pos, runs, err)) {
+        /* a bad entry is a miss: start the dir again for the real job */
+        ctk_remove_tree(p->dir);
+        if (mkdir(p->dir, 0700) != 0)
+            ctk_error_set(err, CTK_E_IO, p->dir, 0, 0, "cannot create: %s", strerror(errno));
+        goto out;
+    }
+    p->cached = true;
+    p->cache_age = (double)(time(NULL) - stored);
+    p->phase = JOB_DONE;
+    p->state = CTK_PART_RAN;
+    ok = (p->job_id = ctk_strdup(job, err)) != NULL;
+    say(r, "partition %s: the runs of job %s from the cache (%.0f s old; --no-cache, or --cache-ttl, to run again)",
+        p->name, job, p->cache_age);
+out:
+    free(text);
+    return ok;
+}
+
 /* ---- submitting ------------------------------------------------------------------------ */
 
 static bool push_opt(ctk_strlist_t *l, const char *opt, const char *value, ctk_error_t *err)
@@ -484,7 +670,12 @@ static bool submit(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, ctk_er
         ctk_error_set(err, CTK_E_IO, p->dir, 0, 0, "cannot create: %s", strerror(errno));
         goto out;
     }
-    if (!write_script(r, p, rep, &script, err) || !sbatch_args(r, p, &args, err))
+    part_key(r, p, rep);
+    if (cache_try(r, p, rep, err)) {
+        ok = true;
+        goto out;
+    }
+    if (err->code != CTK_E_OK || !write_script(r, p, rep, &script, err) || !sbatch_args(r, p, &args, err))
         goto out;
     if (!(argv = calloc(args.len + 1, sizeof *argv))) {
         ctk_error_nomem(err);
@@ -876,6 +1067,8 @@ static bool describe_partition(rpart_t *p, ctk_vpart_t *vp, ctk_error_t *err)
         free(done);
     }
     vp->state = p->state;
+    vp->cached = p->cached;
+    vp->cache_age_s = p->cache_age;
     vp->queued_s = p->t_start > 0 ? p->t_start - p->t_submit : 0;
     vp->ran_s = p->t_end > p->t_start && p->t_start > 0 ? p->t_end - p->t_start : 0;
     return !p->reason || (vp->reason = ctk_strdup(p->reason, err)) != NULL;
@@ -953,5 +1146,7 @@ bool ctk_remote_run(ctk_remote_t *r, ctk_sdk_t *const *sdks, ctk_vreport_t *rep,
         if (rep->n_launches && !judge_partition(r, i, sdks, rep, err))
             return false;
     count_cells(rep);
+    for (size_t i = 0; i < r->n_parts; i++)
+        cache_save(r, &r->parts[i], rep, i);
     return true;
 }

@@ -30,6 +30,15 @@
  *   or cancelled by ctkgen      CTK-SKIP-005 (skip; --require-launch: CTK-GPU-005)
  *   ran                         each probe judged: a pass, a launch skip that
  *                               names the node, or the findings a local run gives.
+ * Cache: what a partition's job recorded (the node file and each probe's
+ * exit status, stdout and stderr) is kept when none of its cells failed,
+ * keyed on ctkgen's version, the partition's name, its nodes, GRES and
+ * features as sinfo shows them, the job's options, the probe timeout, each
+ * SDK's local key (validate: artifacts, toolkit, probes, compilers) and the
+ * staged probes' names and kinds.  A later run with the same key and an
+ * entry younger than cache_ttl_s submits no job there and judges the
+ * recorded runs afresh.  The key cannot see a node's driver or GPU change,
+ * hence the age limit.
  * Progress (submitted, started, finished, still pending) goes to the
  * caller's callback, one line at a time, from the calling thread.
  */
@@ -53,6 +62,8 @@ typedef struct {
     const char *stage_root;  /* NULL: conf's stage_dir, else <cache dir>/stage */
     double probe_timeout_s;  /* each probe in the job; <= 0: 120 */
     bool require_launch;
+    const char *cache_dir;   /* where a partition's probe runs are kept; NULL: none */
+    double cache_ttl_s;      /* how long they may be reused; <= 0: 86400 */
     void (*progress)(const char *line, void *arg);
     void *progress_arg;
 } ctk_remote_opts_t;

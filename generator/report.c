@@ -714,7 +714,8 @@ static json_t *part_json(const ctk_vpart_t *p)
         !jset(o, "host", jstr(p->host)) || !jset(o, "cuda_visible_devices", jstr(p->cvd)) ||
         !jset(o, "gpu", jstr(p->gpu)) || !jset(o, "cc", p->gpu ? jstr(cc) : json_null()) ||
         !jset(o, "driver", p->driver ? jstr(drv) : json_null()) || !jset(o, "queued_s", jsecs(p->queued_s)) ||
-        !jset(o, "ran_s", jsecs(p->ran_s))) {
+        !jset(o, "ran_s", jsecs(p->ran_s)) || !jset(o, "cached", json_boolean(p->cached)) ||
+        !jset(o, "cache_age_s", jsecs(p->cache_age_s))) {
         json_decref(o);
         return NULL;
     }
@@ -1393,7 +1394,10 @@ static void put_partition_line(FILE *fp, const ctk_vpart_t *p)
             fprintf(fp, ", driver for CUDA %d.%d", p->driver / 1000, p->driver % 1000 / 10);
         fputs(", CUDA_VISIBLE_DEVICES=", fp);
         put_text(fp, p->cvd ? p->cvd : "(unset)");
-        fprintf(fp, "; queued %.1f s, ran %.1f s\n", p->queued_s, p->ran_s);
+        if (p->cached)
+            fprintf(fp, "; from the cache, %.0f s old\n", p->cache_age_s);
+        else
+            fprintf(fp, "; queued %.1f s, ran %.1f s\n", p->queued_s, p->ran_s);
     } else {
         fprintf(fp, " %s: ", ctk_part_state_name(p->state));
         put_text(fp, p->reason ? p->reason : "");

@@ -1634,6 +1634,8 @@ static bool run_sdk(vjob_t *j)
     if (!check_tree(j, &refused))
         goto done;
     /* a refused artifact fails: never a cached verdict, never stored */
+    if (j->c->o->stage_dir && !refused && !sdk_key(j, res->key))
+        goto done;
     if (j->c->cache_dir && !refused) {
         sdk_key(j, key);
         if (cache_load(j, key)) {

@@ -105,6 +105,10 @@ typedef struct {
     char *pc_name;            /* "ctk-13.0" */
     char *version;            /* the toolkit's own: "13.0.0" or "13.0" */
     char *root;
+    char key[33];             /* with a stage dir: the hash of every input of its
+                               * local checks (artifacts, toolkit, probes,
+                               * compilers), for a launcher's own cache; "" when
+                               * an artifact was refused */
     ctk_vart_t art[CTK_ART__COUNT];
     ctk_verdict_t verdict;    /* worst of the artifacts: FAIL > SKIP > PASS */
     double seconds;
@@ -149,6 +153,8 @@ typedef struct {
     int cc_major, cc_minor;
     int driver;               /* CUDA version the driver supports (12040); 0: none */
     double queued_s, ran_s;
+    bool cached;              /* its job's records came from the cache */
+    double cache_age_s;       /* ... stored this long ago */
 } ctk_vpart_t;
 
 typedef struct {

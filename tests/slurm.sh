@@ -89,6 +89,32 @@ check "validate's TMPDIR is empty afterwards" empty_dir "$VT"
 check "the HTML page names both partitions and the module" \
     sh -c "grep -q gpu-a100 '$T/page.html' && grep -q gpu-h100 '$T/page.html' && grep -q '$(jq -r '.sdks[0].module' "$T/v.json")' '$T/page.html'"
 
+# ---- the partition cache: no job where nothing changed, until it ages -------------------------
+CACHE=$T/cache
+VC() {
+    rc=0
+    TMPDIR=$VT "$CTKGEN" validate -c "$T/site.json" -o "$OUT" --cache-dir "$CACHE" --json --stage-dir "$STAGE" \
+        --launcher slurm --partition gpu-a100 --partition gpu-h100 "$@" > "$T/v.json" 2> "$T/v.err" || rc=$?
+}
+VC
+first=$(jqr '[.matrix[] | .partition + .artifact + .verdict] | join(" ")')
+check "with a cache dir: a first run submits 2 jobs" [ "$rc" -eq 0 ] && [ "$(jqr .matrix_summary.jobs)" -eq 2 ]
+VC
+check "a second run submits none: both partitions from the cache, sinfo alone" \
+    [ "$rc" -eq 0 ] && [ "$(jqr .matrix_summary.jobs)" -eq 0 ] && [ "$(jqr .matrix_summary.scheduler_calls)" -eq 1 ] &&
+    [ "$(jqr '[.partitions[].cached] | join(" ")')" = "true true" ]
+check "... with the same verdicts, judged again" \
+    [ "$(jqr '[.matrix[] | .partition + .artifact + .verdict] | join(" ")')" = "$first" ]
+check "... and says so" grep -q 'from the cache' "$T/v.err"
+sleep 2
+VC --cache-ttl 1
+check "an entry older than --cache-ttl is not reused" [ "$rc" -eq 0 ] && [ "$(jqr .matrix_summary.jobs)" -eq 2 ]
+printf '\n' >> "$(ls "$OUT"/pkgconfig/ctk-*.pc | head -n 1)"
+VC
+check "an artifact changed: its SDK's key changes, both partitions run again" \
+    [ "$rc" -eq 0 ] && [ "$(jqr .matrix_summary.jobs)" -eq 2 ]
+"$CTKGEN" -q generate -c "$T/site.json" -o "$OUT" --force > /dev/null 2>&1
+
 # ---- all-gpu: the GPU partitions, never cpu ---------------------------------------------
 V --partition all-gpu
 check "all-gpu: gpu-a100 and gpu-h100, not cpu" \
