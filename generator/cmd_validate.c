@@ -174,12 +174,6 @@ static bool use_slurm(const ctk_config_t *cfg, const ctk_validate_cli_t *o, ctk_
                       "--partition, --queue-timeout, --run-timeout, --stage-dir and --cache-ttl go with --launcher slurm");
         return false;
     }
-    if (slurm && cfg->validation.build && strcmp(cfg->validation.build, "compute") == 0) {
-        ctk_error_set(err, CTK_E_CONFIG, cfg->source, 0, 0,
-                      "validation.build \"compute\" (building the probes inside the job) is not supported by "
-                      "this ctkgen; use \"login\" (the default): the probes are built here and staged");
-        return false;
-    }
     return slurm;
 }
 
@@ -205,6 +199,31 @@ static ctk_remote_t *prepare_remote(const ctk_config_t *cfg, const ctk_validate_
     ro->require_launch = o->v.require_launch;
     ro->progress = on_remote;
     return ctk_remote_prepare(ro, err);
+}
+
+/* Build "compute": nothing is checked here; ctkgen validates on each node. */
+static bool run_compute(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *o,
+                        ctk_remote_t *remote, ctk_vreport_t *rep, ctk_error_t *err)
+{
+    ctk_remote_compute_t cc;
+    char *config = NULL;
+    bool ok;
+
+    memset(&cc, 0, sizeof cc);
+    if (strcmp(cfg->source, "<scan>") != 0 && !(config = ctk_realpath(cfg->source))) {
+        ctk_error_set(err, CTK_E_IO, cfg->source, 0, 0, "cannot resolve: %s", strerror(errno));
+        return false;
+    }
+    ok = ctk_vreport_prepare(cfg, sdks, cfg->n_sdks, o->v.outdir, rep, err);
+    cc.config = config;
+    cc.outdir = rep->outdir;
+    /* the job's environment is empty: the module system this run would use goes along */
+    cc.modulecmd = o->v.modulecmd ? o->v.modulecmd : getenv("MODULES_CMD");
+    cc.timeout_s = o->v.timeout_s;
+    cc.trust_tcl = o->v.trust_tcl;
+    ok = ok && ctk_remote_run_compute(remote, &cc, rep, err);
+    free(config);
+    return ok;
 }
 
 static bool write_html(const char *path, const char *json, ctk_error_t *err)
@@ -247,7 +266,8 @@ static int print_report(const ctk_vreport_t *rep, const ctk_validate_cli_t *o, c
         fputs(json, stdout);
         fputc('\n', stdout);
     } else if (ctk_cli_verbosity >= CTK_NORMAL) {
-        ctk_report_table(stdout, rep, use_color(stdout));
+        if (!rep->built_remotely)
+            ctk_report_table(stdout, rep, use_color(stdout));
         if (rep->n_parts)
             ctk_report_matrix(stdout, rep, use_color(stdout));
     }
@@ -265,13 +285,14 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
     ctk_remote_t *remote = NULL;
     char *cache_dir = NULL;
     ctk_error_t err;
-    bool done, slurm;
+    bool done = false, slurm, compute;
     int rc, sig;
 
     ctk_error_init(&err);
     ctk_vreport_init(&rep);
     v.progress = on_progress;
     slurm = use_slurm(cfg, o, &err);
+    compute = slurm && cfg->validation.build && strcmp(cfg->validation.build, "compute") == 0;
     if (err.code != CTK_E_OK)
         return ctk_cli_error(&err);
     if (!ctk_proc_catch_interrupts(&err)) {
@@ -282,15 +303,21 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
         if (!(remote = prepare_remote(cfg, o, &ro, &cache_dir, &err)))
             goto failed;
         v.stage_dir = ctk_remote_probe_dir(remote);
-        if (ctk_cli_verbosity >= CTK_NORMAL)
+        if (ctk_cli_verbosity >= CTK_NORMAL && compute)
+            ctk_cli_info("build \"compute\": each partition's job runs this ctkgen's validate on its node (%zu "
+                         "partition%s)",
+                         ctk_remote_n_partitions(remote), ctk_remote_n_partitions(remote) == 1 ? "" : "s");
+        else if (ctk_cli_verbosity >= CTK_NORMAL)
             ctk_cli_info("building and checking here; the CUDA probes launch through Slurm on %zu partition%s",
                          ctk_remote_n_partitions(remote), ctk_remote_n_partitions(remote) == 1 ? "" : "s");
     }
     if (ctk_cli_verbosity >= CTK_NORMAL)
         ctk_cli_info("validating %zu SDK%s in %s", cfg->n_sdks, cfg->n_sdks == 1 ? "" : "s", v.outdir);
-    done = ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err);
-    if (done && remote && !ctk_proc_interrupted())
-        done = ctk_remote_run(remote, sdks, &rep, &err);
+    if (remote && compute)
+        done = run_compute(cfg, sdks, o, remote, &rep, &err);
+    else
+        done = ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err) &&
+               (!remote || ctk_proc_interrupted() || ctk_remote_run(remote, sdks, &rep, &err));
 failed:
     ctk_remote_free(remote);
     remote = NULL;
@@ -305,7 +332,9 @@ failed:
         ctk_proc_reraise(sig);
         return 128 + sig;
     }
-    if (err.code != CTK_E_OK) {
+    if (!done) {
+        if (err.code == CTK_E_OK)
+            ctk_error_set(&err, CTK_E_INTERNAL, NULL, 0, 0, "validation stopped without saying why");
         rc = ctk_cli_error(&err);
         goto out;
     }

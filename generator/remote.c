@@ -59,6 +59,7 @@ struct ctk_remote {
     char *job_name;
     double queue_timeout, probe_timeout;
     unsigned submitted;
+    const ctk_remote_compute_t *compute; /* build "compute": the job runs ctkgen */
 };
 
 static double now_s(void)
@@ -399,6 +400,55 @@ static bool script_step(ctk_buf_t *b, size_t i, const ctk_vlaunch_t *l, ctk_erro
     return true;
 }
 
+/* The job's step for build "compute": this ctkgen validates on the node. */
+static bool script_compute(const ctk_remote_t *r, ctk_buf_t *b, ctk_error_t *err)
+{
+    const ctk_remote_compute_t *cc = r->compute;
+    char self[4096], *q;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    const char *args[16];
+    size_t k = 0;
+    char timeout[32];
+
+    if (n <= 0) {
+        ctk_error_set(err, CTK_E_ENV, "/proc/self/exe", 0, 0, "cannot read: %s", strerror(errno));
+        return false;
+    }
+    self[n] = '\0';
+    args[k++] = self;
+    args[k++] = "-q";
+    args[k++] = "validate";
+    if (cc->config) {
+        args[k++] = "-c";
+        args[k++] = cc->config;
+    }
+    args[k++] = "-o";
+    args[k++] = cc->outdir;
+    args[k++] = "--launcher=local";
+    args[k++] = "--no-cache";
+    args[k++] = "--json";
+    if (cc->modulecmd) {
+        args[k++] = "--modulecmd";
+        args[k++] = cc->modulecmd;
+    }
+    if (cc->timeout_s > 0) {
+        snprintf(timeout, sizeof timeout, "--timeout=%g", cc->timeout_s);
+        args[k++] = timeout;
+    }
+    if (cc->trust_tcl)
+        args[k++] = "--trust-tcl";
+    ctk_buf_puts(b, "env -i \"HOME=${HOME:-/}\" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "
+                    "LANG=C.UTF-8");
+    for (size_t i = 0; i < k; i++) {
+        if (!(q = ctk_quote_sh(args[i], "an argument of ctkgen on the node", err)))
+            return false;
+        ctk_buf_printf(b, " %s", q);
+        free(q);
+    }
+    ctk_buf_puts(b, " >report.json 2>report.err </dev/null\necho $? >report.rc\n");
+    return true;
+}
+
 static bool write_script(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, char **path, ctk_error_t *err)
 {
     ctk_buf_t b;
@@ -410,7 +460,7 @@ static bool write_script(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, 
         goto out;
     ctk_buf_printf(&b,
                    "#!/bin/sh\n"
-                   "# ctkgen validate: %zu probes on partition %s\n"
+                   "# ctkgen validate: %zu probes on partition %s (none staged: ctkgen itself when 0)\n"
                    "PATH=/usr/sbin:/usr/bin:/sbin:/bin\n"
                    "export PATH\n"
                    "cd %s 2>/dev/null || { echo \"ctkgen: %s is not visible on $(uname -n): the stage dir "
@@ -421,9 +471,11 @@ static bool write_script(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, 
                    "p() { n=$1; shift; timeout -k 5 %.0f \"$@\" >\"$n.out\" 2>\"$n.err\" </dev/null; "
                    "echo $? >\"$n.rc\"; }\n",
                    rep->n_launches, p->name, qdir, p->dir, ceil(r->probe_timeout));
-    for (size_t i = 0; i < rep->n_launches; i++)
+    for (size_t i = 0; !r->compute && i < rep->n_launches; i++)
         if (!script_step(&b, i, &rep->launches[i], err))
             goto out;
+    if (r->compute && !script_compute(r, &b, err))
+        goto out;
     ctk_buf_puts(&b, ": >done\n");
     if (b.failed) {
         ctk_error_nomem(err);
@@ -670,7 +722,8 @@ static bool submit(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, ctk_er
         ctk_error_set(err, CTK_E_IO, p->dir, 0, 0, "cannot create: %s", strerror(errno));
         goto out;
     }
-    part_key(r, p, rep);
+    if (!r->compute)
+        part_key(r, p, rep);
     if (cache_try(r, p, rep, err)) {
         ok = true;
         goto out;
@@ -688,7 +741,10 @@ static bool submit(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, ctk_er
     if (p->job_id) {
         p->phase = JOB_PENDING;
         r->submitted++;
-        say(r, "partition %s: submitted job %s (%zu probes)", p->name, p->job_id, rep->n_launches);
+        if (r->compute)
+            say(r, "partition %s: submitted job %s (ctkgen validates there)", p->name, p->job_id);
+        else
+            say(r, "partition %s: submitted job %s (%zu probes)", p->name, p->job_id, rep->n_launches);
     } else {
         p->phase = JOB_DONE;
         p->state = CTK_PART_NOT_SUBMITTED;
@@ -1111,9 +1167,9 @@ static bool make_cells(ctk_vreport_t *rep, ctk_error_t *err)
     return true;
 }
 
-bool ctk_remote_run(ctk_remote_t *r, ctk_sdk_t *const *sdks, ctk_vreport_t *rep, ctk_error_t *err)
+/* Submit a job to every partition and wait for them all. */
+static bool run_jobs(ctk_remote_t *r, ctk_vreport_t *rep, ctk_error_t *err)
 {
-    qsort(rep->launches, rep->n_launches, sizeof *rep->launches, launch_order);
     if (!(rep->launcher = ctk_strdup("slurm", err)) ||
         !(rep->parts = calloc(r->n_parts ? r->n_parts : 1, sizeof *rep->parts))) {
         if (err->code == CTK_E_OK)
@@ -1121,7 +1177,7 @@ bool ctk_remote_run(ctk_remote_t *r, ctk_sdk_t *const *sdks, ctk_vreport_t *rep,
         return false;
     }
     rep->n_parts = r->n_parts;
-    if (rep->n_launches == 0) {
+    if (rep->n_launches == 0 && !r->compute) {
         say(r, "no probe was built: nothing to launch");
     } else {
         for (size_t i = 0; i < r->n_parts; i++)
@@ -1140,7 +1196,13 @@ bool ctk_remote_run(ctk_remote_t *r, ctk_sdk_t *const *sdks, ctk_vreport_t *rep,
     for (size_t i = 0; i < r->n_parts; i++)
         if (!describe_partition(&r->parts[i], &rep->parts[i], err))
             return false;
-    if (!make_cells(rep, err))
+    return make_cells(rep, err);
+}
+
+bool ctk_remote_run(ctk_remote_t *r, ctk_sdk_t *const *sdks, ctk_vreport_t *rep, ctk_error_t *err)
+{
+    qsort(rep->launches, rep->n_launches, sizeof *rep->launches, launch_order);
+    if (!run_jobs(r, rep, err))
         return false;
     for (size_t i = 0; i < r->n_parts; i++)
         if (rep->n_launches && !judge_partition(r, i, sdks, rep, err))
@@ -1148,5 +1210,97 @@ bool ctk_remote_run(ctk_remote_t *r, ctk_sdk_t *const *sdks, ctk_vreport_t *rep,
     count_cells(rep);
     for (size_t i = 0; i < r->n_parts; i++)
         cache_save(r, &r->parts[i], rep, i);
+    return true;
+}
+
+/* ---- build "compute": ctkgen itself in the job ------------------------------------------------ */
+
+/* The node's report into partition pi's cells, or why there is none. */
+static bool judge_compute(const ctk_remote_t *r, size_t pi, ctk_vreport_t *rep, ctk_error_t *err)
+{
+    const rpart_t *p = &r->parts[pi];
+    ctk_vpart_t *vp = &rep->parts[pi];
+    char *rc = NULL, *json = NULL, *why = NULL;
+    ctk_error_t perr;
+    bool ok = true;
+
+    if (p->state == CTK_PART_RAN) {
+        rc = part_file(p, "report.rc", 64, NULL);
+        json = part_file(p, "report.json", 64u << 20, NULL);
+        ctk_error_init(&perr);
+        if (rc && (atoi(rc) == 0 || atoi(rc) == 1) && ctk_report_cells_from_json(json, rep, pi, &perr)) {
+            for (size_t i = 0; i < rep->n_sdks && !vp->gpu; i++) {
+                const ctk_vart_t *c = ctk_vreport_cell(rep, i, pi, CTK_ART_PC);
+
+                if (c->cuda.present && c->cuda.device && c->cuda.device[0]) {
+                    ok = (vp->gpu = ctk_strdup(c->cuda.device, err)) != NULL;
+                    vp->cc_major = c->cuda.cc_major;
+                    vp->cc_minor = c->cuda.cc_minor;
+                }
+                if (c->cuda.present && !vp->driver)
+                    vp->driver = c->cuda.driver;
+            }
+            goto out;
+        }
+        {
+            char *e = part_file(p, "report.err", 1 << 20, NULL), *last = e ? strrchr(e, '\n') : NULL;
+
+            while (last && last > e && last[1] == '\0') {
+                *last = '\0';
+                last = strrchr(e, '\n');
+            }
+            why = ctk_printf(err, "ctkgen on node %s exited %s: %s", vp->node ? vp->node : "?", rc ? rc : "?",
+                             e && *e ? (last ? last + 1 : e) : perr.text);
+            free(e);
+        }
+        for (size_t i = 0; ok && why && i < rep->n_sdks; i++)
+            for (int a = 0; ok && a < CTK_ART__COUNT; a++) {
+                ctk_vart_t *cell = ctk_vreport_cell(rep, i, pi, (ctk_art_t)a);
+
+                ok = ctk_findings_add(&cell->findings, "CTK-SLURM-002", cell->file, 0, err, "partition %s: %s",
+                                      p->name, why);
+            }
+        ok = ok && why;
+        goto out;
+    }
+    for (size_t i = 0; ok && i < rep->n_sdks; i++)
+        for (int a = 0; ok && a < CTK_ART__COUNT; a++)
+            ok = not_ran(r, p, ctk_vreport_cell(rep, i, pi, (ctk_art_t)a), err);
+out:
+    free(rc);
+    free(json);
+    free(why);
+    return ok;
+}
+
+bool ctk_remote_run_compute(ctk_remote_t *r, const ctk_remote_compute_t *cc, ctk_vreport_t *rep,
+                            ctk_error_t *err)
+{
+    r->compute = cc;
+    rep->built_remotely = true;
+    rep->n_skip = rep->n_skip_unchecked = rep->n_sdks * CTK_ART__COUNT;
+    /* nothing was checked here: the report's own artifacts say so */
+    for (size_t i = 0; i < rep->n_sdks; i++)
+        for (int a = 0; a < CTK_ART__COUNT; a++) {
+            ctk_vart_t *art = &rep->sdks[i].art[a];
+
+            if (!(art->skip_reason = ctk_strdup("not checked here: build \"compute\" checks it in each job", err)))
+                return false;
+            art->verdict = CTK_VERDICT_SKIP;
+        }
+    if (!run_jobs(r, rep, err))
+        return false;
+    /* the cells start empty: the node's report is all there is */
+    for (size_t i = 0; i < rep->n_sdks * rep->n_parts * CTK_ART__COUNT; i++) {
+        ctk_vart_t *c = &rep->cells[i];
+
+        free(c->skip_code);
+        free(c->skip_reason);
+        c->skip_code = c->skip_reason = NULL;
+    }
+    for (size_t i = 0; i < r->n_parts; i++)
+        if (!judge_compute(r, i, rep, err))
+            return false;
+    count_cells(rep);
     return true;
 }

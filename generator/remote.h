@@ -88,6 +88,22 @@ const char *ctk_remote_partition_name(const ctk_remote_t *r, size_t i);
  * submitted cancelled first). */
 bool ctk_remote_run(ctk_remote_t *r, ctk_sdk_t *const *sdks, ctk_vreport_t *rep, ctk_error_t *err);
 
+/* Build "compute": the whole validation runs inside each job, by this
+ * ctkgen (the same path must hold it on the compute nodes) with
+ * `validate --launcher local --json`, and the node's report fills the
+ * partition's cells.  Nothing is built or checked where ctkgen runs; rep
+ * comes from ctk_vreport_prepare() and its own artifacts are marked not
+ * checked here.  Otherwise as ctk_remote_run(); nothing is cached. */
+typedef struct {
+    const char *config;      /* absolute path of the site config; NULL: the node scans */
+    const char *outdir;      /* absolute */
+    const char *modulecmd;   /* NULL: the node finds its own */
+    double timeout_s;        /* each build or probe step; <= 0: ctkgen's default */
+    bool trust_tcl;
+} ctk_remote_compute_t;
+bool ctk_remote_run_compute(ctk_remote_t *r, const ctk_remote_compute_t *cc, ctk_vreport_t *rep,
+                            ctk_error_t *err);
+
 /* Removes the run dir; NULL is fine. */
 void ctk_remote_free(ctk_remote_t *r);
 

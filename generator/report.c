@@ -1136,6 +1136,63 @@ out:
     return ok;
 }
 
+/* One artifact object of a node's own report into a matrix cell. */
+static bool cell_from_sdk(const rd_t *rd, const json_t *sdk, ctk_vart_t *cell)
+{
+    const json_t *arts = json_object_get(sdk, "artifacts");
+    size_t i;
+
+    for (i = 0; json_is_array(arts) && i < json_array_size(arts); i++) {
+        const json_t *a = json_array_get(arts, i);
+        const json_t *kind = json_object_get(a, "kind");
+        ctk_vart_t t;
+
+        if (!json_is_string(kind) || strcmp(json_string_value(kind), ctk_art_name(cell->kind)) != 0)
+            continue;
+        vart_init(&t, cell->kind);
+        if (!art_from_object(rd, a, &t)) {
+            ctk_vart_fini(&t);
+            return false;
+        }
+        t.cached = false;
+        ctk_vart_fini(cell);
+        *cell = t;
+        return true;
+    }
+    ctk_error_set(rd->err, CTK_E_JSON, rd->source, 0, 0, "%s has no %s artifact", rd->what,
+                  ctk_art_name(cell->kind));
+    return false;
+}
+
+bool ctk_report_cells_from_json(const char *text, const ctk_vreport_t *r, size_t part, ctk_error_t *err)
+{
+    rd_t rd = { "the node's report", 0, "the node's report", err };
+    json_t *root = text ? load(text, strlen(text), rd.source, 0, 0, rd.what, err) : NULL;
+    const json_t *sdks = root ? json_object_get(root, "sdks") : NULL;
+    bool ok = root != NULL;
+
+    if (!text)
+        ctk_error_set(err, CTK_E_JSON, rd.source, 0, 0, "the node printed no report");
+    for (size_t i = 0; ok && i < r->n_sdks; i++) {
+        const json_t *match = NULL;
+
+        for (size_t k = 0; json_is_array(sdks) && k < json_array_size(sdks); k++) {
+            const json_t *m = json_object_get(json_array_get(sdks, k), "module");
+
+            if (json_is_string(m) && r->sdks[i].module && strcmp(json_string_value(m), r->sdks[i].module) == 0)
+                match = json_array_get(sdks, k);
+        }
+        if (!match) {
+            ctk_error_set(err, CTK_E_JSON, rd.source, 0, 0, "the node's report has no %s", r->sdks[i].module);
+            ok = false;
+        }
+        for (int a = 0; ok && a < CTK_ART__COUNT; a++)
+            ok = cell_from_sdk(&rd, match, ctk_vreport_cell(r, i, part, (ctk_art_t)a));
+    }
+    json_decref(root);
+    return ok;
+}
+
 bool ctk_report_art_from_json(const char *text, ctk_vart_t *a, ctk_error_t *err)
 {
     rd_t rd = { CACHE_SOURCE, 0, "the cache entry", err };

@@ -87,5 +87,9 @@ bool ctk_report_art_from_json(const char *text, ctk_vart_t *a, ctk_error_t *err)
 
 /* Free everything a result owns and leave it zeroed with kind kept. */
 void ctk_vart_fini(ctk_vart_t *a);
+/* The report a `ctkgen validate --json` printed on a compute node, into
+ * partition part's cells of r (matched by module name).  false with
+ * CTK_E_JSON naming what is missing. */
+bool ctk_report_cells_from_json(const char *text, const ctk_vreport_t *r, size_t part, ctk_error_t *err);
 
 #endif

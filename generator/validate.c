@@ -1997,17 +1997,14 @@ static bool setup_modsys(vctx_t *c, const ctk_env_t *caller, ctk_error_t *err)
     return true;
 }
 
-static bool setup_results(vctx_t *c, ctk_error_t *err)
+static bool setup_results(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_vreport_t *rep, ctk_error_t *err)
 {
-    const ctk_config_t *cfg = c->cfg;
-    ctk_vreport_t *rep = c->rep;
-
     if (!(rep->sdks = calloc(rep->n_sdks ? rep->n_sdks : 1, sizeof *rep->sdks))) {
         ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
         return false;
     }
     for (size_t i = 0; i < rep->n_sdks; i++) {
-        const ctk_sdk_t *s = c->sdks[i];
+        const ctk_sdk_t *s = sdks[i];
         ctk_vsdk_t *r = &rep->sdks[i];
 
         for (int a = 0; a < CTK_ART__COUNT; a++) {
@@ -2064,7 +2061,7 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
         ctk_error_set(err, CTK_E_IO, o->outdir, 0, 0, "no such directory (run ctkgen generate first)");
         goto out;
     }
-    if (!setup_results(&c, err) || !caller_env(&caller, err))
+    if (!setup_results(cfg, sdks, out, err) || !caller_env(&caller, err))
         goto out;
     if (!(out->cc = find_compiler(&caller, o->cc, "cc", "--cc", err)) ||
         !(out->cxx = find_compiler(&caller, o->cxx, "c++", "--cxx", err)))
@@ -2158,6 +2155,17 @@ out:
     pthread_mutex_destroy(&c.lock);
     pthread_mutex_destroy(&c.pc_lock);
     return ok;
+}
+
+bool ctk_vreport_prepare(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks, const char *outdir,
+                         ctk_vreport_t *out, ctk_error_t *err)
+{
+    out->n_sdks = n_sdks;
+    if (!(out->outdir = ctk_realpath(outdir))) {
+        ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "no such directory (run ctkgen generate first)");
+        return false;
+    }
+    return setup_results(cfg, sdks, out, err);
 }
 
 void ctk_vreport_init(ctk_vreport_t *r)

@@ -178,6 +178,7 @@ typedef struct {
     size_t n_launches;
     /* filled by a launcher elsewhere (remote.h); n_parts 0 for a local run */
     char *launcher;           /* "slurm"; NULL: local */
+    bool built_remotely;      /* build "compute": nothing was checked here */
     ctk_vpart_t *parts;
     size_t n_parts;
     ctk_vart_t *cells;        /* [sdk][part][art]: ctk_vreport_cell() */
@@ -229,6 +230,11 @@ bool ctk_validate_judge_run(const ctk_sdk_t *sdk, const ctk_vlaunch_t *l, const 
 
 /* FAIL with an error finding, else SKIP with a skip code, else PASS. */
 void ctk_vart_settle(ctk_vart_t *a);
+
+/* The report's SDKs and artifacts named, nothing checked: for a launcher
+ * that runs the whole validation elsewhere (remote.h, build "compute"). */
+bool ctk_vreport_prepare(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks, const char *outdir,
+                         ctk_vreport_t *out, ctk_error_t *err);
 
 void ctk_vreport_init(ctk_vreport_t *r);
 void ctk_vreport_fini(ctk_vreport_t *r);

@@ -115,6 +115,23 @@ check "an artifact changed: its SDK's key changes, both partitions run again" \
     [ "$rc" -eq 0 ] && [ "$(jqr .matrix_summary.jobs)" -eq 2 ]
 "$CTKGEN" -q generate -c "$T/site.json" -o "$OUT" --force > /dev/null 2>&1
 
+# ---- build "compute": ctkgen itself validates inside the job ----------------------------------
+jq '. + {validation: {launcher: "slurm", build: "compute", partitions: ["gpu-a100", "gpu-h100"]}}' \
+    "$T/site.json" > "$T/compute.json"
+rc=0
+TMPDIR=$VT "$CTKGEN" validate -c "$T/compute.json" -o "$OUT" --no-cache --json --stage-dir "$STAGE" \
+    > "$T/v.json" 2> "$T/v.err" || rc=$?
+check "build compute: exit 0, a job on each partition" \
+    [ "$rc" -eq 0 ] && [ "$(jqr '[.partitions[] | .state + ":" + .node] | join(" ")')" = "ran:gpu-a100-1 ran:gpu-h100-1" ]
+check "... the cells are the nodes' own reports: Tcl checked there, the launch skipped for want of a driver" \
+    [ "$(jqr '[.matrix[] | .artifact + ":" + .verdict + ":" + (.skip.code // "-")] | unique | join(" ")')" = \
+      "lmod:skip:CTK-SKIP-001 pc:skip:CTK-SKIP-001 tcl:skip:CTK-SKIP-001" ]
+check "... the probes ran on the node: their reports are in the cells" \
+    [ "$(jqr '[.matrix[] | .cuda_probe.status] | unique | join(" ")')" = cudaErrorInsufficientDriver ]
+check "... nothing was checked here: the report's own artifacts say so" \
+    [ "$(jqr '[.sdks[].artifacts[].verdict] | unique | join(" ")')" = skip ]
+check "... and nothing is left in the stage dir" staged_gone
+
 # ---- all-gpu: the GPU partitions, never cpu ---------------------------------------------
 V --partition all-gpu
 check "all-gpu: gpu-a100 and gpu-h100, not cpu" \
