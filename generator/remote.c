@@ -467,7 +467,9 @@ static bool write_script(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, 
                    "must be on a file system the compute nodes share, at the same path (--stage-dir)\" >&2; exit 97; }\n"
                    "{ echo \"node=${SLURMD_NODENAME-}\"; echo \"host=$(uname -n)\"; "
                    "echo \"cvd_set=${CUDA_VISIBLE_DEVICES+1}\"; echo \"cvd=${CUDA_VISIBLE_DEVICES-}\"; "
-                   "echo \"job=${SLURM_JOB_ID-}\"; } >node.tmp && mv node.tmp node\n"
+                   "echo \"job=${SLURM_JOB_ID-}\"; "
+                   "echo \"nvidia=$(sed -n 's/^NVRM version: *//p' /proc/driver/nvidia/version 2>/dev/null)\"; "
+                   "} >node.tmp && mv node.tmp node\n"
                    "p() { n=$1; shift; timeout -k 5 %.0f \"$@\" >\"$n.out\" 2>\"$n.err\" </dev/null; "
                    "echo $? >\"$n.rc\"; }\n",
                    rep->n_launches, p->name, qdir, p->dir, ceil(r->probe_timeout));
@@ -973,6 +975,10 @@ static bool read_node(rpart_t *p, ctk_vpart_t *vp, ctk_error_t *err)
         return true;
     set = node_value(text, "cvd_set", err);
     ok = (vp->node = node_value(text, "node", err)) != NULL && (vp->host = node_value(text, "host", err)) != NULL;
+    if (ok && (vp->nvidia = node_value(text, "nvidia", err)) && !vp->nvidia[0]) {
+        free(vp->nvidia);
+        vp->nvidia = NULL;
+    }
     if (ok && set && strcmp(set, "1") == 0)
         ok = (vp->cvd = node_value(text, "cvd", err)) != NULL;
     free(set);

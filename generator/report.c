@@ -713,7 +713,8 @@ static json_t *part_json(const ctk_vpart_t *p)
         !jset(o, "reason", jstr(p->reason)) || !jset(o, "node", jstr(p->node)) ||
         !jset(o, "host", jstr(p->host)) || !jset(o, "cuda_visible_devices", jstr(p->cvd)) ||
         !jset(o, "gpu", jstr(p->gpu)) || !jset(o, "cc", p->gpu ? jstr(cc) : json_null()) ||
-        !jset(o, "driver", p->driver ? jstr(drv) : json_null()) || !jset(o, "queued_s", jsecs(p->queued_s)) ||
+        !jset(o, "driver", p->driver ? jstr(drv) : json_null()) || !jset(o, "nvidia_driver", jstr(p->nvidia)) ||
+        !jset(o, "queued_s", jsecs(p->queued_s)) ||
         !jset(o, "ran_s", jsecs(p->ran_s)) || !jset(o, "cached", json_boolean(p->cached)) ||
         !jset(o, "cache_age_s", jsecs(p->cache_age_s))) {
         json_decref(o);
@@ -1449,6 +1450,11 @@ static void put_partition_line(FILE *fp, const ctk_vpart_t *p)
         }
         if (p->driver)
             fprintf(fp, ", driver for CUDA %d.%d", p->driver / 1000, p->driver % 1000 / 10);
+        if (p->nvidia) {
+            fputs(" (", fp);
+            put_text(fp, p->nvidia);
+            fputc(')', fp);
+        }
         fputs(", CUDA_VISIBLE_DEVICES=", fp);
         put_text(fp, p->cvd ? p->cvd : "(unset)");
         if (p->cached)

@@ -2214,6 +2214,7 @@ void ctk_vreport_fini(ctk_vreport_t *r)
         free(p->host);
         free(p->cvd);
         free(p->gpu);
+        free(p->nvidia);
     }
     free(r->parts);
     free(r->launcher);

@@ -152,6 +152,7 @@ typedef struct {
     char *gpu;                /* from the first CUDA probe that reported one */
     int cc_major, cc_minor;
     int driver;               /* CUDA version the driver supports (12040); 0: none */
+    char *nvidia;             /* the node's /proc/driver/nvidia/version after "NVRM version: "; NULL: none */
     double queued_s, ran_s;
     bool cached;              /* its job's records came from the cache */
     double cache_age_s;       /* ... stored this long ago */

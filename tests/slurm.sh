@@ -132,6 +132,17 @@ check "... nothing was checked here: the report's own artifacts say so" \
     [ "$(jqr '[.sdks[].artifacts[].verdict] | unique | join(" ")')" = skip ]
 check "... and nothing is left in the stage dir" staged_gone
 
+# ---- generate --validate takes the same options ------------------------------------------------
+rc=0
+TMPDIR=$VT "$CTKGEN" generate -c "$T/site.json" -o "$OUT" --validate --no-cache --launcher slurm \
+    --partition gpu-h100 --stage-dir "$STAGE" > "$T/gen.out" 2> "$T/v.err" || rc=$?
+check "generate --validate --launcher slurm: exit 0, a job on gpu-h100, the matrix printed" \
+    [ "$rc" -eq 0 ] && grep -q 'slurm: partition gpu-h100: submitted job' "$T/v.err" &&
+    grep -q 'launched through slurm' "$T/gen.out"
+rc=0
+"$CTKGEN" generate -c "$T/site.json" -o "$OUT" --launcher slurm > /dev/null 2> "$T/v.err" || rc=$?
+check "generate --launcher without --validate: a usage error" [ "$rc" -eq 2 ] && grep -q 'go with --validate' "$T/v.err"
+
 # ---- all-gpu: the GPU partitions, never cpu ---------------------------------------------
 V --partition all-gpu
 check "all-gpu: gpu-a100 and gpu-h100, not cpu" \
