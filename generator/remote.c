@@ -796,14 +796,17 @@ static void finish(rpart_t *p, double t)
         p->t_start = t;
 }
 
-/* Cancel every job still queued or running; `state` says what they become. */
+/* Cancel every job still queued or running, in one scancel; `state` says
+ * what they become. */
 static bool cancel_live(ctk_remote_t *r, ctk_part_state_t state, const char *why, ctk_error_t *err)
 {
-    const char *ids[64];
+    const char **ids = calloc(r->n_parts ? r->n_parts : 1, sizeof *ids);
     size_t n = 0;
-    bool ok = true;
+    bool ok = ids != NULL;
 
-    for (size_t i = 0; i < r->n_parts; i++) {
+    if (!ids)
+        ctk_error_nomem(err);
+    for (size_t i = 0; ok && i < r->n_parts; i++) {
         rpart_t *p = &r->parts[i];
 
         if (p->phase != JOB_PENDING && p->phase != JOB_RUNNING)
@@ -813,13 +816,10 @@ static bool cancel_live(ctk_remote_t *r, ctk_part_state_t state, const char *why
         p->state = state;
         if (!p->reason && !(p->reason = ctk_strdup(why, err)))
             ok = false;
-        if (n == sizeof ids / sizeof ids[0] || i + 1 == r->n_parts) {
-            ok &= ctk_slurm_cancel(r->slurm, ids, n, err);
-            n = 0;
-        }
     }
     if (n)
         ok &= ctk_slurm_cancel(r->slurm, ids, n, err);
+    free(ids);
     return ok;
 }
 
