@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_OUTDIR "ctkgen-out"
@@ -122,6 +123,14 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     validate_opts,
     validate_docs,
 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static bool use_color(FILE *fp)
 {
@@ -286,6 +295,7 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
     char *cache_dir = NULL;
     ctk_error_t err;
     bool done = false, slurm, compute;
+    double t0 = now_s();
     int rc, sig;
 
     ctk_error_init(&err);
@@ -308,7 +318,8 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
                          "partition%s)",
                          ctk_remote_n_partitions(remote), ctk_remote_n_partitions(remote) == 1 ? "" : "s");
         else if (ctk_cli_verbosity >= CTK_NORMAL)
-            ctk_cli_info("building and checking here; the CUDA probes launch through Slurm on %zu partition%s",
+            ctk_cli_info("building and checking here (the marks below are for that), then the CUDA probes launch "
+                         "through Slurm on %zu partition%s",
                          ctk_remote_n_partitions(remote), ctk_remote_n_partitions(remote) == 1 ? "" : "s");
     }
     if (ctk_cli_verbosity >= CTK_NORMAL)
@@ -318,6 +329,8 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
     else
         done = ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err) &&
                (!remote || ctk_proc_interrupted() || ctk_remote_run(remote, sdks, &rep, &err));
+    if (remote) /* the report's time is the whole run's, the jobs' included */
+        rep.seconds = now_s() - t0;
 failed:
     ctk_remote_free(remote);
     remote = NULL;
