@@ -118,8 +118,11 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "partition (sbatch, one GPU) runs them all.  The jobs are followed with one\n"
     "squeue call per poll; a job pending past --queue-timeout is cancelled and\n"
     "reported not run, with Slurm's reason; an interrupt cancels every job.\n"
-    "The result is a matrix: SDK x partition x artifact.  No Slurm, or a\n"
-    "controller that does not answer: exit 4.\n",
+    "The result is a matrix: SDK x partition x artifact.  A partition whose\n"
+    "job's records are cached under the same key gets no job (--cache-ttl).\n"
+    "With \"build\": \"compute\" in the site config, each job runs this ctkgen's\n"
+    "validate on its node instead.  No Slurm, or a controller that does not\n"
+    "answer: exit 4.\n",
     validate_opts,
     validate_docs,
 };
