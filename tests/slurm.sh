@@ -190,6 +190,11 @@ check "... its launched cells are CTK-SKIP-005 skips, never passes" \
     [ "$(jqr '[.matrix[] | select(.partition == "gpu-h100" and .artifact != "tcl") | .skip.code] | unique | join(" ")')" = CTK-SKIP-005 ]
 check "... while gpu-a100 ran" [ "$(jqr '.partitions[0].state')" = ran ]
 check "... and its job was cancelled: only the blocker is queued" [ "$(squeue -h -o %i)" = "$blocker" ]
+V --partition gpu-a100 --partition gpu-h100 --run-timeout 3
+check "--run-timeout while gpu-h100 is busy: exit 0, gpu-h100 cancelled by ctkgen, gpu-a100 ran" \
+    [ "$rc" -eq 0 ] && [ "$(jqr '[.partitions[].state] | join(" ")')" = "ran cancelled" ] &&
+    jqr '.partitions[1].reason' | grep -q 'run-timeout'
+check "... its job was cancelled: only the blocker is queued" [ "$(squeue -h -o %i)" = "$blocker" ]
 V --partition gpu-h100 --queue-timeout 2 --require-launch
 check "the same with --require-launch: exit 1, CTK-GPU-005" \
     [ "$rc" -eq 1 ] && [ "$(jqr '[.matrix[].findings[].code] | index("CTK-GPU-005") != null')" = true ]
