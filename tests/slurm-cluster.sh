@@ -39,6 +39,32 @@
 # stop: cancels the jobs left in the queue, sends TERM to every pid in
 # DIR/pids, KILL to any alive 10 s later, and fails unless no process names
 # DIR/slurm.conf or DIR/munge.socket any more.  It removes nothing.
+#
+# Environment (start reads it; stop finds the prefix in DIR/prefix):
+#   CTK_SLURM_PREFIX=P     Slurm from the install prefix P, not from PATH:
+#                          P/sbin/slurmctld, P/sbin/slurmd (run with
+#                          -d P/sbin/slurmstepd), P/bin/sinfo, squeue and
+#                          scancel, munged from P/sbin when it is there;
+#                          slurm.conf gets PluginDir=P/lib/slurm and
+#                          PlugStackConfig=DIR/plugstack.conf (empty), so
+#                          nothing of a site Slurm is read, and DIR/cgroup.conf
+#                          names cgroup/v1 (loaded, never used: it needs no
+#                          systemd on a cgroup v2 host); DIR/env.sh also puts
+#                          P/bin and P/sbin first on PATH.
+#                          build-aux/device-kit.sh lays out .deps-device/slurm so.
+#   CTK_SLURM_GPU_DEVICE=F gpu-h100-1's GPU is the character device F (a real
+#                          one: /dev/nvidia0), still gpu:h100:1 whatever the
+#                          card.  gpu-a100-1 keeps its stand-in, and its slurmd
+#                          runs in a mount namespace of its own where the files
+#                          in CTK_SLURM_GPU_HIDE (by default every libcuda.so*
+#                          that `ldconfig -p` lists) read as an empty file: its
+#                          jobs find no NVIDIA driver, as on a node without a
+#                          GPU.  (task/none confines no device, and a probe
+#                          run under env -i ignores CUDA_VISIBLE_DEVICES, so
+#                          without this its jobs would reach the real GPU.)
+#                          DIR/hidden says what was hidden, or why nothing
+#                          could be (no unshare, mount refused): start then
+#                          goes on and says so on stderr.
 set -eu
 
 usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
@@ -52,6 +78,9 @@ sock=$dir/munge.socket
 export SLURM_CONF="$conf"
 wait_s=${SLURM_CLUSTER_WAIT:-60}
 nodes="gpu-a100-1 gpu-h100-1 cpu-1"
+prefix=${CTK_SLURM_PREFIX:-}
+gpu_dev=${CTK_SLURM_GPU_DEVICE:-}
+hidden=
 
 say() { echo "slurm-cluster: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -102,6 +131,10 @@ logs_tail() {
 
 stop_cluster() {
     [ -f "$dir/pids" ] || die "$dir/pids: no cluster was started here"
+    if [ -f "$dir/prefix" ]; then
+        prefix=$(cat "$dir/prefix")
+        PATH=$prefix/bin:$prefix/sbin:$PATH
+    fi
     # jobs still queued or running would leave slurmstepd behind
     st_ctld=$(awk '$1 == "slurmctld" {print $2}' "$dir/pids")
     if [ -n "$st_ctld" ] && alive "$st_ctld" && command -v squeue >/dev/null 2>&1; then
@@ -146,7 +179,52 @@ stop_cluster() {
     fi
 }
 
+# In a mount namespace of its own: bind $0 over each argument up to --,
+# then run what follows.
+# shellcheck disable=SC2016
+bind_script='e=$0; while [ "$1" != -- ]; do mount --bind "$e" "$1" || exit 1; shift; done; shift; exec "$@"'
+
+# hide_driver: hidden= the files that gpu-a100-1's jobs will find empty
+# (CTK_SLURM_GPU_DEVICE), once a trial namespace could hide them all; empty
+# when none are or can be.  DIR/hidden says which, or why none.
+hide_driver() {
+    : > "$dir/dev/nodriver"
+    chmod 444 "$dir/dev/nodriver"
+    if [ "${CTK_SLURM_GPU_HIDE+set}" = set ]; then
+        hd_files=$CTK_SLURM_GPU_HIDE
+    else
+        hd_files=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null) |
+            sed -n 's/^[[:space:]]*libcuda\.so[^ ]* (.*) => //p' |
+            while read -r hd_f; do readlink -f "$hd_f"; done | sort -u)
+    fi
+    # shellcheck disable=SC2086
+    if [ -z "$hd_files" ]; then
+        echo "none: no libcuda.so* in the dynamic loader's cache: no NVIDIA driver to hide" > "$dir/hidden"
+    elif ! command -v unshare >/dev/null 2>&1; then
+        echo "none: no unshare (util-linux): jobs on gpu-a100-1 reach the real GPU" > "$dir/hidden"
+    elif unshare --mount --propagation private sh -c "$bind_script" "$dir/dev/nodriver" $hd_files -- true \
+            > "$dir/log/hide.err" 2>&1; then
+        hidden=$hd_files
+        { echo "hidden from gpu-a100-1's jobs (read as an empty file):"; echo "$hd_files"; } > "$dir/hidden"
+    else
+        echo "none: a mount namespace could not hide" $hd_files \
+            "($(tr '\n' ' ' < "$dir/log/hide.err")): jobs on gpu-a100-1 reach the real GPU" > "$dir/hidden"
+    fi
+    case $(head -n 1 "$dir/hidden") in none:*) say "$(cat "$dir/hidden")" ;; esac
+}
+
 start_cluster() {
+    if [ -n "$prefix" ]; then
+        case $prefix in /*) ;; *) prefix=$(pwd)/$prefix ;; esac
+        prefix=${prefix%/}
+        for st_b in sbin/slurmctld sbin/slurmd sbin/slurmstepd bin/sinfo bin/squeue bin/scancel; do
+            [ -x "$prefix/$st_b" ] || die "CTK_SLURM_PREFIX=$prefix: no $st_b"
+        done
+        PATH=$prefix/bin:$prefix/sbin:$PATH
+    fi
+    if [ -n "$gpu_dev" ] && [ ! -c "$gpu_dev" ]; then
+        die "CTK_SLURM_GPU_DEVICE=$gpu_dev: not a character device"
+    fi
     for st_b in munged slurmctld slurmd sinfo; do
         command -v $st_b >/dev/null 2>&1 || die "$st_b not installed"
     done
@@ -157,6 +235,7 @@ start_cluster() {
     for st_n in $nodes; do mkdir -p "$dir/spool/$st_n"; done
     chmod 700 "$dir/munge"
     : > "$dir/pids"
+    if [ -n "$prefix" ]; then echo "$prefix" > "$dir/prefix"; fi
     # any failure from here on stops what was started
     trap 'st_rc=$?; trap - EXIT; if [ $st_rc -ne 0 ]; then logs_tail; (stop_cluster) || true; fi; exit $st_rc' EXIT
     trap 'exit 130' INT
@@ -179,7 +258,13 @@ start_cluster() {
 
     # devices
     mknod "$dir/dev/nvidia0" c 1 3
-    mknod "$dir/dev/nvidia1" c 1 3
+    if [ -n "$gpu_dev" ]; then
+        h100_dev=$gpu_dev
+        hide_driver
+    else
+        h100_dev=$dir/dev/nvidia1
+        mknod "$h100_dev" c 1 3
+    fi
 
     pick_ports
     host=$(hostname -s 2>/dev/null || hostname)
@@ -219,6 +304,24 @@ MessageTimeout=10
 InactiveLimit=0
 KillWait=2
 MinJobAge=2
+EOF
+    if [ -n "$prefix" ]; then
+        : > "$dir/plugstack.conf"
+        cat >> "$conf" <<EOF
+PluginDir=$prefix/lib/slurm
+PlugStackConfig=$dir/plugstack.conf
+EOF
+        # slurmd and slurmstepd load a cgroup plugin whatever the other
+        # plugins are.  On a host with cgroup v2 alone the one they detect,
+        # cgroup/v2, sets up a scope through systemd's D-Bus in its init()
+        # and slurmd dies where there is none (a container); cgroup/v1's
+        # init() touches nothing, and no plugin here asks it for more.
+        cat > "$dir/cgroup.conf" <<EOF
+# cgroup.conf - written by tests/slurm-cluster.sh
+CgroupPlugin=cgroup/v1
+EOF
+    fi
+    cat >> "$conf" <<EOF
 NodeName=gpu-a100-1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$PORT1 CPUs=1 RealMemory=256 Gres=gpu:a100:1 State=UNKNOWN
 NodeName=gpu-h100-1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$PORT2 CPUs=1 RealMemory=256 Gres=gpu:h100:1 State=UNKNOWN
 NodeName=cpu-1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$PORT3 CPUs=1 RealMemory=256 State=UNKNOWN
@@ -230,17 +333,29 @@ EOF
 # gres.conf - written by tests/slurm-cluster.sh
 AutoDetect=off
 NodeName=gpu-a100-1 Name=gpu Type=a100 File=$dir/dev/nvidia0
-NodeName=gpu-h100-1 Name=gpu Type=h100 File=$dir/dev/nvidia1
+NodeName=gpu-h100-1 Name=gpu Type=h100 File=$h100_dev
 EOF
     cat > "$dir/env.sh" <<EOF
 SLURM_CONF='$conf'
 export SLURM_CONF
 EOF
+    if [ -n "$prefix" ]; then
+        cat >> "$dir/env.sh" <<EOF
+PATH='$prefix/bin:$prefix/sbin':\$PATH
+export PATH
+EOF
+    fi
 
     slurmctld -D -f "$conf" </dev/null >>"$dir/log/slurmctld.out" 2>&1 &
     record slurmctld $!
     for st_n in $nodes; do
-        slurmd -D -N "$st_n" -f "$conf" </dev/null >>"$dir/log/slurmd-$st_n.out" 2>&1 &
+        set -- slurmd -D -N "$st_n" -f "$conf"
+        if [ -n "$prefix" ]; then set -- "$@" -d "$prefix/sbin/slurmstepd"; fi
+        if [ "$st_n" = gpu-a100-1 ] && [ -n "$hidden" ]; then
+            # shellcheck disable=SC2086
+            set -- unshare --mount --propagation private sh -c "$bind_script" "$dir/dev/nodriver" $hidden -- "$@"
+        fi
+        "$@" </dev/null >>"$dir/log/slurmd-$st_n.out" 2>&1 &
         record "slurmd-$st_n" $!
     done
 
