@@ -7,7 +7,8 @@
  *      "devices":0,"device_status":"cudaErrorInsufficientDriver",
  *      "libcudart":"/usr/local/cuda-13.0/lib/libcudart.so.13"}
  *   cuda (kernels/probe.cu): the same keys ("status" for "device_status")
- *     plus "device":"NVIDIA H200","cc":"9.0","kernel_ok":true.
+ *     plus "device":"NVIDIA H200","cc":"9.0","kernel_ok":true and
+ *     "visible":"0" (CUDA_VISIBLE_DEVICES; null when unset).
  * Strings are JSON-escaped by the probes.  Parsed in report.c (jansson
  * stays there).
  */
@@ -30,6 +31,8 @@ typedef struct {
     int cc_major, cc_minor; /* compute capability of GPU 0; 0.0 when none */
     int kernel_ok;       /* cuda probe: 1 / 0; host probe: -1 */
     char *libcudart;     /* the libcudart the dynamic loader picked */
+    char *visible;       /* cuda probe: its CUDA_VISIBLE_DEVICES; NULL: unset (or a
+                          * probe that does not say) */
 } ctk_probe_report_t;
 
 void ctk_probe_report_init(ctk_probe_report_t *r);

@@ -386,7 +386,7 @@ static bool script_step(ctk_buf_t *b, size_t i, const ctk_vlaunch_t *l, ctk_erro
 {
     char *q;
 
-    ctk_buf_printf(b, "p %zu env -i --", i);
+    ctk_buf_printf(b, "p %zu env -i -- $gpus", i);
     for (size_t k = 0; k < l->env.len; k++) {
         if (!(q = ctk_quote_sh(l->env.items[k], "a probe's environment", err)))
             return false;
@@ -470,6 +470,8 @@ static bool write_script(ctk_remote_t *r, rpart_t *p, const ctk_vreport_t *rep, 
                    "echo \"job=${SLURM_JOB_ID-}\"; "
                    "echo \"nvidia=$(sed -n 's/^NVRM version: *//p' /proc/driver/nvidia/version 2>/dev/null)\"; "
                    "} >node.tmp && mv node.tmp node\n"
+                   "# the GPU Slurm gave the job, as a user's program gets it\n"
+                   "gpus=${CUDA_VISIBLE_DEVICES+CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES}\n"
                    "p() { n=$1; shift; timeout -k 5 %.0f \"$@\" >\"$n.out\" 2>\"$n.err\" </dev/null; "
                    "echo $? >\"$n.rc\"; }\n",
                    rep->n_launches, p->name, qdir, p->dir, ceil(r->probe_timeout));

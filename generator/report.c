@@ -88,6 +88,7 @@ void ctk_probe_report_fini(ctk_probe_report_t *r)
     free(r->status);
     free(r->device);
     free(r->libcudart);
+    free(r->visible);
     ctk_probe_report_init(r);
 }
 
@@ -344,6 +345,8 @@ static bool probe_from_object(const json_t *o, const rd_t *rd, ctk_probe_report_
         r->kernel_ok = -1;
     }
     if (!rd_str(rd, o, "libcudart", false, &r->libcudart))
+        goto out;
+    if (r->is_cuda && json_object_get(o, "visible") && !rd_str(rd, o, "visible", true, &r->visible))
         goto out;
     r->present = true;
     ok = true;
@@ -607,7 +610,7 @@ static json_t *probe_json(const ctk_probe_report_t *p)
         !jset(o, "device", jstr(p->device)) ||
         !jset(o, "cc", (p->cc_major || p->cc_minor) ? jstr(cc) : json_null()) ||
         !jset(o, "kernel_ok", p->kernel_ok < 0 ? json_null() : json_boolean(p->kernel_ok)) ||
-        !jset(o, "libcudart", jstr(p->libcudart))) {
+        !jset(o, "libcudart", jstr(p->libcudart)) || !jset(o, "visible", jstr(p->visible))) {
         json_decref(o);
         return NULL;
     }
@@ -925,7 +928,8 @@ static bool probe_from_cache(const rd_t *rd0, const json_t *o, const char *key, 
         !rd_int(&rd, v, "devices", &p->devices) || !rd_str(&rd, v, "status", true, &p->status) ||
         !rd_str(&rd, v, "device", true, &p->device) || !rd_str(&rd, v, "cc", true, &cc) ||
         !(x = rd_get(&rd, v, "kernel_ok")) ||
-        !rd_str(&rd, v, "libcudart", true, &p->libcudart) || !exact_keys(&rd, v, 9))
+        !rd_str(&rd, v, "libcudart", true, &p->libcudart) || !rd_str(&rd, v, "visible", true, &p->visible) ||
+        !exact_keys(&rd, v, 10))
         goto out;
     if (cc && !parse_cc(cc, &p->cc_major, &p->cc_minor)) {
         ctk_error_set(rd.err, CTK_E_JSON, rd.source, 0, 0, "%s: \"cc\" is not \"major.minor\"",

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "probe_json.h"
 
@@ -90,6 +91,12 @@ int main(void)
     printf(",\"cc\":\"%d.%d\",\"kernel_ok\":%s,\"libcudart\":", major, minor,
            ok ? "true" : "false");
     put_json_string(libcudart_path());
+    /* the GPUs this process was given (Slurm sets it in a job) */
+    fputs(",\"visible\":", stdout);
+    if (getenv("CUDA_VISIBLE_DEVICES"))
+        put_json_string(getenv("CUDA_VISIBLE_DEVICES"));
+    else
+        fputs("null", stdout);
     fputs("}\n", stdout);
     return fflush(stdout) == 0 ? 0 : 1;
 }

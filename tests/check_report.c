@@ -866,7 +866,7 @@ START_TEST(test_report_json_has_documented_shape)
     /* lmod: env, findings, both probes */
     a = json_array_get(arts, 0);
     assert_keys(a, "kind,file,verdict,skip,cached,seconds,env,nvcc,nvcc_release,host_probe,"
-                   "cuda_probe,launched,findings");
+                   "cuda_probe,sass_probe,ptx_probe,launched,findings");
     ck_assert_str_eq(jget_str(a, "kind"), "lmod");
     ck_assert_str_eq(jget_str(a, "file"), "/out/lmod/cudatoolkit/13.0.lua");
     ck_assert_str_eq(jget_str(a, "verdict"), "fail");
@@ -879,7 +879,7 @@ START_TEST(test_report_json_has_documented_shape)
     ck_assert_str_eq(jget_str(a, "nvcc_release"), "13.0");
     probe = json_object_get(a, "host_probe");
     assert_keys(probe,
-                "cudart_header,runtime,driver,devices,status,device,cc,kernel_ok,libcudart");
+                "cudart_header,runtime,driver,devices,status,device,cc,kernel_ok,libcudart,visible");
     ck_assert(json_is_null(json_object_get(probe, "kernel_ok")));
     ck_assert(json_is_null(json_object_get(probe, "cc")));
     ck_assert_str_eq(jget_str(probe, "status"), "cudaErrorInsufficientDriver");
@@ -915,7 +915,7 @@ START_TEST(test_report_json_has_documented_shape)
     /* pc: flags and version instead of env */
     a = json_array_get(arts, 2);
     assert_keys(a, "kind,file,verdict,skip,cached,seconds,cflags,libs,pc_version,nvcc,"
-                   "nvcc_release,host_probe,cuda_probe,launched,findings");
+                   "nvcc_release,host_probe,cuda_probe,sass_probe,ptx_probe,launched,findings");
     ck_assert_str_eq(jget_str(a, "kind"), "pc");
     ck_assert(json_is_true(json_object_get(a, "cached")));
     ck_assert_uint_eq(json_array_size(json_object_get(a, "libs")), 3);

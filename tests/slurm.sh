@@ -76,6 +76,8 @@ check "the CUDA probes launched there: lmod and pc skip for want of a driver, na
     [ "$(jqr '[.matrix[] | select(.artifact != "tcl") | select(.skip.code == "CTK-SKIP-001") |
                select(.partition as $p | .skip.reason | contains("on node " + $p + "-1"))] | length')" \
       -eq $((n_sdks * 2 * 2)) ]
+check "each CUDA probe ran with the GPU Slurm gave its job (CUDA_VISIBLE_DEVICES=0 in its own report)" \
+    [ "$(jqr '[.matrix[] | select(.artifact != "tcl") | .cuda_probe.visible] | unique | join(" ")')" = 0 ]
 check "the probes' reports came back from the nodes" \
     [ "$(jqr '[.matrix[] | select(.artifact == "lmod") | .cuda_probe.status] | unique | join(" ")')" = cudaErrorInsufficientDriver ]
 check "no cell failed" [ "$(jqr .matrix_summary.fail)" -eq 0 ]
