@@ -37,6 +37,8 @@
 #include "report.h"
 #include "util.h"
 
+#include "jsonload.h"
+
 #include <jansson.h>
 #include <limits.h>
 #include <stdint.h>
@@ -264,8 +266,8 @@ static bool parse_cc(const char *s, int *major, int *minor)
 
 /* json_loadb; failures become CTK_E_JSON (source, line, jansson's column
  * plus col0, the column text starts at) or CTK_E_NOMEM. */
-static json_t *load(const char *text, size_t len, const char *source, int line, int col0,
-                    const char *what, ctk_error_t *err)
+json_t *ctk_json_load(const char *text, size_t len, const char *source, int line, int col0, const char *what,
+                      ctk_error_t *err)
 {
     json_error_t je;
     json_t *root;
@@ -378,7 +380,7 @@ bool ctk_probe_report_parse(const char *out, ctk_probe_report_t *r, ctk_error_t 
         p = memchr(line, '{', (size_t)(end - line));
         if (!p)
             continue;
-        root = load(p, (size_t)(end - p), PROBE_SOURCE, lineno, (int)(p - line),
+        root = ctk_json_load(p, (size_t)(end - p), PROBE_SOURCE, lineno, (int)(p - line),
                     "the probe's report", &first);
         if (first.code == CTK_E_NOMEM)
             break;
@@ -1172,7 +1174,7 @@ static bool cell_from_sdk(const rd_t *rd, const json_t *sdk, ctk_vart_t *cell)
 bool ctk_report_cells_from_json(const char *text, const ctk_vreport_t *r, size_t part, ctk_error_t *err)
 {
     rd_t rd = { "the node's report", 0, "the node's report", err };
-    json_t *root = text ? load(text, strlen(text), rd.source, 0, 0, rd.what, err) : NULL;
+    json_t *root = text ? ctk_json_load(text, strlen(text), rd.source, 0, 0, rd.what, err) : NULL;
     const json_t *sdks = root ? json_object_get(root, "sdks") : NULL;
     bool ok = root != NULL;
 
@@ -1210,7 +1212,7 @@ bool ctk_report_art_from_json(const char *text, ctk_vart_t *a, ctk_error_t *err)
         return false;
     }
     vart_init(&t, a->kind);
-    root = load(text, strlen(text), CACHE_SOURCE, 0, 0, "the cache entry", err);
+    root = ctk_json_load(text, strlen(text), CACHE_SOURCE, 0, 0, "the cache entry", err);
     if (root)
         ok = art_from_object(&rd, root, &t);
     json_decref(root);

@@ -26,6 +26,8 @@
 #include <ctkconf.h>
 
 #include "report_html.h"
+
+#include "jsonload.h"
 #include "util.h"
 
 #include <jansson.h>
@@ -36,66 +38,17 @@
 
 #define SOURCE "validate report"
 
-static json_malloc_t next_malloc;
-static _Thread_local bool parsing, ran_out;
-
-static void *noting_malloc(size_t size)
-{
-    void *p;
-
-    if (ran_out)
-        return NULL;
-    p = next_malloc(size);
-    if (!p && parsing)
-        ran_out = true;
-    return p;
-}
-
-__attribute__((constructor)) static void install_noting_malloc(void)
-{
-    json_free_t f;
-
-    json_get_alloc_funcs(&next_malloc, &f);
-    if (next_malloc != noting_malloc)
-        json_set_alloc_funcs(noting_malloc, f);
-}
-
-static bool json_error_is_nomem(const json_error_t *je)
-{
-    if (je->text[0] == '\0') /* jansson could not even start */
-        return true;
-#if JANSSON_VERSION_HEX >= 0x020e00
-    return json_error_code(je) == json_error_out_of_memory;
-#else
-    return strstr(je->text, "memory") != NULL;
-#endif
-}
-
 /* The report's root object (caller decrefs), or NULL with err set. */
 static json_t *load_report(const char *text, ctk_error_t *err)
 {
-    json_error_t je;
     json_t *root;
-    bool nomem;
 
     if (!text) {
         ctk_error_set(err, CTK_E_JSON, SOURCE, 0, 0, "there is no report to render");
         return NULL;
     }
-    parsing = true;
-    root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
-    nomem = ran_out || (!root && json_error_is_nomem(&je));
-    parsing = ran_out = false;
-    if (nomem) {
-        json_decref(root);
-        ctk_error_nomem(err);
+    if (!(root = ctk_json_load(text, strlen(text), SOURCE, 0, 0, "the report", err)))
         return NULL;
-    }
-    if (!root) {
-        ctk_error_set(err, CTK_E_JSON, SOURCE, je.line, je.column, "the report is not valid JSON: %s",
-                      je.text);
-        return NULL;
-    }
     if (!json_is_object(root)) {
         ctk_error_set(err, CTK_E_JSON, SOURCE, 1, 1, "the report is not a JSON object");
         json_decref(root);
