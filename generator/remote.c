@@ -1237,7 +1237,9 @@ static bool judge_compute(const ctk_remote_t *r, size_t pi, ctk_vreport_t *rep, 
         rc = part_file(p, "report.rc", 64, NULL);
         json = part_file(p, "report.json", 64u << 20, NULL);
         ctk_error_init(&perr);
-        if (rc && (atoi(rc) == 0 || atoi(rc) == 1) && ctk_report_cells_from_json(json, rep, pi, &perr)) {
+        long status = rc ? strtol(rc, NULL, 10) : -1;
+
+        if ((status == 0 || status == 1) && ctk_report_cells_from_json(json, rep, pi, &perr)) {
             for (size_t i = 0; i < rep->n_sdks && !vp->gpu; i++) {
                 const ctk_vart_t *c = ctk_vreport_cell(rep, i, pi, CTK_ART_PC);
 
