@@ -90,17 +90,8 @@ STAGE=$(mktemp -d "$STAGE_PARENT/.bench-stage-XXXXXX")
 chmod 700 "$STAGE"
 
 # ---- the machine ------------------------------------------------------------------
-cpu=$(sed -n 's/^model name[ 	]*: //p' /proc/cpuinfo | head -n 1)
-mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
-os=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}")
-if [ -e /proc/driver/nvidia/version ]; then GPU=yes; else GPU=no; fi
-echo "# machine"
-echo "  cores (nproc)  $NPROC"
-echo "  CPU            $cpu"
-echo "  RAM            $mem"
-echo "  OS             $os, Linux $(uname -r)"
-echo "  gcc            $(gcc --version | head -n 1)"
-echo "  nvcc           $("$CUDA/bin/nvcc" --version | sed -n 's/^Cuda compilation tools, //p')"
+. "$(dirname "$0")/machine.sh"
+machine_header
 echo "  Slurm          $(sinfo -V), $(munged --version 2>&1 | head -n 1)"
 echo "  ctkgen         $("$CTKGEN" --version)"
 echo "  NVIDIA driver  $GPU"
@@ -180,7 +171,6 @@ loop() {
 }
 
 # ---- measurements ---------------------------------------------------------------------
-cpu_ticks() { awk '/^cpu / { t = 0; for (f = 2; f <= NF; f++) t += $f; print t, $5 + $6, $9 }' /proc/stat; }
 TICKS0=$(cpu_ticks)
 : >"$W/results"
 echo "# runs (seconds, in the order taken)" >&2

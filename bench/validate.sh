@@ -48,6 +48,8 @@ unset LMOD_CMD_USED
 if [ -f "$LMOD_CMD" ]; then LMOD_CMD_USED=$LMOD_CMD; fi
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-bench-XXXXXX")
+# as root, validate loads the modulefiles as user nobody, who must reach them
+chmod 755 "$W"
 W=$(cd "$W" && pwd -P)
 : >"$W/problems"
 cleanup() {
@@ -58,17 +60,8 @@ trap 'exit 1' HUP INT TERM
 NPROC=$(nproc)
 
 # ---- the machine ------------------------------------------------------------------
-cpu=$(sed -n 's/^model name[ 	]*: //p' /proc/cpuinfo | head -n 1)
-mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
-os=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}")
-if [ -e /proc/driver/nvidia/version ]; then GPU=yes; else GPU=no; fi
-echo "# machine"
-echo "  cores (nproc)  $NPROC"
-echo "  CPU            $cpu"
-echo "  RAM            $mem"
-echo "  OS             $os, Linux $(uname -r)"
-echo "  gcc            $(gcc --version | head -n 1)"
-echo "  nvcc           $("$CUDA/bin/nvcc" --version | sed -n 's/^Cuda compilation tools, //p')"
+. "$(dirname "$0")/machine.sh"
+machine_header
 echo "  ctkgen         $("$CTKGEN" --version)"
 echo "  NVIDIA driver  $GPU"
 echo "  command        $0 $N  (R_SLOW=$R_SLOW R_WARM=$R_WARM)"
@@ -181,7 +174,6 @@ rep() {
 
 # ---- measurements ---------------------------------------------------------------------
 # CPU time the hypervisor gave to others (steal), and idle, over the measurements
-cpu_ticks() { awk '/^cpu / { t = 0; for (f = 2; f <= NF; f++) t += $f; print t, $5 + $6, $9 }' /proc/stat; }
 TICKS0=$(cpu_ticks)
 echo "# runs (seconds, in the order taken)" >&2
 COLD=$(rep "cold -j$NPROC" "$R_SLOW" timed_validate "cold -j$NPROC" --cache-dir "$CACHE" --no-cache)
