@@ -49,16 +49,35 @@ typedef enum {
     CTK_MODOP_TRY_LOAD,
     CTK_MODOP_WHATIS,
     CTK_MODOP_HELP,
-    CTK_MODOP_MESSAGE,  /* LmodMessage */
-    CTK_MODOP_WARNING   /* LmodWarning */
+    CTK_MODOP_MESSAGE,  /* LmodMessage, LmodMsgRaw */
+    CTK_MODOP_WARNING,  /* LmodWarning; LmodError in unload mode */
+    CTK_MODOP_LOAD_ANY,
+    CTK_MODOP_DEPENDS_ON_ANY,
+    CTK_MODOP_UNLOAD,   /* unload, always_unload */
+    CTK_MODOP_SET_ALIAS,
+    CTK_MODOP_UNSET_ALIAS,
+    CTK_MODOP_SET_SHELL_FUNCTION,
+    CTK_MODOP_UNSET_SHELL_FUNCTION,
+    CTK_MODOP_COMPLETE,
+    CTK_MODOP_UNCOMPLETE,
+    CTK_MODOP_ADD_PROPERTY,
+    CTK_MODOP_REMOVE_PROPERTY,
+    CTK_MODOP_EXTENSIONS,
+    CTK_MODOP_INHERIT,
+    CTK_MODOP_BREAK,    /* LmodBreak */
+    CTK_MODOP_NOT_RUN   /* execute, capture, subprocess, source_sh, os.execute: name = the call */
 } ctk_modop_kind_t;
 
 typedef struct {
     ctk_modop_kind_t kind;
-    char *name;     /* variable (env and path ops), family, module name; NULL otherwise */
+    char *name;     /* variable (env and path ops), family, module name, alias,
+                     * function, property name, the call not run; NULL otherwise */
     char *value;    /* value as given (path ops: unsplit); text of whatis/help/messages;
+                     * property value; alias text; bash body; the command not run;
                      * NULL for unsetenv and module names; pushenv(name, false): NULL */
     char *delim;    /* path ops: the delimiter asked for; NULL otherwise */
+    char *file;     /* the file the call is in when it is not the file evaluated
+                     * (a followed dependency, inherit()); NULL: that file */
     long priority;  /* path ops: as written (0 or >= 10) */
     bool force;     /* remove_path{..., force=true} */
     int line;       /* in the modulefile; 0 if unknown */
@@ -69,39 +88,107 @@ typedef struct {
     char *value;    /* final value; NULL: unset */
 } ctk_modvar_t;
 
+/* A module named by load(), depends_on(), prereq() and the rest. */
+typedef struct {
+    ctk_modop_kind_t kind;  /* of the call that named it */
+    char *name;             /* as written ("gcc", "gcc/11") */
+    char *file;             /* the modulefile it resolved to on MODULEPATH; NULL: none */
+    char *why;              /* when it was not evaluated, why ("not found on MODULEPATH
+                             * a:b", "a Tcl modulefile", "already loaded", "follow is off");
+                             * NULL: evaluated */
+    int line;
+} ctk_moddep_t;
+
 /* Read-only for the caller; freed with ctk_modeval_free(). */
 typedef struct {
     ctk_modvar_t *vars;  /* every variable touched, in first-touched order */
     size_t n_vars;
-    ctk_modop_t *ops;    /* in execution order */
+    ctk_modvar_t *lmod_vars;  /* Lmod's own variables this command changes, as `lmod bash`
+                               * would export them: __LMOD_REF_COUNT_<V>, __LMOD_Priority_<V>,
+                               * __LMOD_STACK_<V>, LOADEDMODULES, _LMFILES_ (NULL: unset) */
+    size_t n_lmod_vars;
+    ctk_modvar_t *aliases;    /* set_alias (value) / unset_alias or unload (NULL) */
+    size_t n_aliases;
+    ctk_modvar_t *functions;  /* set_shell_function (bash body) / unset (NULL) */
+    size_t n_functions;
+    ctk_modop_t *ops;    /* in execution order, followed files' included */
     size_t n_ops;
+    ctk_moddep_t *deps;  /* in call order */
+    size_t n_deps;
     char *family;        /* the last family() name; NULL if none */
     ctk_strlist_t conflicts;  /* conflict() names */
     ctk_strlist_t prereqs;    /* prereq() and prereq_any() names */
-    ctk_strlist_t loads;      /* depends_on, load, always_load, try_load names */
+    ctk_strlist_t loads;      /* depends_on, load, always_load, try_load, load_any names */
     ctk_strlist_t whatis;     /* whatis() lines */
     ctk_strlist_t messages;   /* LmodMessage / LmodWarning texts */
+    ctk_strlist_t properties; /* add_property: "name=value" */
+    ctk_strlist_t extensions; /* extensions() names */
+    ctk_strlist_t not_run;    /* each call that runs a program and was not run:
+                               * "execute{cmd=\"...\"}" as the file wrote it, shortened */
     char *help;               /* help() texts concatenated; NULL if none */
+    bool broke;               /* load mode: LmodBreak(); the module's changes are dropped */
+    bool warned;              /* LmodWarning, or LmodError in unload mode: Lmod exits 1 */
 } ctk_modeval_t;
 
-/* Evaluate a Lua modulefile as `module load full_name` would.
+typedef enum { CTK_MODE_LOAD, CTK_MODE_UNLOAD } ctk_modmode_t;
+
+typedef struct {
+    ctk_modmode_t mode;
+    /* "NAME=VALUE" entries (NULL: empty).  Lmod's own state in it is read
+     * as Lmod reads it: __LMOD_REF_COUNT_*, __LMOD_Priority_*,
+     * __LMOD_STACK_*, LOADEDMODULES and _LMFILES_ (isloaded()). */
+    const ctk_strlist_t *initial_env;
+    /* Evaluate the modules that load(), depends_on(), prereq() (when not
+     * loaded) and the rest name, found on MODULEPATH as the file leaves
+     * it, as Lmod would; each is a ctk_moddep_t either way. */
+    bool follow;
+    /* What the user typed (myModuleUsrName(), requireFullName()); NULL:
+     * the full name. */
+    const char *user_name;
+} ctk_modeval_opts_t;
+
+/* Evaluate a Lua modulefile as `module load full_name` (or unload) would.
  * path_label names the file in errors and is what myFileName() returns;
  * full_name ("cudatoolkit/13.0") gives myModuleName() ("cudatoolkit"),
- * myModuleVersion() ("13.0") and myModuleFullName(); initial_env holds
- * "NAME=VALUE" entries (NULL: empty environment).  Caller frees the result.
+ * myModuleVersion() ("13.0") and myModuleFullName().  Functions that run
+ * programs (execute, capture, subprocess, source_sh, os.execute) are not
+ * run: capture/subprocess return "", each is recorded in not_run and as a
+ * CTK_MODOP_NOT_RUN op, and the file goes on.  Caller frees the result.
  * Errors (NULL returned), source = path_label, line of the call:
  *   CTK_E_LIMIT     memory cap or instruction budget hit (not catchable)
- *   CTK_E_TEMPLATE  syntax error; runtime error; a call to anything absent
- *                   (capture, execute, os.execute, io.*, require, load, an
- *                   Lmod function not implemented: "undefined global 'x'"
- *                   or "attempt to call a nil value (field 'x')");
- *                   bad arguments to an Lmod function; LmodError(), whose
- *                   text starts "LmodError: " (the module refuses to load).
+ *   CTK_E_TEMPLATE  syntax error; runtime error (load mode only: in
+ *                   unload mode Lmod ignores it and so does this, keeping
+ *                   what ran before); a call to anything absent
+ *                   (io.*, require, load of a chunk: "undefined global
+ *                   'x'" or "attempt to call a nil value (field 'x')");
+ *                   bad arguments to an Lmod function; LmodError() in load
+ *                   mode, whose text starts "LmodError: "; a prereq() or
+ *                   conflict() Lmod would refuse; load() of a module that
+ *                   cannot be found (with follow).
  *                   Errors from Lmod functions cannot be caught by pcall.
  *   CTK_E_NOMEM */
+ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t len,
+                               const char *full_name, const ctk_modeval_opts_t *opts,
+                               ctk_error_t *err);
+
+/* ctk_modeval_run() in load mode, without following dependencies. */
 ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t len,
                                const char *full_name, const ctk_strlist_t *initial_env,
                                ctk_error_t *err);
+
+/* Apply a result to an environment of "NAME=VALUE" entries, as the shell
+ * evaluating Lmod's output would: vars and lmod_vars (aliases and
+ * functions are not environment). */
+bool ctk_modeval_apply(const ctk_modeval_t *ev, ctk_strlist_t *env, ctk_error_t *err);
+
+/* Find a module on a MODULEPATH as Lmod does: "name/version" is the file
+ * <dir>/name/version.lua or <dir>/name/version; a bare "name" is its
+ * default (a "default" symlink, else the highest version by Lmod's
+ * version ordering), in the first dir that has the name.  Returns true
+ * with *file and *full_name (caller frees), false with both NULL when not
+ * found; errors only for memory. */
+bool ctk_modeval_find(const char *modulepath, const char *name, char **file, char **full_name,
+                      ctk_error_t *err);
 
 /* Final value of a variable the module touched: true with *value set (NULL
  * if unset), false if the module did not touch it. */
