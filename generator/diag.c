@@ -37,6 +37,14 @@ const ctk_diag_t ctk_diags[] = {
     { "CTK-MOD-005", E,
       "the Lua modulefile hit the sandbox's memory, instruction or stack limit and was stopped",
       "remove the loop, recursion or string growth; a modulefile only sets variables" },
+    { "CTK-MOD-007", W,
+      "the Lua modulefile runs a program when loaded (execute, capture, subprocess, source_sh, os.execute); "
+      "lint did not run it, so whatever depends on its output was not checked",
+      "compute the value when the module is written and set it with setenv or prepend_path" },
+    { "CTK-MOD-008", N,
+      "a module this one loads or requires (load, depends_on, prereq, ...) was not evaluated with it, "
+      "so what it sets was not checked",
+      "lint the module tree that holds the dependency too, or check that the dependency exists" },
     { "CTK-MOD-006", E,
       "the artifact, or a directory or .modulerc on its way, is a symlink or not a regular file; not followed",
       "remove it and run 'ctkgen generate' again; the output tree holds ctkgen's own regular files" },

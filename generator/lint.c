@@ -173,9 +173,10 @@ char *ctk_lint_module_name(const char *path, ctk_error_t *err)
  * files or load code; and fields of os/string that it leaves out. */
 static const char *const forbidden_globals[] = {
     "io", "require", "dofile", "loadfile", "loadstring", "package", "debug", "collectgarbage",
-    "execute", "capture", "subprocess", "setfenv", "getfenv", "module", NULL};
+    "setfenv", "getfenv", "module", NULL};
+/* os.execute is not here: the sandbox records it as a call not run (CTK-MOD-007) */
 static const char *const forbidden_os[] = {
-    "execute", "remove", "rename", "exit", "tmpname", "setlocale", "popen", NULL};
+    "remove", "rename", "exit", "tmpname", "setlocale", "popen", NULL};
 
 static bool in_list(const char *const *list, const char *s, size_t n)
 {
@@ -1236,6 +1237,47 @@ out:
 
 /* ---- Lua modulefiles -------------------------------------------------------------------- */
 
+/* The MODULEPATH a linted module is evaluated under: the directory its
+ * name is relative to (.../<name>/<version>.lua gives ...). */
+static char *module_root(const ctk_lint_file_t *f, ctk_error_t *err)
+{
+    size_t n = strlen(f->file), k = strlen(f->name);
+    const char *end;
+
+    if (n > 4 && strcmp(f->file + n - 4, ".lua") == 0)
+        n -= 4;
+    end = f->file + n - k;
+    if (n > k && strncmp(end, f->name, k) == 0 && end[-1] == '/')
+        return ctk_strndup(f->file, (size_t)(end - 1 - f->file), err);
+    return ctk_strdup(".", err);
+}
+
+/* CTK-MOD-007 for each call not run, CTK-MOD-008 for each dependency not
+ * evaluated. */
+static bool lua_unchecked(lctx_t *c, ctk_lint_file_t *f, const ctk_modeval_t *ev)
+{
+    size_t i;
+
+    for (i = 0; i < ev->n_ops; i++) {
+        const ctk_modop_t *op = &ev->ops[i];
+
+        if (op->kind == CTK_MODOP_NOT_RUN && !op->file &&
+            !addf(f, "CTK-MOD-007", op->line, c->err,
+                  "%s was not run; what the module does with its output (or after it) was not checked",
+                  op->value))
+            return false;
+    }
+    for (i = 0; i < ev->n_deps; i++) {
+        const ctk_moddep_t *d = &ev->deps[i];
+
+        if (d->why && strcmp(d->why, "already loaded") != 0 &&
+            !addf(f, "CTK-MOD-008", d->line, c->err, "%s('%s'): %s; what it sets was not checked",
+                  ctk_modop_kind_name(d->kind), d->name, d->why))
+            return false;
+    }
+    return true;
+}
+
 static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len)
 {
     ctk_modeval_t *ev = NULL;
@@ -1250,7 +1292,27 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
     ctk_env_init(&set);
     forbidden = ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
     ctk_error_init(&e);
-    ev = ctk_modeval_lua(f->file, text, len, f->name, &c->base.kv, &e);
+    {
+        ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL };
+        ctk_strlist_t env;
+        char *root = module_root(f, c->err), *mp = root ? ctk_printf(c->err, "MODULEPATH=%s", root) : NULL;
+
+        ctk_strlist_init(&env);
+        for (size_t i = 0; mp && i < c->base.kv.len; i++)
+            if (!ctk_strlist_push(&env, c->base.kv.items[i], c->err))
+                break;
+        if (!mp || ctk_error_is_set(c->err) || !ctk_strlist_push(&env, mp, c->err)) {
+            free(root);
+            free(mp);
+            ctk_strlist_fini(&env);
+            goto out;
+        }
+        o.initial_env = &env;
+        ev = ctk_modeval_run(f->file, text, len, f->name, &o, &e);
+        free(root);
+        free(mp);
+        ctk_strlist_fini(&env);
+    }
     if (!ev) {
         if (e.code == CTK_E_NOMEM) {
             ctk_error_nomem(c->err);
@@ -1271,6 +1333,8 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
         !addf(f, "CTK-MOD-004", bad_line, c->err,
               "refers to %s, which the sandbox does not provide; the call failed (caught by the module) "
               "and nothing ran", bad))
+        goto out;
+    if (!lua_unchecked(c, f, ev))
         goto out;
     if (!ctk_env_copy(&menv, &c->base, c->err))
         goto out;

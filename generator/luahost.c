@@ -884,6 +884,8 @@ typedef struct {
     const ctk_lval_t *data;
     const ctk_lua_reg_t *fns;  /* ctk_lua_run: host functions */
     unsigned flags;
+    const char *prelude;       /* ctk_lua_run_prelude: run first; NULL: none */
+    size_t prelude_len;
 } setup_args_t;
 
 /* Open the allowed libraries, trim them, build _ENV with `ctk` (templates)
@@ -1006,6 +1008,37 @@ static void set_chunk_error(ctk_error_t *err, ctk_errcode_t code, const char *ch
     ctk_error_set(err, code, chunkname, line ? line : fallback_line, 0, "%s", msg + skip);
 }
 
+/* Run the prelude in the chunk's environment (at index 2), metered like
+ * the chunk, with the real string table (what string values index) as its
+ * argument.  Its failure is ctkgen's: CTK_E_INTERNAL, or the limit hit. */
+static bool run_prelude(lua_State *L, host_t *h, const char *chunkname, const setup_args_t *args,
+                        ctk_error_t *err)
+{
+    int status = luaL_loadbufferx(L, args->prelude, args->prelude_len, "=prelude", "t");
+
+    if (status == LUA_OK) {
+        lua_pushvalue(L, 2);
+        if (!lua_setupvalue(L, -2, 1))
+            lua_pop(L, 1);
+        lua_getglobal(L, "string");
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+        status = lua_pcall(L, 1, 0, 1);
+        lua_sethook(L, NULL, 0, 0);
+    }
+    if (status == LUA_OK)
+        return true;
+    if (h->nomem)
+        ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+    else if (h->interrupted)
+        set_interrupted(err, chunkname, h->interrupted);
+    else if (h->poisoned)
+        ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s in the prelude", h->poison);
+    else
+        ctk_error_set(err, CTK_E_INTERNAL, chunkname, 0, 0, "prelude: %s",
+                      lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
+    return false;
+}
+
 /* Set up the sandbox in a fresh state and run the chunk: the part
  * ctk_lua_render() and ctk_lua_run() share.  h is initialised by the
  * caller (limits, output buffer); the state is closed on every path. */
@@ -1049,6 +1082,8 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
                           msg ? msg : "error");
         goto out;
     }
+    if (args->prelude && !run_prelude(L, h, chunkname, args, err))
+        goto out;
     name = ctk_printf(err, "@%s", chunkname);
     if (!name)
         goto out;
@@ -1113,7 +1148,7 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
                      const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err)
 {
     host_t h;
-    setup_args_t args = { true, data, NULL, 0 };
+    setup_args_t args = { true, data, NULL, 0, NULL, 0 };
     char *result = NULL;
 
     memset(&h, 0, sizeof h);
@@ -1375,7 +1410,7 @@ static int sb_host(lua_State *L)
     c.name = reg->name;
     /* the nearest Lua caller (through pcall, if that is how it was called) */
     for (level = 1; level < 8 && lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "l", &ar) && ar.currentline > 0) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0 && ar.source[0] == '@') {
             c.line = ar.currentline;
             break;
         }
@@ -1448,8 +1483,15 @@ static void push_host_fns(lua_State *L, const ctk_lua_reg_t *fns)
 bool ctk_lua_run(const char *chunkname, const char *src, size_t len, const ctk_lua_reg_t *fns,
                  void *ud, unsigned flags, const ctk_lua_limits_t *limits, ctk_error_t *err)
 {
+    return ctk_lua_run_prelude(chunkname, NULL, 0, src, len, fns, ud, flags, limits, err);
+}
+
+bool ctk_lua_run_prelude(const char *chunkname, const char *prelude, size_t prelude_len,
+                         const char *src, size_t len, const ctk_lua_reg_t *fns, void *ud,
+                         unsigned flags, const ctk_lua_limits_t *limits, ctk_error_t *err)
+{
     host_t h;
-    setup_args_t args = { false, NULL, fns, flags };
+    setup_args_t args = { false, NULL, fns, flags, prelude, prelude_len };
     bool ok;
 
     memset(&h, 0, sizeof h);

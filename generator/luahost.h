@@ -153,4 +153,13 @@ typedef struct {
 bool ctk_lua_run(const char *chunkname, const char *src, size_t len, const ctk_lua_reg_t *fns,
                  void *ud, unsigned flags, const ctk_lua_limits_t *limits, ctk_error_t *err);
 
+/* ctk_lua_run() after a prelude: trusted Lua source run first in the same
+ * environment and under the same limits, given the real string table (the
+ * one string values index, so `("x"):name()` finds what it adds) as its
+ * one argument.  Globals it defines are the chunk's.  Host calls made from
+ * prelude functions report the line of the chunk's caller. */
+bool ctk_lua_run_prelude(const char *chunkname, const char *prelude, size_t prelude_len,
+                         const char *src, size_t len, const ctk_lua_reg_t *fns, void *ud,
+                         unsigned flags, const ctk_lua_limits_t *limits, ctk_error_t *err);
+
 #endif

@@ -15,15 +15,22 @@
 #include "luahost.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Modulefiles are small; these leave a thousandfold margin. */
 #define MODEVAL_MEM_LIMIT ((size_t)16 << 20)
 #define MODEVAL_INSTR_LIMIT 10000000UL
 #define MODEVAL_TIME_LIMIT_MS 2000UL
+/* The Lmod release whose behaviour this follows (docs/lmod-semantics.md). */
+#define LMOD_VERSION "8.6.19"
 
 /* ---- the variable model ----------------------------------------------------- */
 typedef struct {
@@ -43,14 +50,38 @@ typedef struct {
     long long imin, imax;
 } var_t;
 
+/* A pushenv() stack: the regularised base64 entries of __LMOD_STACK_<name>,
+ * top first ("false" for a pushed false). */
 typedef struct {
-    const char *label;
+    char *name;
+    ctk_strlist_t ents;
+    bool had;       /* the variable was set when first touched */
+} pstack_t;
+
+/* The module being evaluated (one per level of following). */
+typedef struct frame {
+    const char *label;      /* its file: myFileName() */
     const char *full_name;
-    char *sn;             /* full_name up to its last '/' */
-    const char *version;  /* after it; "" if none */
+    char *sn;               /* full_name up to its last '/' */
+    const char *version;    /* after it; "" if none */
+    const char *user_name;  /* what was typed */
+    ctk_modmode_t mode;
+    int depth;
+    bool breaking;          /* LmodBreak() was called */
+    struct frame *up;
+} frame_t;
+
+typedef struct {
+    frame_t *fr;
     const ctk_strlist_t *env;
+    bool follow;
     var_t *vars;
     size_t n_vars, cap_vars;
+    pstack_t *stacks;
+    size_t n_stacks;
+    ctk_strlist_t loaded, files;  /* LOADEDMODULES, _LMFILES_ as they stand */
+    bool mods_changed;
+    size_t n_followed;            /* modules evaluated besides the first */
     size_t cap_ops;
     ctk_modeval_t *ev;
 } st_t;
@@ -267,9 +298,48 @@ static bool add_ent(var_t *v, const char *val, long long idx, long prio, ctk_err
     return true;
 }
 
-/* Lmod's l_extract(): the entries of the variable's current value. */
+/* The number Lmod keeps for entry in one of its tables
+ * ("entry:N;entry:N"), as its l_extract_Lmod_var_table() reads them: the
+ * text between the first and second ':' of the item whose text before the
+ * first ':' is entry. */
+static bool lmod_table_get(const char *table, const char *entry, long *out)
+{
+    size_t n = strlen(entry);
+    const char *p = table;
+
+    while (p && *p) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if (len > n && strncmp(p, entry, n) == 0 && p[n] == ':') {
+            char *stop;
+            long v = strtol(p + n + 1, &stop, 10);
+
+            if (stop == p + n + 1)
+                return false;
+            *out = v;
+            return true;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+static const char *lmod_table(const st_t *st, const char *prefix, const char *name, char *buf,
+                              size_t bufsz)
+{
+    if ((size_t)snprintf(buf, bufsz, "%s%s", prefix, name) >= bufsz)
+        return NULL;
+    return initial_env(st, buf);
+}
+
+/* Lmod's l_extract(): the entries of the variable's current value, with
+ * the counts and priorities Lmod recorded for them. */
 static bool extract(st_t *st, var_t *v, ctk_error_t *err)
 {
+    char rbuf[512], pbuf[512];
+    const char *refs = lmod_table(st, "__LMOD_REF_COUNT_", v->name, rbuf, sizeof rbuf);
+    const char *prios = lmod_table(st, "__LMOD_Priority_", v->name, pbuf, sizeof pbuf);
     ctk_strlist_t a;
     size_t i;
     bool ok = false;
@@ -282,11 +352,19 @@ static bool extract(st_t *st, var_t *v, ctk_error_t *err)
         goto out;
     for (i = 0; i < a.len; i++) {
         pent_t *e = find_ent(v, a.items[i]);
+        long num, prio;
 
-        if (e)
+        if (e) {
             e->num++;
-        else if (!add_ent(v, a.items[i], (long long)i + 1, 0, err))
-            goto out;
+        } else {
+            if (!add_ent(v, a.items[i], (long long)i + 1, 0, err))
+                goto out;
+            e = &v->ents[v->n - 1];
+            if (refs && lmod_table_get(refs, a.items[i], &num))
+                e->num = (int)(num < 0 ? 0 : num > 1000000 ? 1000000 : num);
+            if (prios && lmod_table_get(prios, a.items[i], &prio))
+                e->prio = prio;
+        }
         v->imax = (long long)i + 1;
     }
     v->is_path = true;
@@ -644,6 +722,7 @@ static bool fn_path(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_e
     st_t *st = ud;
     const char *fname = ctk_lua_call_name(c);
     pathop_t op = fname[0] == 'p' ? P_PREPEND : fname[0] == 'a' ? P_APPEND : P_REMOVE;
+    bool unload = st->fr->mode == CTK_MODE_UNLOAD;
     ctk_modop_kind_t kind = op == P_PREPEND  ? CTK_MODOP_PREPEND_PATH
                           : op == P_APPEND ? CTK_MODOP_APPEND_PATH
                                            : CTK_MODOP_REMOVE_PATH;
@@ -693,24 +772,163 @@ static bool fn_path(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_e
         return fail(c, err, "empty delimiter");
     if (!(nm = var_name(c, name, err)))
         return false;
+    /* unload: prepend and append are undone by one count; remove_path
+     * does the same again */
     ok = add_op(st, kind, nm, value, delim, priority, force, ctk_lua_call_line(c), err) &&
-         path_op(st, op, nm, value, delim, priority, force, err);
+         path_op(st, unload ? P_REMOVE : op, nm, value, delim, priority, force && op == P_REMOVE, err);
     if (ok)
         charge_path_op(c, find_var(st, nm), value, delim);
     free(nm);
     return ok;
 }
 
-/* setenv(name, value[, respect]) / pushenv(name, value) / unsetenv(name[, value, respect]) */
+/* ---- pushenv() stacks -------------------------------------------------------- */
+static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *b64_encode(const char *s, ctk_error_t *err)
+{
+    size_t n = strlen(s), i, o = 0;
+    char *r = malloc((n + 2) / 3 * 4 + 1);
+
+    if (!r) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    for (i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)(unsigned char)s[i] << 16;
+
+        if (i + 1 < n)
+            v |= (unsigned)(unsigned char)s[i + 1] << 8;
+        if (i + 2 < n)
+            v |= (unsigned char)s[i + 2];
+        r[o++] = b64chars[(v >> 18) & 63];
+        r[o++] = b64chars[(v >> 12) & 63];
+        r[o++] = i + 1 < n ? b64chars[(v >> 6) & 63] : '=';
+        r[o++] = i + 2 < n ? b64chars[v & 63] : '=';
+    }
+    r[o] = '\0';
+    return r;
+}
+
+/* Lmod's decode64: characters outside the alphabet are skipped. */
+static char *b64_decode(const char *s, ctk_error_t *err)
+{
+    size_t n = strlen(s), o = 0;
+    unsigned v = 0;
+    int bits = 0;
+    char *r = malloc(n + 1);
+
+    if (!r) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    for (; *s && *s != '='; s++) {
+        const char *q = strchr(b64chars, *s);
+
+        if (!q || !*q)
+            continue;
+        v = (v << 6) | (unsigned)(q - b64chars);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            r[o++] = (char)((v >> bits) & 0xff);
+        }
+    }
+    r[o] = '\0';
+    return r;
+}
+
+/* The stack of name, made as Lmod's Var:new(stackName) would at first
+ * touch: from __LMOD_STACK_<name>, or (seed) from name's own value when
+ * there is no stack yet. */
+static pstack_t *get_stack(st_t *st, const char *name, bool seed, ctk_error_t *err)
+{
+    char buf[512];
+    const char *cur;
+    pstack_t *ps, *ns;
+    size_t i;
+
+    for (i = 0; i < st->n_stacks; i++)
+        if (strcmp(st->stacks[i].name, name) == 0)
+            return &st->stacks[i];
+    if (!(ns = realloc(st->stacks, (st->n_stacks + 1) * sizeof *ns))) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    st->stacks = ns;
+    ps = &ns[st->n_stacks];
+    memset(ps, 0, sizeof *ps);
+    ctk_strlist_init(&ps->ents);
+    if (!(ps->name = ctk_strdup(name, err)))
+        return NULL;
+    st->n_stacks++;
+    cur = lmod_table(st, "__LMOD_STACK_", name, buf, sizeof buf);
+    ps->had = cur != NULL;
+    if (cur && *cur)
+        return split_path(st, cur, ":", &ps->ents, err) ? ps : NULL;
+    if (!cur && seed && (cur = cur_env(st, name)) != NULL) {
+        char *e = b64_encode(cur, err);
+
+        if (!e || !ctk_strlist_take(&ps->ents, e, err))
+            return NULL;
+    }
+    return ps;
+}
+
+/* pushenv(name, value): value NULL pushes false (and unsets name). */
+static bool push_env(st_t *st, const char *name, const char *value, ctk_error_t *err)
+{
+    pstack_t *ps = get_stack(st, name, true, err);
+    char *e;
+    size_t i;
+
+    if (!ps)
+        return false;
+    if (!(e = value ? b64_encode(value, err) : ctk_strdup("false", err)) ||
+        !ctk_strlist_take(&ps->ents, e, err))
+        return false;
+    for (i = ps->ents.len - 1; i > 0; i--) { /* to the top */
+        char *t = ps->ents.items[i];
+
+        ps->ents.items[i] = ps->ents.items[i - 1];
+        ps->ents.items[i - 1] = t;
+    }
+    return set_var(st, name, value, err);
+}
+
+/* popenv(name): drop the top; name takes the new top's value. */
+static bool pop_env(st_t *st, const char *name, ctk_error_t *err)
+{
+    pstack_t *ps = get_stack(st, name, false, err);
+    char *v = NULL;
+    bool ok;
+
+    if (!ps)
+        return false;
+    if (ps->ents.len) {
+        free(ps->ents.items[0]);
+        memmove(ps->ents.items, ps->ents.items + 1, (ps->ents.len - 1) * sizeof *ps->ents.items);
+        ps->ents.len--;
+    }
+    if (ps->ents.len && strcmp(ps->ents.items[0], "false") != 0 &&
+        !(v = b64_decode(ps->ents.items[0], err)))
+        return false;
+    ok = set_var(st, name, v, err);
+    free(v);
+    return ok;
+}
+
+/* setenv(name, value[, respect]) / pushenv(name, value) / unsetenv(name[, value, respect]);
+ * in unload mode: unsetenv (respecting a value set since), popenv, nothing. */
 static bool fn_env(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
 {
     st_t *st = ud;
-    const char *fname = ctk_lua_call_name(c), *name, *value = NULL;
+    const char *fname = ctk_lua_call_name(c), *name, *value = NULL, *cur;
     ctk_lua_val_t a1, a2, a3;
     ctk_modop_kind_t kind = fname[0] == 's' ? CTK_MODOP_SETENV
                           : fname[0] == 'p' ? CTK_MODOP_PUSHENV
                                             : CTK_MODOP_UNSETENV;
-    bool ok;
+    bool ok, unload = st->fr->mode == CTK_MODE_UNLOAD;
     char *nm;
 
     (void)ret;
@@ -732,16 +950,27 @@ static bool fn_env(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_er
     }
     if (!(nm = var_name(c, name, err)))
         return false;
+    if (!add_op(st, kind, nm, value, NULL, 0, false, ctk_lua_call_line(c), err)) {
+        free(nm);
+        return false;
+    }
+    cur = cur_env(st, nm);
     ok = true;
-    if (kind == CTK_MODOP_SETENV && a3.truthy && cur_env(st, nm)) {
+    if (kind == CTK_MODOP_PUSHENV)
+        ok = unload ? pop_env(st, nm, err) : push_env(st, nm, value, err);
+    else if (kind == CTK_MODOP_UNSETENV && unload)
+        ; /* Lmod's unload of unsetenv does nothing */
+    else if (kind == CTK_MODOP_SETENV && unload) {
+        /* unsetenv(name, value, respect): respect holds the third argument */
+        if (!(a3.truthy && !(cur && strcmp(cur, value) == 0)))
+            ok = set_var(st, nm, NULL, err);
+    } else if (kind == CTK_MODOP_SETENV && a3.truthy && cur) {
         /* setenv(name, value, true): respect a value already set */
     } else if (kind == CTK_MODOP_UNSETENV && a3.truthy &&
-               !(a2.type == CTK_LUA_STRING && cur_env(st, nm) &&
-                 strcmp(cur_env(st, nm), a2.str) == 0)) {
+               !(a2.type == CTK_LUA_STRING && cur && strcmp(cur, a2.str) == 0)) {
         /* unsetenv(name, value, true): only if it still has that value */
     } else {
-        ok = add_op(st, kind, nm, value, NULL, 0, false, ctk_lua_call_line(c), err) &&
-             set_var(st, nm, value, err);
+        ok = set_var(st, nm, value, err);
     }
     free(nm);
     return ok;
@@ -769,7 +998,11 @@ static bool fn_family(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk
         *q = (char)toupper((unsigned char)*q);
     if (!(var_v = ctk_printf(err, "%s_VERSION", var)))
         goto out;
-    if (!set_var(st, var, st->sn, err) || !set_var(st, var_v, st->version, err))
+    if (st->fr->mode == CTK_MODE_UNLOAD) {
+        ok = set_var(st, var, NULL, err) && set_var(st, var_v, NULL, err);
+        goto out;
+    }
+    if (!set_var(st, var, st->fr->sn, err) || !set_var(st, var_v, st->fr->version, err))
         goto out;
     free(st->ev->family);
     st->ev->family = fam;
@@ -782,7 +1015,198 @@ out:
     return ok;
 }
 
-/* conflict, prereq, prereq_any, depends_on, load, always_load, try_load */
+/* ---- loaded modules and following them -------------------------------------- */
+static bool eval_file(st_t *st, const char *file, const char *full, const char *user,
+                      ctk_modmode_t mode, ctk_error_t *err);
+static bool follow_inherit(st_t *st, const char *file, const char *full, ctk_error_t *err);
+
+/* Index in st->loaded of the module name names (its full name, or its
+ * sn when name has no version of its own); -1 if none. */
+static long loaded_index(const st_t *st, const char *name)
+{
+    size_t i, n = strlen(name);
+
+    for (i = st->loaded.len; i-- > 0;) {
+        const char *m = st->loaded.items[i], *slash = strrchr(m, '/');
+
+        if (strcmp(m, name) == 0 || (slash && (size_t)(slash - m) == n && strncmp(m, name, n) == 0))
+            return (long)i;
+    }
+    return -1;
+}
+
+static void list_drop(ctk_strlist_t *l, size_t i)
+{
+    if (i >= l->len)
+        return;
+    free(l->items[i]);
+    memmove(l->items + i, l->items + i + 1, (l->len - i - 1) * sizeof *l->items);
+    l->len--;
+}
+
+/* Record the module as loaded (at the end) or gone. */
+static bool mark_loaded(st_t *st, const char *full, const char *file, bool loaded, ctk_error_t *err)
+{
+    long i = loaded_index(st, full);
+
+    if (i >= 0) {
+        list_drop(&st->loaded, (size_t)i);
+        list_drop(&st->files, (size_t)i);
+    }
+    st->mods_changed = true;
+    if (!loaded)
+        return true;
+    while (st->files.len < st->loaded.len) /* _LMFILES_ shorter than LOADEDMODULES */
+        if (!ctk_strlist_push(&st->files, "", err))
+            return false;
+    return ctk_strlist_push(&st->loaded, full, err) && ctk_strlist_push(&st->files, file, err);
+}
+
+static bool add_dep(st_t *st, ctk_modop_kind_t kind, const char *name, const char *file,
+                    const char *why, int line, ctk_error_t *err)
+{
+    ctk_modeval_t *ev = st->ev;
+    ctk_moddep_t *d = realloc(ev->deps, (ev->n_deps + 1) * sizeof *d);
+
+    if (!d) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    ev->deps = d;
+    d = &d[ev->n_deps];
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->line = line;
+    if (!(d->name = ctk_strdup(name, err)) || !dup_opt(file, &d->file, err) || !dup_opt(why, &d->why, err)) {
+        free(d->name);
+        free(d->file);
+        return false;
+    }
+    ev->n_deps++;
+    return true;
+}
+
+/* A Tcl modulefile: does not end in .lua and starts with the magic cookie. */
+static bool is_tcl_file(const char *file, const char *text)
+{
+    size_t n = strlen(file);
+
+    return !(n > 4 && strcmp(file + n - 4, ".lua") == 0) && strncmp(text, "#%Module", 8) == 0;
+}
+
+#define FOLLOW_MAX_DEPTH 16
+#define FOLLOW_MAX_MODULES 256
+#define MODULEFILE_MAX_BYTES ((size_t)4 << 20)
+
+/* Evaluate the module name resolves to on the current MODULEPATH in mode;
+ * *found says whether there was one.  Lmod's errors in it are ours. */
+static bool follow_module(st_t *st, ctk_modop_kind_t kind, const char *name, ctk_modmode_t mode,
+                          int line, bool *found, ctk_error_t *err)
+{
+    const char *mp = cur_env(st, "MODULEPATH");
+    char *file = NULL, *full = NULL, *text = NULL, *why = NULL;
+    bool ok = false;
+    size_t len;
+    long i;
+    ctk_error_t e;
+
+    *found = false;
+    if (mode == CTK_MODE_UNLOAD && (i = loaded_index(st, name)) >= 0 &&
+        (size_t)i < st->files.len && *st->files.items[i]) {
+        if (!(file = ctk_strdup(st->files.items[i], err)) ||
+            !(full = ctk_strdup(st->loaded.items[i], err)))
+            goto out;
+    } else if (!ctk_modeval_find(mp ? mp : "", name, &file, &full, err)) {
+        if (ctk_error_is_set(err))
+            goto out;
+        ok = add_dep(st, kind, name, NULL, "not found on MODULEPATH", line, err);
+        goto out;
+    }
+    *found = true;
+    if (st->fr->depth + 1 >= FOLLOW_MAX_DEPTH || st->n_followed >= FOLLOW_MAX_MODULES) {
+        ok = add_dep(st, kind, name, file, "too deep: modules load each other in a loop", line, err);
+        goto out;
+    }
+    ctk_error_init(&e);
+    text = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, &e);
+    if (!text) {
+        why = ctk_printf(err, "could not be read: %s", e.text);
+        ok = why && add_dep(st, kind, name, file, why, line, err);
+        goto out;
+    }
+    if (is_tcl_file(file, text)) {
+        ok = add_dep(st, kind, name, file, "a Tcl modulefile: the Lua sandbox does not evaluate it", line, err);
+        goto out;
+    }
+    if (!add_dep(st, kind, name, file, NULL, line, err))
+        goto out;
+    st->n_followed++;
+    ok = eval_file(st, file, full, name, mode, err);
+out:
+    free(file);
+    free(full);
+    free(text);
+    free(why);
+    return ok;
+}
+
+/* What Lmod does with one module name of conflict(), prereq(), load() and
+ * the rest in the current mode.  *done: it is (or stays) loaded, for
+ * load_any and prereq_any. */
+static bool relate(st_t *st, ctk_modop_kind_t kind, const char *name, int line, bool *done,
+                   ctk_error_t *err)
+{
+    bool unload = st->fr->mode == CTK_MODE_UNLOAD, loaded = loaded_index(st, name) >= 0, found;
+
+    *done = loaded;
+    switch (kind) {
+    case CTK_MODOP_CONFLICT:
+        if (!unload && loaded) {
+            ctk_error_set(err, CTK_E_TEMPLATE, NULL, line, 0,
+                          "conflict: cannot load %s while %s is loaded", st->fr->full_name, name);
+            return false;
+        }
+        return true;
+    case CTK_MODOP_PREREQ:
+    case CTK_MODOP_PREREQ_ANY:
+        if (unload || loaded)
+            return unload || add_dep(st, kind, name, NULL, "already loaded", line, err);
+        break;
+    case CTK_MODOP_ALWAYS_LOAD:
+        if (unload)
+            return true;
+        break;
+    case CTK_MODOP_DEPENDS_ON:
+    case CTK_MODOP_DEPENDS_ON_ANY:
+        if (!unload && loaded)
+            return add_dep(st, kind, name, NULL, "already loaded", line, err);
+        break;
+    default:
+        break;
+    }
+    if (!st->follow)
+        return add_dep(st, kind, name, NULL, "not followed", line, err);
+    if (unload || kind == CTK_MODOP_UNLOAD) {
+        *done = false;
+        if (!loaded)
+            return true;
+        return follow_module(st, kind, name, CTK_MODE_UNLOAD, line, &found, err);
+    }
+    if (loaded && !follow_module(st, kind, name, CTK_MODE_UNLOAD, line, &found, err))
+        return false; /* load() of a loaded module reloads it */
+    if (!follow_module(st, kind, name, CTK_MODE_LOAD, line, &found, err))
+        return false;
+    *done = found;
+    if (!found && (kind == CTK_MODOP_LOAD || kind == CTK_MODOP_ALWAYS_LOAD)) {
+        ctk_error_set(err, CTK_E_TEMPLATE, NULL, line, 0,
+                      "load: module %s is unknown (not found on MODULEPATH)", name);
+        return false;
+    }
+    return true;
+}
+
+/* conflict, prereq, prereq_any, depends_on, depends_on_any, load,
+ * always_load, try_load, try_add, load_any, unload, always_unload */
 static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
 {
     static const struct {
@@ -792,27 +1216,63 @@ static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ct
         { "conflict", CTK_MODOP_CONFLICT },       { "prereq", CTK_MODOP_PREREQ },
         { "prereq_any", CTK_MODOP_PREREQ_ANY },   { "depends_on", CTK_MODOP_DEPENDS_ON },
         { "load", CTK_MODOP_LOAD },               { "always_load", CTK_MODOP_ALWAYS_LOAD },
-        { "try_load", CTK_MODOP_TRY_LOAD },
+        { "try_load", CTK_MODOP_TRY_LOAD },       { "try_add", CTK_MODOP_TRY_LOAD },
+        { "load_any", CTK_MODOP_LOAD_ANY },       { "depends_on_any", CTK_MODOP_DEPENDS_ON_ANY },
+        { "unload", CTK_MODOP_UNLOAD },           { "always_unload", CTK_MODOP_UNLOAD },
     };
     st_t *st = ud;
     const char *fname = ctk_lua_call_name(c), *name;
     ctk_modop_kind_t kind = CTK_MODOP_LOAD;
     ctk_strlist_t *list;
     ctk_lua_val_t a;
-    size_t i;
+    size_t i, n = ctk_lua_call_nargs(c);
+    int line = ctk_lua_call_line(c);
+    bool any, done = false, unload = st->fr->mode == CTK_MODE_UNLOAD;
 
     (void)ret;
     for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(fname, kinds[i].fn) == 0)
             kind = kinds[i].kind;
+    any = kind == CTK_MODOP_PREREQ_ANY || kind == CTK_MODOP_LOAD_ANY || kind == CTK_MODOP_DEPENDS_ON_ANY;
     list = kind == CTK_MODOP_CONFLICT ? &st->ev->conflicts
          : (kind == CTK_MODOP_PREREQ || kind == CTK_MODOP_PREREQ_ANY) ? &st->ev->prereqs
                                                                       : &st->ev->loads;
-    for (i = 1; i <= ctk_lua_call_nargs(c); i++) {
+    for (i = 1; i <= n; i++) /* names first: a bad argument fails before anything is done */
         if (!arg_str(c, i, &a, &name, err))
             return false;
-        if (!add_op(st, kind, name, NULL, NULL, 0, false, ctk_lua_call_line(c), err) ||
-            !ctk_strlist_push(list, name, err))
+    for (i = 1; i <= n; i++) {
+        ctk_lua_call_arg(c, i, &a);
+        if (!add_op(st, kind, a.str, NULL, NULL, 0, false, line, err) ||
+            (kind != CTK_MODOP_UNLOAD && !ctk_strlist_push(list, a.str, err)))
+            return false;
+    }
+    if (any && !unload && kind != CTK_MODOP_PREREQ_ANY) {
+        /* the first that can be loaded */
+        for (i = 1; i <= n && !done; i++) {
+            ctk_lua_call_arg(c, i, &a);
+            if (!relate(st, kind == CTK_MODOP_LOAD_ANY ? CTK_MODOP_TRY_LOAD : CTK_MODOP_DEPENDS_ON, a.str,
+                        line, &done, err))
+                return false;
+        }
+        if (!done && n && st->follow)
+            return fail(c, err, "none of these modules could be loaded");
+        return true;
+    }
+    if (kind == CTK_MODOP_PREREQ_ANY && !unload) {
+        for (i = 1; i <= n && !done; i++) { /* one loaded already will do */
+            ctk_lua_call_arg(c, i, &a);
+            done = loaded_index(st, a.str) >= 0;
+        }
+        for (i = 1; i <= n && !done; i++) {
+            ctk_lua_call_arg(c, i, &a);
+            if (!relate(st, kind, a.str, line, &done, err))
+                return false;
+        }
+        return true;
+    }
+    for (i = 1; i <= n; i++) {
+        ctk_lua_call_arg(c, i, &a);
+        if (!relate(st, kind, a.str, line, &done, err))
             return false;
     }
     return true;
@@ -831,15 +1291,17 @@ static bool fn_text(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_e
     (void)ret;
     if (!text)
         return false;
-    if (strcmp(fname, "LmodError") == 0) {
+    if (strcmp(fname, "LmodError") == 0 && st->fr->mode == CTK_MODE_LOAD) {
         /* the module refuses to load: nothing it did takes effect */
         ctk_error_set(err, CTK_E_TEMPLATE, NULL, ctk_lua_call_line(c), 0, "LmodError: %s", text);
         goto out;
     }
     kind = strcmp(fname, "whatis") == 0  ? CTK_MODOP_WHATIS
          : strcmp(fname, "help") == 0    ? CTK_MODOP_HELP
-         : strcmp(fname, "LmodWarning") == 0 ? CTK_MODOP_WARNING
+         : strcmp(fname, "LmodWarning") == 0 || strcmp(fname, "LmodError") == 0 ? CTK_MODOP_WARNING
                                           : CTK_MODOP_MESSAGE;
+    if (kind == CTK_MODOP_WARNING) /* Lmod prints what it did, then fails */
+        st->ev->warned = true;
     if (!add_op(st, kind, NULL, text, NULL, 0, false, ctk_lua_call_line(c), err))
         goto out;
     if (kind == CTK_MODOP_WHATIS) {
@@ -860,27 +1322,52 @@ out:
 }
 
 /* myModuleName, myModuleVersion, myModuleFullName, myModuleUsrName,
- * myFileName, mode */
+ * myFileName, mode, myShellName, myShellType, LmodVersion */
 static bool fn_info(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
 {
     st_t *st = ud;
+    const frame_t *fr = st->fr;
     const char *fname = ctk_lua_call_name(c), *s;
 
     if (strcmp(fname, "myModuleName") == 0)
-        s = st->sn;
+        s = fr->sn;
     else if (strcmp(fname, "myModuleVersion") == 0)
-        s = st->version;
+        s = fr->version;
     else if (strcmp(fname, "myFileName") == 0)
-        s = st->label;
+        s = fr->label;
+    else if (strcmp(fname, "myModuleUsrName") == 0)
+        s = fr->user_name;
     else if (strcmp(fname, "mode") == 0)
-        s = "load";
+        s = fr->mode == CTK_MODE_UNLOAD ? "unload" : "load";
+    else if (strcmp(fname, "myShellName") == 0)
+        s = "bash";
+    else if (strcmp(fname, "myShellType") == 0)
+        s = "sh";
+    else if (strcmp(fname, "LmodVersion") == 0)
+        s = LMOD_VERSION;
     else
-        s = st->full_name;
+        s = fr->full_name;
     if (!ctk_lua_ret_str(ret, s, strlen(s))) {
         ctk_error_nomem(err);
         return false;
     }
     return true;
+}
+
+/* What Lmod puts in its own environment, which os.getenv() sees. */
+static const char *lmod_own_env(const char *name)
+{
+    static const char *const own[][2] = {
+        { "LMOD_VERSION", LMOD_VERSION }, { "LMOD_VERSION_MAJOR", "8" },
+        { "LMOD_VERSION_MINOR", "6" },    { "LMOD_VERSION_SUBMINOR", "19" },
+        { "ModuleTool", "Lmod" },         { "ModuleToolVersion", LMOD_VERSION },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strcmp(own[i][0], name) == 0)
+            return own[i][1];
+    return NULL;
 }
 
 static bool fn_getenv(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
@@ -894,6 +1381,8 @@ static bool fn_getenv(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk
         return fail(c, err, "argument 1 is a %s, not a string", type_name(a.type));
     name = a.str;
     v = strlen(name) == a.len ? cur_env(st, name) : NULL;
+    if (!v && strlen(name) == a.len)
+        v = lmod_own_env(name);
     if (!v) {
         ctk_lua_ret_nil(ret);
         return true;
@@ -905,16 +1394,369 @@ static bool fn_getenv(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk
     return true;
 }
 
+/* isloaded(name), isPending(name): from LOADEDMODULES as it stands / the
+ * modules being loaded now (the file itself included). */
 static bool fn_isloaded(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
 {
+    st_t *st = ud;
     ctk_lua_val_t a;
     const char *name;
+    bool yes = false;
 
-    (void)ud;
     if (!arg_str(c, 1, &a, &name, err))
         return false;
-    ctk_lua_ret_bool(ret, false); /* dependencies are recorded, never loaded */
+    if (strcmp(ctk_lua_call_name(c), "isPending") == 0) {
+        const frame_t *f;
+        size_t n = strlen(name);
+
+        for (f = st->fr; f && !yes; f = f->up)
+            yes = f->mode == CTK_MODE_LOAD &&
+                  (strcmp(f->full_name, name) == 0 || (strlen(f->sn) == n && strcmp(f->sn, name) == 0));
+    } else {
+        yes = loaded_index(st, name) >= 0;
+    }
+    ctk_lua_ret_bool(ret, yes);
     return true;
+}
+
+/* isAvail(name): the file it resolves to on MODULEPATH, or false. */
+static bool fn_isavail(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    const char *mp = cur_env(st, "MODULEPATH"), *name;
+    char *file = NULL, *full = NULL;
+    ctk_lua_val_t a;
+    bool ok = true;
+
+    if (!arg_str(c, 1, &a, &name, err))
+        return false;
+    ctk_lua_call_charge(c, 2000); /* directory reads */
+    if (ctk_modeval_find(mp ? mp : "", name, &file, &full, err))
+        ok = ctk_lua_ret_str(ret, file, strlen(file)) || (ctk_error_nomem(err), false);
+    else if (ctk_error_is_set(err))
+        ok = false;
+    else
+        ctk_lua_ret_bool(ret, false);
+    free(file);
+    free(full);
+    return ok;
+}
+
+/* isDir(path) (symlinks followed), isFile(path) (a regular file or a
+ * symlink): read-only, one stat. */
+static bool fn_isfs(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    ctk_lua_val_t a;
+    const char *path;
+    struct stat sb;
+    bool dir = strcmp(ctk_lua_call_name(c), "isDir") == 0;
+
+    (void)ud;
+    if (!arg_str(c, 1, &a, &path, err))
+        return false;
+    ctk_lua_call_charge(c, 500);
+    if (dir)
+        ctk_lua_ret_bool(ret, stat(path, &sb) == 0 && S_ISDIR(sb.st_mode));
+    else
+        ctk_lua_ret_bool(ret, lstat(path, &sb) == 0 && (S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)));
+    return true;
+}
+
+/* userInGroups(g...), userInGroup(g...): one of ctkgen's groups, or root. */
+static bool fn_ingroups(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    gid_t gids[256];
+    int n = getgroups(256, gids), k;
+    size_t i;
+    bool yes = geteuid() == 0;
+
+    (void)ud;
+    for (i = 1; i <= ctk_lua_call_nargs(c) && !yes; i++) {
+        ctk_lua_val_t a;
+        const char *g;
+        struct group *gr;
+
+        if (!arg_str(c, i, &a, &g, err))
+            return false;
+        ctk_lua_call_charge(c, 500);
+        gr = getgrnam(g);
+        for (k = 0; gr && k < n && !yes; k++)
+            yes = gids[k] == gr->gr_gid;
+        yes = yes || (gr && gr->gr_gid == getegid());
+    }
+    ctk_lua_ret_bool(ret, yes);
+    return true;
+}
+
+/* extensions, add_property, remove_property, complete, uncomplete:
+ * recorded; none changes the environment. */
+static bool fn_record(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    const char *fname = ctk_lua_call_name(c), *a1s, *a2s = NULL;
+    ctk_lua_val_t a1, a2;
+    ctk_modop_kind_t kind = strcmp(fname, "extensions") == 0        ? CTK_MODOP_EXTENSIONS
+                          : strcmp(fname, "add_property") == 0      ? CTK_MODOP_ADD_PROPERTY
+                          : strcmp(fname, "remove_property") == 0   ? CTK_MODOP_REMOVE_PROPERTY
+                          : strcmp(fname, "complete") == 0          ? CTK_MODOP_COMPLETE
+                                                                    : CTK_MODOP_UNCOMPLETE;
+    int line = ctk_lua_call_line(c);
+    size_t i;
+
+    (void)ret;
+    if (kind == CTK_MODOP_EXTENSIONS) {
+        for (i = 1; i <= ctk_lua_call_nargs(c); i++)
+            if (!arg_str(c, i, &a1, &a1s, err) ||
+                !add_op(st, kind, NULL, a1s, NULL, 0, false, line, err) ||
+                !ctk_strlist_push(&st->ev->extensions, a1s, err))
+                return false;
+        return true;
+    }
+    if (!arg_str(c, 1, &a1, &a1s, err))
+        return false;
+    ctk_lua_call_arg(c, 2, &a2);
+    if (a2.type != CTK_LUA_NIL && !arg_str(c, 2, &a2, &a2s, err))
+        return false;
+    if (!add_op(st, kind, a1s, a2s, NULL, 0, false, line, err))
+        return false;
+    if (kind == CTK_MODOP_ADD_PROPERTY && st->fr->mode == CTK_MODE_LOAD) {
+        char *p = ctk_printf(err, "%s=%s", a1s, a2s ? a2s : "");
+
+        return p && ctk_strlist_take(&st->ev->properties, p, err);
+    }
+    return true;
+}
+
+/* Set (value) or drop (NULL) an alias or a shell function in the result. */
+static bool put_named(ctk_modvar_t **arr, size_t *n, const char *name, const char *value,
+                      ctk_error_t *err)
+{
+    ctk_modvar_t *a;
+    char *v = NULL;
+    size_t i;
+
+    if (value && !(v = ctk_strdup(value, err)))
+        return false;
+    for (i = 0; i < *n; i++)
+        if (strcmp((*arr)[i].name, name) == 0) {
+            free((*arr)[i].value);
+            (*arr)[i].value = v;
+            return true;
+        }
+    if (!(a = realloc(*arr, (*n + 1) * sizeof *a))) {
+        free(v);
+        ctk_error_nomem(err);
+        return false;
+    }
+    *arr = a;
+    a[*n].value = v;
+    if (!(a[*n].name = ctk_strdup(name, err))) {
+        free(v);
+        return false;
+    }
+    (*n)++;
+    return true;
+}
+
+/* set_alias(name, value), unset_alias(name), set_shell_function(name,
+ * bash, csh), unset_shell_function(name); the set forms are undone in
+ * unload mode, the unset forms do nothing there. */
+static bool fn_alias(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    const char *fname = ctk_lua_call_name(c), *name, *value = NULL, *csh;
+    bool func = strstr(fname, "function") != NULL, set = strncmp(fname, "set_", 4) == 0;
+    bool unload = st->fr->mode == CTK_MODE_UNLOAD;
+    ctk_modop_kind_t kind = func ? (set ? CTK_MODOP_SET_SHELL_FUNCTION : CTK_MODOP_UNSET_SHELL_FUNCTION)
+                                 : (set ? CTK_MODOP_SET_ALIAS : CTK_MODOP_UNSET_ALIAS);
+    ctk_lua_val_t a1, a2, a3;
+    char *nm;
+    bool ok;
+
+    (void)ret;
+    if (!arg_str(c, 1, &a1, &name, err))
+        return false;
+    if (set) {
+        ctk_lua_call_arg(c, 2, &a2);
+        if (!func && (a2.type == CTK_LUA_NUMBER || a2.type == CTK_LUA_BOOL))
+            value = a2.type == CTK_LUA_BOOL ? (a2.truthy ? "true" : "false") : a2.str;
+        else if (!arg_str(c, 2, &a2, &value, err))
+            return false;
+        if (func && !arg_str(c, 3, &a3, &csh, err))
+            return false;
+    }
+    if (!(nm = var_name(c, name, err)))
+        return false;
+    ok = add_op(st, kind, nm, value, NULL, 0, false, ctk_lua_call_line(c), err);
+    if (ok && !(unload && !set))
+        ok = func ? put_named(&st->ev->functions, &st->ev->n_functions, nm, unload ? NULL : value, err)
+                  : put_named(&st->ev->aliases, &st->ev->n_aliases, nm, unload ? NULL : value, err);
+    free(nm);
+    return ok;
+}
+
+/* execute, capture, subprocess, source_sh, os.execute, mkdir_recursive:
+ * never run.  Recorded with what they would have run; capture and
+ * subprocess give "" and the file goes on. */
+static bool fn_notrun(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    const char *fname = ctk_lua_call_name(c);
+    ctk_lua_val_t a;
+    ctk_buf_t b;
+    char *what;
+    bool ok;
+    size_t i;
+
+    ctk_buf_init(&b);
+    ctk_lua_call_arg(c, 1, &a);
+    if (strcmp(fname, "execute") == 0) {
+        ctk_lua_val_t cmd;
+
+        if (a.type != CTK_LUA_TABLE)
+            return fail(c, err, "argument 1 is a %s, not a table {cmd=..., modeA={...}}", type_name(a.type));
+        ctk_lua_call_field(c, 1, "cmd", &cmd);
+        ctk_buf_printf(&b, "execute{cmd=\"%.200s\"}", cmd.type == CTK_LUA_STRING ? cmd.str : "?");
+    } else {
+        ctk_buf_printf(&b, "%s(", fname);
+        for (i = 1; i <= ctk_lua_call_nargs(c) && i <= 3; i++) {
+            ctk_lua_call_arg(c, i, &a);
+            ctk_buf_printf(&b, "%s\"%.200s\"", i > 1 ? ", " : "",
+                           a.type == CTK_LUA_STRING || a.type == CTK_LUA_NUMBER ? a.str : "?");
+        }
+        ctk_buf_puts(&b, ")");
+    }
+    if (b.failed || !(what = ctk_buf_take(&b, NULL))) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return false;
+    }
+    ok = add_op(st, CTK_MODOP_NOT_RUN, fname, what, NULL, 0, false, ctk_lua_call_line(c), err) &&
+         ctk_strlist_take(&st->ev->not_run, what, err);
+    if (ok && (strcmp(fname, "capture") == 0 || strcmp(fname, "subprocess") == 0))
+        ok = ctk_lua_ret_str(ret, "", 0) || (ctk_error_nomem(err), false);
+    return ok;
+}
+
+/* LmodBreak([msg]): load mode: stop here and drop the module's changes;
+ * unload mode: nothing. */
+static bool fn_break(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+
+    (void)ret;
+    if (!add_op(st, CTK_MODOP_BREAK, NULL, NULL, NULL, 0, false, ctk_lua_call_line(c), err))
+        return false;
+    if (st->fr->mode == CTK_MODE_UNLOAD)
+        return true;
+    st->fr->breaking = true;
+    ctk_error_set(err, CTK_E_TEMPLATE, NULL, ctk_lua_call_line(c), 0, "LmodBreak");
+    return false;
+}
+
+/* requireFullName(): load mode: an error unless the full name was typed. */
+static bool fn_fullname(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+
+    (void)ret;
+    if (st->fr->mode == CTK_MODE_LOAD && strcmp(st->fr->user_name, st->fr->full_name) != 0)
+        return fail(c, err, "this module must be loaded by its full name: module load %s",
+                    st->fr->full_name);
+    return true;
+}
+
+/* os.date([format]) and os.time(): the clock, read-only. */
+static bool fn_date(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    time_t now = time(NULL);
+    char out[256];
+    ctk_lua_val_t a;
+    const char *fmt = "%c";
+    struct tm tm;
+    size_t n;
+
+    (void)ud;
+    if (strcmp(ctk_lua_call_name(c), "os.time") == 0) {
+        snprintf(out, sizeof out, "%lld", (long long)now);
+        return ctk_lua_ret_str(ret, out, strlen(out)) || (ctk_error_nomem(err), false);
+    }
+    ctk_lua_call_arg(c, 1, &a);
+    if (a.type != CTK_LUA_NIL && !arg_str(c, 1, &a, &fmt, err))
+        return false;
+    if (*fmt == '!') {
+        fmt++;
+        gmtime_r(&now, &tm);
+    } else {
+        localtime_r(&now, &tm);
+    }
+    if (strncmp(fmt, "*t", 2) == 0)
+        return fail(c, err, "os.date(\"*t\") is not supported here");
+    /* the module's own format: strftime() writes at most sizeof out */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    n = strftime(out, sizeof out, fmt, &tm);
+#pragma GCC diagnostic pop
+    return ctk_lua_ret_str(ret, out, n) || (ctk_error_nomem(err), false);
+}
+
+/* path_regularize(path) */
+static bool fn_regularize(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    ctk_lua_val_t a;
+    const char *p;
+    char *r;
+    bool ok;
+
+    if (!arg_str(c, 1, &a, &p, err))
+        return false;
+    if (!(r = regularize(p, initial_env(st, "HOME"), err)))
+        return false;
+    ok = ctk_lua_ret_str(ret, *r ? r : " ", *r ? strlen(r) : 1) || (ctk_error_nomem(err), false);
+    free(r);
+    return ok;
+}
+
+/* inherit(): the module of the same name next on MODULEPATH, after the
+ * directory that holds this file, evaluated in the current mode. */
+static bool fn_inherit(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    const char *mp = cur_env(st, "MODULEPATH"), *p, *label = st->fr->label;
+    size_t fl = strlen(st->fr->full_name);
+    ctk_buf_t rest;
+    char *file = NULL, *full = NULL;
+    bool ok = false, after = false;
+
+    (void)ret;
+    if (!add_op(st, CTK_MODOP_INHERIT, st->fr->full_name, NULL, NULL, 0, false, ctk_lua_call_line(c), err))
+        return false;
+    ctk_buf_init(&rest);
+    for (p = mp ? mp : ""; *p;) { /* the MODULEPATH entries after this file's */
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+
+        if (after && n)
+            ctk_buf_printf(&rest, "%s%.*s", rest.len ? ":" : "", (int)n, p);
+        else if (n && strncmp(label, p, n) == 0 && label[n] == '/' &&
+                 strncmp(label + n + 1, st->fr->full_name, fl) == 0)
+            after = true;
+        p += n + (e ? 1 : 0);
+    }
+    if (rest.failed) {
+        ctk_error_nomem(err);
+    } else if (!ctk_modeval_find(rest.data ? rest.data : "", st->fr->full_name, &file, &full, err)) {
+        ok = !ctk_error_is_set(err) &&
+             add_dep(st, CTK_MODOP_INHERIT, st->fr->full_name, NULL, "nothing to inherit on MODULEPATH",
+                     ctk_lua_call_line(c), err);
+    } else {
+        ok = follow_inherit(st, file, full, err);
+    }
+    free(file);
+    free(full);
+    ctk_buf_fini(&rest);
+    return ok;
 }
 
 /* Lmod's pathJoin(): non-empty arguments joined by '/', inner leading and
@@ -991,35 +1833,458 @@ static const ctk_lua_reg_t lmod_fns[] = {
     { "prereq", fn_modules },         { "prereq_any", fn_modules },
     { "depends_on", fn_modules },     { "load", fn_modules },
     { "always_load", fn_modules },    { "try_load", fn_modules },
+    { "try_add", fn_modules },        { "load_any", fn_modules },
+    { "depends_on_any", fn_modules }, { "unload", fn_modules },
+    { "always_unload", fn_modules },
     { "whatis", fn_text },            { "help", fn_text },
-    { "LmodMessage", fn_text },       { "LmodWarning", fn_text },
-    { "LmodError", fn_text },         { "myModuleName", fn_info },
-    { "myModuleVersion", fn_info },   { "myModuleFullName", fn_info },
-    { "myModuleUsrName", fn_info },   { "myFileName", fn_info },
-    { "mode", fn_info },              { "os.getenv", fn_getenv },
-    { "isloaded", fn_isloaded },      { "pathJoin", fn_pathjoin },
+    { "LmodMessage", fn_text },       { "LmodMsgRaw", fn_text },
+    { "LmodWarning", fn_text },       { "LmodError", fn_text },
+    { "LmodBreak", fn_break },        { "requireFullName", fn_fullname },
+    { "myModuleName", fn_info },      { "myModuleVersion", fn_info },
+    { "myModuleFullName", fn_info },  { "myModuleUsrName", fn_info },
+    { "myFileName", fn_info },        { "mode", fn_info },
+    { "myShellName", fn_info },       { "myShellType", fn_info },
+    { "LmodVersion", fn_info },       { "os.getenv", fn_getenv },
+    { "os.date", fn_date },           { "os.time", fn_date },
+    { "isloaded", fn_isloaded },      { "isPending", fn_isloaded },
+    { "isAvail", fn_isavail },        { "isDir", fn_isfs },
+    { "isFile", fn_isfs },            { "userInGroups", fn_ingroups },
+    { "userInGroup", fn_ingroups },   { "pathJoin", fn_pathjoin },
+    { "path_regularize", fn_regularize },
+    { "extensions", fn_record },      { "add_property", fn_record },
+    { "remove_property", fn_record }, { "complete", fn_record },
+    { "uncomplete", fn_record },      { "set_alias", fn_alias },
+    { "unset_alias", fn_alias },      { "set_shell_function", fn_alias },
+    { "unset_shell_function", fn_alias },
+    { "execute", fn_notrun },         { "capture", fn_notrun },
+    { "subprocess", fn_notrun },      { "source_sh", fn_notrun },
+    { "os.execute", fn_notrun },      { "mkdir_recursive", fn_notrun },
+    { "inherit", fn_inherit },
     { NULL, NULL }
 };
 
-/* ---- public ------------------------------------------------------------------ */
-ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t len,
-                               const char *full_name, const ctk_strlist_t *initial_env,
-                               ctk_error_t *err)
+/* Lmod's helpers written in Lua, run before each modulefile: the string
+ * methods Lmod adds (reachable as ("x"):trim(), not as string.trim), the
+ * file-name helpers, hierarchyA, the version selectors and the rest of
+ * the sandbox's small functions. */
+static const char prelude[] =
+    "local S = ...\n"
+    "function S.trim(s)\n"
+    "  local a = s:find('%S')\n"
+    "  if not a then return '' end\n"
+    "  local b = s:find('%s+$') or (#s + 1)\n"
+    "  return s:sub(a, b - 1)\n"
+    "end\n"
+    "function S.split(s, pat)\n"
+    "  pat = pat or '%s+'\n"
+    "  local pos, done = 1, false\n"
+    "  return function()\n"
+    "    if done then return nil end\n"
+    "    local a, b = s:find(pat, pos)\n"
+    "    if not a then done = true; return s:sub(pos) end\n"
+    "    if b < a then b = a; a = a + 1; if b > #s then done = true; return s:sub(pos) end end\n"
+    "    local piece = s:sub(pos, a - 1)\n"
+    "    pos = b + 1\n"
+    "    return piece\n"
+    "  end\n"
+    "end\n"
+    "function S.escape(s) return (s:gsub('[%-%.%+%[%]%(%)%$%^%%%?%*]', '%%%0')) end\n"
+    "function S.caseIndependent(s)\n"
+    "  return (s:gsub('.', function(c)\n"
+    "    if c:find('%a') then return '[' .. c:upper() .. c:lower() .. ']' end\n"
+    "    if c:find('[%-%.%+%[%]%(%)%$%^%%%?%*]') then return '%' .. c end\n"
+    "    return c end))\n"
+    "end\n"
+    "function S.multiEscaped(s)\n"
+    "  return (s:gsub('[ \\t?\\\\{}|<>!;#^$&*\"\\'`()~%[%]]', '\\\\%0'))\n"
+    "end\n"
+    "function S.doubleQuoteString(s) return '\"' .. s:gsub('\"', '\\\\\"') .. '\"' end\n"
+    "function S.atSymbolEscaped(s) return (s:gsub('@', '\\\\@')) end\n"
+    "function splitFileName(p)\n"
+    "  local d, f = p:match('^(.*/)([^/]*)$')\n"
+    "  if not d then return './', p end\n"
+    "  return d, f\n"
+    "end\n"
+    "function dirname(p) local d = splitFileName(p); return d end\n"
+    "function barefilename(p) local _, f = splitFileName(p); return f end\n"
+    "function extname(p) return p:match('(%.[^./]*)$') or '' end\n"
+    "function removeExt(p) return (p:gsub('%.[^./]*$', '')) end\n"
+    "function abspath(p)\n"
+    "  local out = {}\n"
+    "  for part in p:split('/') do\n"
+    "    if part == '..' then if #out > 0 then out[#out] = nil end\n"
+    "    elseif part ~= '' and part ~= '.' then out[#out + 1] = part end\n"
+    "  end\n"
+    "  return '/' .. table.concat(out, '/')\n"
+    "end\n"
+    "function hierarchyA(pkg, levels)\n"
+    "  if levels < 1 then return {} end\n"
+    "  local fn = myFileName():gsub('%.lua$', '')\n"
+    "  pkg = path_regularize((pkg:gsub('%.lua$', '')))\n"
+    "  local i, j = fn:find(pkg, 1, true)\n"
+    "  if j == #fn then fn = fn:sub(1, i - 1) end\n"
+    "  fn = path_regularize(fn)\n"
+    "  local n = 1\n"
+    "  for _ in pkg:gmatch('/') do n = n + 1 end\n"
+    "  local a = {}\n"
+    "  for d in fn:split('/') do a[#a + 1] = d end\n"
+    "  local b, top = {}, #a\n"
+    "  for l = 1, levels do\n"
+    "    local bb = {}\n"
+    "    for k = 1, n do bb[k] = a[top - n + k] end\n"
+    "    b[l] = table.concat(bb, '/')\n"
+    "    top = top - n\n"
+    "  end\n"
+    "  return b\n"
+    "end\n"
+    "function atleast(m) return m end\n"
+    "function between(m) return m end\n"
+    "function latest(m) return m end\n"
+    "function is_spider() return false end\n"
+    "function colorize(_, ...) return table.concat({...}, ' ') end\n"
+    "function color_banner() end\n"
+    "function UUIDString() return '00000000-0000-0000-0000-000000000000' end\n";
+
+/* ---- evaluating a file ----------------------------------------------------------- */
+typedef struct {
+    var_t *vars;
+    size_t n_vars;
+    pstack_t *stacks;
+    size_t n_stacks;
+    ctk_strlist_t loaded, files;
+} snap_t;
+
+static bool list_copy(ctk_strlist_t *to, const ctk_strlist_t *from, ctk_error_t *err)
 {
-    ctk_lua_limits_t lim = { MODEVAL_MEM_LIMIT, MODEVAL_INSTR_LIMIT, MODEVAL_TIME_LIMIT_MS };
-    ctk_modeval_t *ev = NULL, *result = NULL;
-    const char *slash = strrchr(full_name, '/');
-    st_t st;
     size_t i;
 
-    memset(&st, 0, sizeof st);
-    st.label = path_label;
-    st.full_name = full_name;
-    st.env = initial_env;
-    st.version = slash ? slash + 1 : "";
-    st.sn = ctk_strndup(full_name, slash ? (size_t)(slash - full_name) : strlen(full_name), err);
-    if (!st.sn)
+    ctk_strlist_init(to);
+    for (i = 0; i < from->len; i++)
+        if (!ctk_strlist_push(to, from->items[i], err))
+            return false;
+    return true;
+}
+
+static bool var_copy(var_t *to, const var_t *from, ctk_error_t *err)
+{
+    size_t i;
+
+    *to = *from;
+    to->ents = NULL;
+    to->n = to->cap = 0;
+    if (!(to->name = ctk_strdup(from->name, err)) | !dup_opt(from->delim, &to->delim, err) |
+        !dup_opt(from->value, &to->value, err))
+        return false;
+    for (i = 0; i < from->n; i++) {
+        if (!add_ent(to, from->ents[i].val, from->ents[i].idx, from->ents[i].prio, err))
+            return false;
+        to->ents[i].num = from->ents[i].num;
+    }
+    return true;
+}
+
+static void stacks_free(pstack_t *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        free(s[i].name);
+        ctk_strlist_fini(&s[i].ents);
+    }
+    free(s);
+}
+
+static void vars_free(var_t *v, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        var_fini(&v[i]);
+    free(v);
+}
+
+static void snap_fini(snap_t *sn)
+{
+    vars_free(sn->vars, sn->n_vars);
+    stacks_free(sn->stacks, sn->n_stacks);
+    ctk_strlist_fini(&sn->loaded);
+    ctk_strlist_fini(&sn->files);
+    memset(sn, 0, sizeof *sn);
+}
+
+/* A copy of what LmodBreak() puts back. */
+static bool snap_take(const st_t *st, snap_t *sn, ctk_error_t *err)
+{
+    size_t i;
+
+    memset(sn, 0, sizeof *sn);
+    if (!list_copy(&sn->loaded, &st->loaded, err) || !list_copy(&sn->files, &st->files, err))
+        goto fail;
+    if (st->n_vars && !(sn->vars = calloc(st->n_vars, sizeof *sn->vars)))
+        goto nomem;
+    for (; sn->n_vars < st->n_vars; sn->n_vars++)
+        if (!var_copy(&sn->vars[sn->n_vars], &st->vars[sn->n_vars], err)) {
+            sn->n_vars++;
+            goto fail;
+        }
+    if (st->n_stacks && !(sn->stacks = calloc(st->n_stacks, sizeof *sn->stacks)))
+        goto nomem;
+    for (i = 0; i < st->n_stacks; i++) {
+        sn->n_stacks++;
+        sn->stacks[i].had = st->stacks[i].had;
+        if (!(sn->stacks[i].name = ctk_strdup(st->stacks[i].name, err)) ||
+            !list_copy(&sn->stacks[i].ents, &st->stacks[i].ents, err))
+            goto fail;
+    }
+    return true;
+nomem:
+    ctk_error_nomem(err);
+fail:
+    snap_fini(sn);
+    return false;
+}
+
+static void snap_restore(st_t *st, snap_t *sn)
+{
+    vars_free(st->vars, st->n_vars);
+    stacks_free(st->stacks, st->n_stacks);
+    ctk_strlist_fini(&st->loaded);
+    ctk_strlist_fini(&st->files);
+    st->vars = sn->vars;
+    st->n_vars = st->cap_vars = sn->n_vars;
+    st->stacks = sn->stacks;
+    st->n_stacks = sn->n_stacks;
+    st->loaded = sn->loaded;
+    st->files = sn->files;
+    memset(sn, 0, sizeof *sn);
+}
+
+/* Evaluate src as the module full in mode, on top of the state; mark:
+ * record it as loaded/unloaded after (not for inherit()). */
+static bool eval_src(st_t *st, const char *file, const char *src, size_t len, const char *full,
+                     const char *user, ctk_modmode_t mode, bool mark, ctk_error_t *err)
+{
+    ctk_lua_limits_t lim = { MODEVAL_MEM_LIMIT, MODEVAL_INSTR_LIMIT, MODEVAL_TIME_LIMIT_MS };
+    const char *slash = strrchr(full, '/');
+    frame_t fr;
+    snap_t sn;
+    bool ok = false, ran;
+    ctk_error_t e;
+
+    memset(&fr, 0, sizeof fr);
+    memset(&sn, 0, sizeof sn);
+    fr.label = file;
+    fr.full_name = full;
+    fr.user_name = user ? user : full;
+    fr.version = slash ? slash + 1 : "";
+    fr.mode = mode;
+    fr.up = st->fr;
+    fr.depth = st->fr ? st->fr->depth + 1 : 0;
+    if (!(fr.sn = ctk_strndup(full, slash ? (size_t)(slash - full) : strlen(full), err)))
+        return false;
+    if (mode == CTK_MODE_LOAD && !snap_take(st, &sn, err))
         goto out;
+    st->fr = &fr;
+    ctk_error_init(&e);
+    ran = ctk_lua_run_prelude(file, prelude, sizeof prelude - 1, src, len, lmod_fns, st,
+                              CTK_LUA_ALLOW_GLOBALS, &lim, &e);
+    st->fr = fr.up;
+    if (!ran && fr.breaking) {        /* LmodBreak: this module's changes are dropped */
+        snap_restore(st, &sn);
+        if (!fr.up)
+            st->ev->broke = true;
+        ok = true;
+        goto out;
+    }
+    if (!ran && !(mode == CTK_MODE_UNLOAD && e.code == CTK_E_TEMPLATE)) {
+        *err = e;                     /* unload ignores errors and keeps what ran */
+        goto out;
+    }
+    ok = !mark || mark_loaded(st, full, file, mode == CTK_MODE_LOAD, err);
+out:
+    snap_fini(&sn);
+    free(fr.sn);
+    return ok;
+}
+
+static bool eval_file(st_t *st, const char *file, const char *full, const char *user,
+                      ctk_modmode_t mode, ctk_error_t *err)
+{
+    size_t len;
+    char *src = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, err);
+    bool ok;
+
+    if (!src)
+        return false;
+    ok = eval_src(st, file, src, len, full, user, mode, true, err);
+    free(src);
+    return ok;
+}
+
+static bool follow_inherit(st_t *st, const char *file, const char *full, ctk_error_t *err)
+{
+    size_t len;
+    char *src = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, err);
+    bool ok;
+
+    if (!src)
+        return false;
+    ok = add_dep(st, CTK_MODOP_INHERIT, full, file, NULL, 0, err) &&
+         eval_src(st, file, src, len, full, st->fr->user_name, st->fr->mode, false, err);
+    free(src);
+    return ok;
+}
+
+/* ---- the result -------------------------------------------------------------------- */
+static bool put_var(ctk_modvar_t **arr, size_t *n, const char *name, const char *value,
+                    ctk_error_t *err)
+{
+    return put_named(arr, n, name, value, err);
+}
+
+/* __LMOD_REF_COUNT_<V> and __LMOD_Priority_<V> of a path variable, where
+ * they differ from what the environment had (Lmod's Var:expand()). */
+static bool path_tables(st_t *st, const var_t *v, ctk_error_t *err)
+{
+    char rn[512], pn[512];
+    const char *old_r = lmod_table(st, "__LMOD_REF_COUNT_", v->name, rn, sizeof rn);
+    const char *old_p = lmod_table(st, "__LMOD_Priority_", v->name, pn, sizeof pn);
+    pent_t **order = NULL;
+    ctk_buf_t r, p;
+    size_t i, j;
+    bool ok = false;
+
+    if (strlen(v->name) + 20 > sizeof rn)
+        return true;
+    ctk_buf_init(&r);
+    ctk_buf_init(&p);
+    if (v->n && !(order = malloc(v->n * sizeof *order))) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    for (i = 0; i < v->n; i++)
+        order[i] = &v->ents[i];
+    if (v->n)
+        qsort(order, v->n, sizeof *order, cmp_ent);
+    for (i = 0; i < v->n; i++)
+        if (*order[i]->val)
+            ctk_buf_printf(&r, "%s%s:%d", r.len ? ";" : "", order[i]->val, order[i]->num);
+    for (i = 0; i < v->n; i++) /* by entry: a selection sort over the few with a priority */
+        order[i] = &v->ents[i];
+    for (i = 0; i < v->n; i++) {
+        size_t best = i;
+
+        for (j = i + 1; j < v->n; j++)
+            if (strcmp(order[j]->val, order[best]->val) < 0)
+                best = j;
+        if (best != i) {
+            pent_t *t = order[i];
+
+            order[i] = order[best];
+            order[best] = t;
+        }
+        if (order[i]->prio)
+            ctk_buf_printf(&p, "%s%s:%ld", p.len ? ";" : "", order[i]->val, order[i]->prio);
+    }
+    if (r.failed || p.failed) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    if (r.len ? !old_r || strcmp(old_r, r.data) != 0 : old_r != NULL)
+        if (!put_var(&st->ev->lmod_vars, &st->ev->n_lmod_vars, rn, r.len ? r.data : NULL, err))
+            goto out;
+    if (p.len ? !old_p || strcmp(old_p, p.data) != 0 : old_p != NULL)
+        if (!put_var(&st->ev->lmod_vars, &st->ev->n_lmod_vars, pn, p.len ? p.data : NULL, err))
+            goto out;
+    ok = true;
+out:
+    free(order);
+    ctk_buf_fini(&r);
+    ctk_buf_fini(&p);
+    return ok;
+}
+
+static char *join_list(const ctk_strlist_t *l, const char *sep, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    size_t i;
+    char *r;
+
+    ctk_buf_init(&b);
+    for (i = 0; i < l->len; i++)
+        ctk_buf_printf(&b, "%s%s", i ? sep : "", l->items[i]);
+    if (b.failed || !ctk_buf_puts(&b, "") || !(r = ctk_buf_take(&b, NULL))) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    return r;
+}
+
+/* Lmod's own variables as the command leaves them. */
+static bool lmod_output(st_t *st, ctk_error_t *err)
+{
+    size_t i;
+
+    for (i = 0; i < st->n_vars; i++)
+        if (st->vars[i].is_path && !path_tables(st, &st->vars[i], err))
+            return false;
+    for (i = 0; i < st->n_stacks; i++) {
+        const pstack_t *ps = &st->stacks[i];
+        char *name = ctk_printf(err, "__LMOD_STACK_%s", ps->name), *val = NULL;
+        bool ok = name && (!ps->ents.len || (val = join_list(&ps->ents, ":", err)) != NULL) &&
+                  (ps->ents.len || ps->had ? put_var(&st->ev->lmod_vars, &st->ev->n_lmod_vars, name, val, err)
+                                           : true);
+
+        free(name);
+        free(val);
+        if (!ok)
+            return false;
+    }
+    if (st->mods_changed) {
+        char *lm = join_list(&st->loaded, ":", err), *lf = lm ? join_list(&st->files, ":", err) : NULL;
+        bool ok = lf && put_var(&st->ev->lmod_vars, &st->ev->n_lmod_vars, "LOADEDMODULES", *lm ? lm : NULL, err) &&
+                  put_var(&st->ev->lmod_vars, &st->ev->n_lmod_vars, "_LMFILES_", *lf ? lf : NULL, err);
+
+        free(lm);
+        free(lf);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static bool split_env_list(const st_t *st, const char *name, ctk_strlist_t *out, ctk_error_t *err)
+{
+    const char *v = initial_env(st, name), *p = v;
+
+    while (p && *p) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char *item = ctk_strndup(p, n, err);
+
+        if (!item || !ctk_strlist_take(out, item, err))
+            return false;
+        p = e ? e + 1 : NULL;
+    }
+    return true;
+}
+
+/* ---- public ------------------------------------------------------------------ */
+ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t len,
+                               const char *full_name, const ctk_modeval_opts_t *opts,
+                               ctk_error_t *err)
+{
+    ctk_modeval_t *ev = NULL, *result = NULL;
+    st_t st;
+    size_t i;
+    bool ok;
+
+    memset(&st, 0, sizeof st);
+    st.env = opts->initial_env;
+    st.follow = opts->follow;
+    ctk_strlist_init(&st.loaded);
+    ctk_strlist_init(&st.files);
     if (!(ev = calloc(1, sizeof *ev))) {
         ctk_error_nomem(err);
         goto out;
@@ -1029,8 +2294,27 @@ ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t l
     ctk_strlist_init(&ev->loads);
     ctk_strlist_init(&ev->whatis);
     ctk_strlist_init(&ev->messages);
+    ctk_strlist_init(&ev->properties);
+    ctk_strlist_init(&ev->extensions);
+    ctk_strlist_init(&ev->not_run);
     st.ev = ev;
-    if (!ctk_lua_run(path_label, src, len, lmod_fns, &st, CTK_LUA_ALLOW_GLOBALS, &lim, err))
+    if (!split_env_list(&st, "LOADEDMODULES", &st.loaded, err) ||
+        !split_env_list(&st, "_LMFILES_", &st.files, err))
+        goto out;
+    ok = true;
+    if (opts->mode == CTK_MODE_LOAD && loaded_index(&st, full_name) >= 0) {
+        long k = loaded_index(&st, full_name); /* loading a loaded module reloads it */
+
+        if (strcmp(st.loaded.items[k], full_name) == 0 && (size_t)k < st.files.len && *st.files.items[k]) {
+            char *f = ctk_strdup(st.files.items[k], err);
+
+            ok = f && eval_file(&st, f, full_name, opts->user_name, CTK_MODE_UNLOAD, err);
+            free(f);
+        }
+    }
+    if (!ok || !eval_src(&st, path_label, src, len, full_name, opts->user_name, opts->mode, true, err))
+        goto out;
+    if (!lmod_output(&st, err))
         goto out;
     if (st.n_vars && !(ev->vars = calloc(st.n_vars, sizeof *ev->vars))) {
         ctk_error_nomem(err);
@@ -1045,12 +2329,195 @@ ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t l
     result = ev;
     ev = NULL;
 out:
-    for (i = 0; i < st.n_vars; i++)
-        var_fini(&st.vars[i]);
-    free(st.vars);
-    free(st.sn);
+    vars_free(st.vars, st.n_vars);
+    stacks_free(st.stacks, st.n_stacks);
+    ctk_strlist_fini(&st.loaded);
+    ctk_strlist_fini(&st.files);
     ctk_modeval_free(ev);
     return result;
+}
+
+ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t len,
+                               const char *full_name, const ctk_strlist_t *initial_env,
+                               ctk_error_t *err)
+{
+    ctk_modeval_opts_t o = { CTK_MODE_LOAD, initial_env, false, NULL };
+
+    return ctk_modeval_run(path_label, src, len, full_name, &o, err);
+}
+
+static bool env_put(ctk_strlist_t *env, const char *name, const char *value, ctk_error_t *err)
+{
+    size_t i, n = strlen(name);
+
+    for (i = env->len; i-- > 0;)
+        if (strncmp(env->items[i], name, n) == 0 && env->items[i][n] == '=')
+            list_drop(env, i);
+    if (!value)
+        return true;
+    char *e = ctk_printf(err, "%s=%s", name, value);
+
+    return e && ctk_strlist_take(env, e, err);
+}
+
+bool ctk_modeval_apply(const ctk_modeval_t *ev, ctk_strlist_t *env, ctk_error_t *err)
+{
+    size_t i;
+
+    for (i = 0; i < ev->n_vars; i++)
+        if (!env_put(env, ev->vars[i].name, ev->vars[i].value, err))
+            return false;
+    for (i = 0; i < ev->n_lmod_vars; i++)
+        if (!env_put(env, ev->lmod_vars[i].name, ev->lmod_vars[i].value, err))
+            return false;
+    return true;
+}
+
+/* Version order as Lmod sorts module versions, closely enough: runs of
+ * digits compare as numbers, everything else byte by byte. */
+static int version_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            const char *x = a, *y = b;
+            size_t lx, ly;
+            int c;
+
+            while (*x == '0' && isdigit((unsigned char)x[1]))
+                x++;
+            while (*y == '0' && isdigit((unsigned char)y[1]))
+                y++;
+            for (a = x; isdigit((unsigned char)*a); a++)
+                ;
+            for (b = y; isdigit((unsigned char)*b); b++)
+                ;
+            lx = (size_t)(a - x);
+            ly = (size_t)(b - y);
+            if (lx != ly)
+                return lx < ly ? -1 : 1;
+            if ((c = strncmp(x, y, lx)) != 0)
+                return c;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+/* The default version in directory dir (of module sn): its "default"
+ * symlink, else the highest version. */
+static bool find_default(const char *dir, const char *sn, char **file, char **full, ctk_error_t *err)
+{
+    char *best = NULL, *link = NULL, *path = NULL;
+    DIR *d;
+    struct dirent *de;
+    bool ok = false;
+
+    if ((path = ctk_printf(err, "%s/default", dir)) == NULL)
+        return false;
+    if ((link = ctk_realpath(path)) != NULL && ctk_is_file(link)) {
+        const char *base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+        size_t n = strlen(base);
+
+        *file = link;
+        link = NULL;
+        *full = ctk_printf(err, "%s/%.*s", sn, (int)(n > 4 && strcmp(base + n - 4, ".lua") == 0 ? n - 4 : n), base);
+        ok = *full != NULL;
+        goto out;
+    }
+    if (!(d = opendir(dir)))
+        goto out;
+    while ((de = readdir(d)) != NULL) {
+        char *p;
+        size_t n = strlen(de->d_name);
+
+        if (de->d_name[0] == '.' || strcmp(de->d_name, "default") == 0)
+            continue;
+        if (!(p = ctk_printf(err, "%s/%s", dir, de->d_name)))
+            break;
+        if (ctk_is_file(p)) {
+            char *v = ctk_strndup(de->d_name, n > 4 && strcmp(de->d_name + n - 4, ".lua") == 0 ? n - 4 : n, err);
+
+            if (v && (!best || version_cmp(v, best) > 0)) {
+                free(best);
+                best = v;
+            } else {
+                free(v);
+            }
+        }
+        free(p);
+    }
+    closedir(d);
+    if (ctk_error_is_set(err) || !best)
+        goto out;
+    if (!(*full = ctk_printf(err, "%s/%s", sn, best)))
+        goto out;
+    if (!(*file = ctk_printf(err, "%s/%s.lua", dir, best)) || (!ctk_is_file(*file) && (free(*file), true) &&
+                                                                !(*file = ctk_printf(err, "%s/%s", dir, best)))) {
+        free(*full);
+        *full = NULL;
+        goto out;
+    }
+    ok = true;
+out:
+    free(best);
+    free(link);
+    free(path);
+    return ok;
+}
+
+/* name in one MODULEPATH directory. */
+static bool find_in(const char *dir, const char *name, char **file, char **full, ctk_error_t *err)
+{
+    char *p = ctk_printf(err, "%s/%s.lua", dir, name);
+    bool ok;
+
+    if (!p)
+        return false;
+    if (ctk_is_file(p)) {
+        *file = p;
+        return (*full = ctk_strdup(name, err)) != NULL;
+    }
+    free(p);
+    if (!(p = ctk_printf(err, "%s/%s", dir, name)))
+        return false;
+    if (ctk_is_file(p)) {
+        *file = p;
+        return (*full = ctk_strdup(name, err)) != NULL;
+    }
+    ok = ctk_is_dir(p) && find_default(p, name, file, full, err);
+    free(p);
+    return ok;
+}
+
+bool ctk_modeval_find(const char *modulepath, const char *name, char **file, char **full_name,
+                      ctk_error_t *err)
+{
+    const char *p = modulepath;
+
+    *file = *full_name = NULL;
+    if (!*name || strstr(name, "..") || name[0] == '/')
+        return false;
+    while (p && *p) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char *dir = n ? ctk_strndup(p, n, err) : NULL;
+        bool found;
+
+        if (n && !dir)
+            return false;
+        found = dir && find_in(dir, name, file, full_name, err);
+        free(dir);
+        if (found)
+            return true;
+        if (ctk_error_is_set(err))
+            return false;
+        p = e ? e + 1 : NULL;
+    }
+    return false;
 }
 
 bool ctk_modeval_get(const ctk_modeval_t *ev, const char *name, const char **value)
@@ -1072,7 +2539,10 @@ const char *ctk_modop_kind_name(ctk_modop_kind_t kind)
     static const char *const names[] = {
         "setenv", "pushenv", "unsetenv", "prepend_path", "append_path", "remove_path",
         "family", "conflict", "prereq", "prereq_any", "depends_on", "load", "always_load",
-        "try_load", "whatis", "help", "LmodMessage", "LmodWarning"
+        "try_load", "whatis", "help", "LmodMessage", "LmodWarning", "load_any",
+        "depends_on_any", "unload", "set_alias", "unset_alias", "set_shell_function",
+        "unset_shell_function", "complete", "uncomplete", "add_property", "remove_property",
+        "extensions", "inherit", "LmodBreak", "not run"
     };
 
     return (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
@@ -1093,9 +2563,34 @@ void ctk_modeval_free(ctk_modeval_t *ev)
         free(ev->ops[i].name);
         free(ev->ops[i].value);
         free(ev->ops[i].delim);
+        free(ev->ops[i].file);
     }
     free(ev->ops);
     free(ev->family);
+    for (i = 0; i < ev->n_lmod_vars; i++) {
+        free(ev->lmod_vars[i].name);
+        free(ev->lmod_vars[i].value);
+    }
+    free(ev->lmod_vars);
+    for (i = 0; i < ev->n_aliases; i++) {
+        free(ev->aliases[i].name);
+        free(ev->aliases[i].value);
+    }
+    free(ev->aliases);
+    for (i = 0; i < ev->n_functions; i++) {
+        free(ev->functions[i].name);
+        free(ev->functions[i].value);
+    }
+    free(ev->functions);
+    for (i = 0; i < ev->n_deps; i++) {
+        free(ev->deps[i].name);
+        free(ev->deps[i].file);
+        free(ev->deps[i].why);
+    }
+    free(ev->deps);
+    ctk_strlist_fini(&ev->properties);
+    ctk_strlist_fini(&ev->extensions);
+    ctk_strlist_fini(&ev->not_run);
     ctk_strlist_fini(&ev->conflicts);
     ctk_strlist_fini(&ev->prereqs);
     ctk_strlist_fini(&ev->loads);
