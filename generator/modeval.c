@@ -1098,6 +1098,16 @@ static bool is_tcl_file(const char *file, const char *text)
 #define FOLLOW_MAX_MODULES 256
 #define MODULEFILE_MAX_BYTES ((size_t)4 << 20)
 
+/* Only files any user may read are followed: a root ctkgen must not show
+ * what a module made it read (in an error quoting the text) when the
+ * user who wrote the module could not read it. */
+static bool world_readable(const char *file)
+{
+    struct stat sb;
+
+    return stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & S_IROTH);
+}
+
 /* Evaluate the module name resolves to on the current MODULEPATH in mode;
  * *found says whether there was one.  Lmod's errors in it are ours. */
 static bool follow_module(st_t *st, ctk_modop_kind_t kind, const char *name, ctk_modmode_t mode,
@@ -1125,6 +1135,10 @@ static bool follow_module(st_t *st, ctk_modop_kind_t kind, const char *name, ctk
     *found = true;
     if (st->fr->depth + 1 >= FOLLOW_MAX_DEPTH || st->n_followed >= FOLLOW_MAX_MODULES) {
         ok = add_dep(st, kind, name, file, "too deep: modules load each other in a loop", line, err);
+        goto out;
+    }
+    if (!world_readable(file)) {
+        ok = add_dep(st, kind, name, file, "not readable by every user: not evaluated", line, err);
         goto out;
     }
     ctk_error_init(&e);
@@ -2107,15 +2121,21 @@ out:
     return ok;
 }
 
+/* A loaded module's file, evaluated again (to unload or reload it); one
+ * that cannot be read is left alone, as Lmod leaves a module whose file
+ * is gone. */
 static bool eval_file(st_t *st, const char *file, const char *full, const char *user,
                       ctk_modmode_t mode, ctk_error_t *err)
 {
     size_t len;
-    char *src = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, err);
+    char *src = NULL;
+    ctk_error_t e;
     bool ok;
 
-    if (!src)
-        return false;
+    ctk_error_init(&e);
+    if (!world_readable(file) || !(src = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, &e)))
+        return add_dep(st, CTK_MODOP_LOAD, full, file, "its file cannot be read: left as it is", 0, err) &&
+               (mode == CTK_MODE_LOAD || mark_loaded(st, full, file, false, err));
     ok = eval_src(st, file, src, len, full, user, mode, true, err);
     free(src);
     return ok;
