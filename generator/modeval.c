@@ -1986,7 +1986,8 @@ static bool var_copy(var_t *to, const var_t *from, ctk_error_t *err)
     *to = *from;
     to->ents = NULL;
     to->n = to->cap = 0;
-    if (!(to->name = ctk_strdup(from->name, err)) | !dup_opt(from->delim, &to->delim, err) |
+    to->name = to->delim = to->value = NULL;
+    if (!(to->name = ctk_strdup(from->name, err)) || !dup_opt(from->delim, &to->delim, err) ||
         !dup_opt(from->value, &to->value, err))
         return false;
     for (i = 0; i < from->n; i++) {

@@ -1,27 +1,40 @@
-/* modeval.h - Lua modulefile -> environment changes, as Lmod's `module load`.
+/* modeval.h - Lua modulefile -> environment changes, as Lmod's `module load`
+ * and `module unload`.
  * SPDX-License-Identifier: MIT
  *
  * Evaluates a Lua modulefile (ctkgen's own or a site's/vendor's) in the
- * luahost sandbox (no io, no os but os.getenv, no require/load/dofile, an
- * instruction budget and a memory cap) with an Lmod-compatible API in load
- * mode, and returns what loading it would do: every operation with the line
- * it came from, and the final value of every variable it touched.
+ * luahost sandbox (no io, no os but getenv/date/time, no require/load/
+ * dofile, an instruction budget and a memory cap) with Lmod's modulefile
+ * functions, and returns what loading or unloading it would do: every
+ * operation with the line it came from, and the final value of every
+ * variable it touched.  docs/lmod-semantics.md is the reference; the
+ * differential tests (tests/lmod_diff.sh) hold this to the real Lmod.
  *
- * Semantics follow Lmod 8.6 with its defaults (LMOD_DUPLICATE_PATHS=no,
- * LMOD_TMOD_PATH_RULE=no, LMOD_PREPEND_BLOCK=normal): path entries are
- * kept once with a reference count; prepending/appending an entry already
- * there moves it (to the front/back of its priority class) and bumps its
- * count; remove_path drops one count (all with force=true) and the entry
- * when none is left; entries are cleaned as Lmod's path_regularize does
- * ("//" -> "/", trailing "/" and "/./" dropped, leading "~" -> $HOME);
- * priority (0 or >= 10) orders entries before (prepend) or after (append)
- * the others; PATH loses empty entries; a path variable with no entries
- * left is unset.  Lmod's bookkeeping variables (__LMOD_REF_COUNT_*,
- * __LMOD_Priority_*, __LMOD_STACK_*, _LMFILES_, LOADEDMODULES) are not
- * reported; family() sets LMOD_FAMILY_<NAME> and LMOD_FAMILY_<NAME>_VERSION
- * as Lmod does.  Dependencies (depends_on, load, prereq, ...) are recorded,
- * not loaded; isloaded() is false; os.getenv() sees initial_env plus this
- * module's own changes, never the real environment.
+ * Semantics follow Lmod 8.6.19 with its defaults (LMOD_DUPLICATE_PATHS=no,
+ * LMOD_TMOD_PATH_RULE=no, LMOD_PREPEND_BLOCK=normal, LMOD_AUTO_SWAP=yes):
+ * path entries are kept once with a reference count (read from and
+ * written to __LMOD_REF_COUNT_<V>); prepending/appending an entry already
+ * there moves it and bumps its count; unloading a prepend/append or a
+ * remove_path drops one count (all with force=true) and the entry when
+ * none is left; entries are cleaned as Lmod's path_regularize does;
+ * priority (0 or >= 10, kept in __LMOD_Priority_<V>) orders entries;
+ * PATH loses empty entries; a path variable with no entries left is unset.
+ * setenv is undone by unsetting; pushenv keeps Lmod's base64 stack in
+ * __LMOD_STACK_<V> and unload pops it; family() sets and unload unsets
+ * LMOD_FAMILY_<NAME>[_VERSION].  LOADEDMODULES and _LMFILES_ say what
+ * isloaded() sees; with opts.follow, load/depends_on/prereq/... evaluate
+ * the Lua modulefile the name resolves to on MODULEPATH (readable by every
+ * user; Tcl ones are recorded, not evaluated).  In unload mode an error
+ * stops the file but keeps what ran (as Lmod), LmodError is a warning and
+ * LmodBreak does nothing; in load mode LmodBreak drops the module's
+ * changes.  Known differences from Lmod: family() does not swap out
+ * another member of the family; depends_on() in unload mode unloads a
+ * dependency the user had loaded directly (Lmod keeps its own count in
+ * _ModuleTable_, which is not read); atleast/between/latest name the
+ * module's default; a module's default version is its "default" link or
+ * the highest version (.modulerc and .version are not read); Pkg, hide_*
+ * and module_version are absent (the last two are .modulerc functions in
+ * Lmod too).
  */
 #ifndef CTK_MODEVAL_H
 #define CTK_MODEVAL_H
