@@ -1293,7 +1293,7 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
     forbidden = ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
     ctk_error_init(&e);
     {
-        ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL };
+        ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true };
         ctk_strlist_t env;
         char *root = module_root(f, c->err), *mp = root ? ctk_printf(c->err, "MODULEPATH=%s", root) : NULL;
 

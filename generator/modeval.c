@@ -74,12 +74,13 @@ typedef struct frame {
 typedef struct {
     frame_t *fr;
     const ctk_strlist_t *env;
-    bool follow;
+    bool follow, load_prereqs;
     var_t *vars;
     size_t n_vars, cap_vars;
     pstack_t *stacks;
     size_t n_stacks;
     ctk_strlist_t loaded, files;  /* LOADEDMODULES, _LMFILES_ as they stand */
+    ctk_strlist_t swaps;          /* family swaps due: "old sn", "new sn", "new as typed" */
     bool mods_changed;
     size_t n_followed;            /* modules evaluated besides the first */
     size_t cap_ops;
@@ -945,8 +946,11 @@ static bool fn_env(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_er
             value = a2.str;
         else
             return fail(c, err, "value is a %s, not a string", type_name(a2.type));
-        if (value && strlen(value) != a2.len)
+        if (a2.type == CTK_LUA_STRING && strlen(value) != a2.len)
             return fail(c, err, "value holds a NUL byte");
+        if (kind == CTK_MODOP_PUSHENV && a2.type == CTK_LUA_NUMBER && !unload)
+            /* Lmod 8.6.19's base64 encoder takes strings only: the load fails */
+            return fail(c, err, "value is a number; Lmod refuses to push it (give a string)");
     }
     if (!(nm = var_name(c, name, err)))
         return false;
@@ -1001,6 +1005,14 @@ static bool fn_family(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk
     if (st->fr->mode == CTK_MODE_UNLOAD) {
         ok = set_var(st, var, NULL, err) && set_var(st, var_v, NULL, err);
         goto out;
+    }
+    {
+        const char *held = cur_env(st, var); /* another module of the family: swapped out after */
+
+        if (held && strcmp(held, st->fr->sn) != 0 && st->follow &&
+            (!ctk_strlist_push(&st->swaps, held, err) || !ctk_strlist_push(&st->swaps, st->fr->sn, err) ||
+             !ctk_strlist_push(&st->swaps, st->fr->user_name, err)))
+            goto out;
     }
     if (!set_var(st, var, st->fr->sn, err) || !set_var(st, var_v, st->fr->version, err))
         goto out;
@@ -1185,6 +1197,12 @@ static bool relate(st_t *st, ctk_modop_kind_t kind, const char *name, int line, 
     case CTK_MODOP_PREREQ_ANY:
         if (unload || loaded)
             return unload || add_dep(st, kind, name, NULL, "already loaded", line, err);
+        if (st->follow && !st->load_prereqs) {
+            ctk_error_set(err, CTK_E_TEMPLATE, NULL, line, 0,
+                          "%s: cannot load %s without %s loaded first", ctk_modop_kind_name(kind),
+                          st->fr->full_name, name);
+            return false;
+        }
         break;
     case CTK_MODOP_ALWAYS_LOAD:
         if (unload)
@@ -1206,8 +1224,7 @@ static bool relate(st_t *st, ctk_modop_kind_t kind, const char *name, int line, 
             return true;
         return follow_module(st, kind, name, CTK_MODE_UNLOAD, line, &found, err);
     }
-    if (loaded && !follow_module(st, kind, name, CTK_MODE_UNLOAD, line, &found, err))
-        return false; /* load() of a loaded module reloads it */
+    /* load() of a loaded module reloads it: eval_src() unloads it first */
     if (!follow_module(st, kind, name, CTK_MODE_LOAD, line, &found, err))
         return false;
     *done = found;
@@ -1277,6 +1294,8 @@ static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ct
             ctk_lua_call_arg(c, i, &a);
             done = loaded_index(st, a.str) >= 0;
         }
+        if (!done && n && st->follow && !st->load_prereqs)
+            return fail(c, err, "cannot load %s without one of these loaded first", st->fr->full_name);
         for (i = 1; i <= n && !done; i++) {
             ctk_lua_call_arg(c, i, &a);
             if (!relate(st, kind, a.str, line, &done, err))
@@ -1529,8 +1548,15 @@ static bool fn_record(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk
     if (!arg_str(c, 1, &a1, &a1s, err))
         return false;
     ctk_lua_call_arg(c, 2, &a2);
-    if (a2.type != CTK_LUA_NIL && !arg_str(c, 2, &a2, &a2s, err))
+    if ((a2.type != CTK_LUA_NIL || kind != CTK_MODOP_REMOVE_PROPERTY) && !arg_str(c, 2, &a2, &a2s, err))
         return false;
+    if (kind == CTK_MODOP_COMPLETE || kind == CTK_MODOP_UNCOMPLETE) {
+        ctk_lua_val_t a3; /* Lmod wants shell, command and arguments, all strings */
+        const char *a3s;
+
+        if (!arg_str(c, 3, &a3, &a3s, err))
+            return false;
+    }
     if (!add_op(st, kind, a1s, a2s, NULL, 0, false, line, err))
         return false;
     if (kind == CTK_MODOP_ADD_PROPERTY && st->fr->mode == CTK_MODE_LOAD) {
@@ -1658,8 +1684,13 @@ static bool fn_break(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_
 {
     st_t *st = ud;
 
+    ctk_lua_val_t a;
+    const char *msg;
+
     (void)ret;
-    if (!add_op(st, CTK_MODOP_BREAK, NULL, NULL, NULL, 0, false, ctk_lua_call_line(c), err))
+    if (!arg_str(c, 1, &a, &msg, err)) /* Lmod: the message must be a string */
+        return false;
+    if (!add_op(st, CTK_MODOP_BREAK, NULL, msg, NULL, 0, false, ctk_lua_call_line(c), err))
         return false;
     if (st->fr->mode == CTK_MODE_UNLOAD)
         return true;
@@ -1839,7 +1870,8 @@ out:
     return ok;
 }
 
-static const ctk_lua_reg_t lmod_fns[] = {
+/* The Lmod functions, by name. */
+static const ctk_lua_reg_t lmod_impl[] = {
     { "prepend_path", fn_path },      { "append_path", fn_path },
     { "remove_path", fn_path },       { "setenv", fn_env },
     { "pushenv", fn_env },            { "unsetenv", fn_env },
@@ -1874,6 +1906,104 @@ static const ctk_lua_reg_t lmod_fns[] = {
     { "subprocess", fn_notrun },      { "source_sh", fn_notrun },
     { "os.execute", fn_notrun },      { "mkdir_recursive", fn_notrun },
     { "inherit", fn_inherit },
+    { NULL, NULL }
+};
+
+/* Call the Lmod function the chunk named.  In unload mode Lmod only warns
+ * about a call it refuses (arguments that are not strings, a missing
+ * value) and goes on with the file: so does this. */
+static bool dispatch(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    const char *name = ctk_lua_call_name(c);
+    const ctk_lua_reg_t *r;
+    int line;
+
+    for (r = lmod_impl; r->name && strcmp(r->name, name) != 0; r++)
+        ;
+    if (!r->name) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "%s: not an Lmod function", name);
+        return false;
+    }
+    if (r->fn(ud, c, ret, err))
+        return true;
+    if (st->fr->mode != CTK_MODE_UNLOAD || err->code != CTK_E_TEMPLATE || st->fr->breaking)
+        return false;
+    line = err->line ? err->line : ctk_lua_call_line(c);
+    st->ev->warned = true;
+    if (!add_op(st, CTK_MODOP_WARNING, NULL, err->text, NULL, 0, false, line, err) ||
+        !ctk_strlist_push(&st->ev->messages, err->text, err))
+        return false;
+    ctk_error_init(err);
+    return true;
+}
+
+/* What the module sees: every name goes through dispatch(). */
+static const ctk_lua_reg_t lmod_fns[] = {
+    { "prepend_path", dispatch },
+    { "append_path", dispatch },
+    { "remove_path", dispatch },
+    { "setenv", dispatch },
+    { "pushenv", dispatch },
+    { "unsetenv", dispatch },
+    { "family", dispatch },
+    { "conflict", dispatch },
+    { "prereq", dispatch },
+    { "prereq_any", dispatch },
+    { "depends_on", dispatch },
+    { "load", dispatch },
+    { "always_load", dispatch },
+    { "try_load", dispatch },
+    { "try_add", dispatch },
+    { "load_any", dispatch },
+    { "depends_on_any", dispatch },
+    { "unload", dispatch },
+    { "always_unload", dispatch },
+    { "whatis", dispatch },
+    { "help", dispatch },
+    { "LmodMessage", dispatch },
+    { "LmodMsgRaw", dispatch },
+    { "LmodWarning", dispatch },
+    { "LmodError", dispatch },
+    { "LmodBreak", dispatch },
+    { "requireFullName", dispatch },
+    { "myModuleName", dispatch },
+    { "myModuleVersion", dispatch },
+    { "myModuleFullName", dispatch },
+    { "myModuleUsrName", dispatch },
+    { "myFileName", dispatch },
+    { "mode", dispatch },
+    { "myShellName", dispatch },
+    { "myShellType", dispatch },
+    { "LmodVersion", dispatch },
+    { "os.getenv", dispatch },
+    { "os.date", dispatch },
+    { "os.time", dispatch },
+    { "isloaded", dispatch },
+    { "isPending", dispatch },
+    { "isAvail", dispatch },
+    { "isDir", dispatch },
+    { "isFile", dispatch },
+    { "userInGroups", dispatch },
+    { "userInGroup", dispatch },
+    { "pathJoin", dispatch },
+    { "path_regularize", dispatch },
+    { "extensions", dispatch },
+    { "add_property", dispatch },
+    { "remove_property", dispatch },
+    { "complete", dispatch },
+    { "uncomplete", dispatch },
+    { "set_alias", dispatch },
+    { "unset_alias", dispatch },
+    { "set_shell_function", dispatch },
+    { "unset_shell_function", dispatch },
+    { "execute", dispatch },
+    { "capture", dispatch },
+    { "subprocess", dispatch },
+    { "source_sh", dispatch },
+    { "os.execute", dispatch },
+    { "mkdir_recursive", dispatch },
+    { "inherit", dispatch },
     { NULL, NULL }
 };
 
@@ -2074,6 +2204,47 @@ static void snap_restore(st_t *st, snap_t *sn)
     memset(sn, 0, sizeof *sn);
 }
 
+/* Unload the loaded module whose name (sn) is sn, if any. */
+static bool unload_sn(st_t *st, const char *sn, ctk_error_t *err)
+{
+    long k = loaded_index(st, sn);
+    char *file, *full;
+    bool ok;
+
+    if (k < 0 || (size_t)k >= st->files.len || !*st->files.items[k])
+        return true;
+    file = ctk_strdup(st->files.items[k], err);
+    full = file ? ctk_strdup(st->loaded.items[k], err) : NULL;
+    ok = full && eval_file(st, file, full, NULL, CTK_MODE_UNLOAD, err);
+    free(file);
+    free(full);
+    return ok;
+}
+
+/* Lmod's automatic family swap, after a load: the old member and the new
+ * one are unloaded, and the new one loaded again by the name it was
+ * given. */
+static bool family_swaps(st_t *st, ctk_error_t *err)
+{
+    while (st->swaps.len >= 3) {
+        char *old = st->swaps.items[st->swaps.len - 3], *nsn = st->swaps.items[st->swaps.len - 2];
+        char *typed = st->swaps.items[st->swaps.len - 1], *msg;
+        bool found, ok;
+
+        st->swaps.len -= 3;
+        msg = ctk_printf(err, "Lmod is automatically replacing \"%s\" with \"%s\"", old, nsn);
+        ok = msg && ctk_strlist_take(&st->ev->messages, msg, err) && unload_sn(st, old, err) &&
+             unload_sn(st, nsn, err) &&
+             follow_module(st, CTK_MODOP_LOAD, typed, CTK_MODE_LOAD, 0, &found, err);
+        free(old);
+        free(nsn);
+        free(typed);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 /* Evaluate src as the module full in mode, on top of the state; mark:
  * record it as loaded/unloaded after (not for inherit()). */
 static bool eval_src(st_t *st, const char *file, const char *src, size_t len, const char *full,
@@ -2097,6 +2268,8 @@ static bool eval_src(st_t *st, const char *file, const char *src, size_t len, co
     fr.depth = st->fr ? st->fr->depth + 1 : 0;
     if (!(fr.sn = ctk_strndup(full, slash ? (size_t)(slash - full) : strlen(full), err)))
         return false;
+    if (mode == CTK_MODE_LOAD && mark && !unload_sn(st, fr.sn, err))
+        goto out; /* loading a module whose name is loaded replaces that one */
     if (mode == CTK_MODE_LOAD && !snap_take(st, &sn, err))
         goto out;
     st->fr = &fr;
@@ -2115,7 +2288,8 @@ static bool eval_src(st_t *st, const char *file, const char *src, size_t len, co
         *err = e;                     /* unload ignores errors and keeps what ran */
         goto out;
     }
-    ok = !mark || mark_loaded(st, full, file, mode == CTK_MODE_LOAD, err);
+    ok = (!mark || mark_loaded(st, full, file, mode == CTK_MODE_LOAD, err)) &&
+         (mode == CTK_MODE_UNLOAD || !mark || family_swaps(st, err));
 out:
     snap_fini(&sn);
     free(fr.sn);
@@ -2304,8 +2478,10 @@ ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t l
     memset(&st, 0, sizeof st);
     st.env = opts->initial_env;
     st.follow = opts->follow;
+    st.load_prereqs = opts->load_prereqs;
     ctk_strlist_init(&st.loaded);
     ctk_strlist_init(&st.files);
+    ctk_strlist_init(&st.swaps);
     if (!(ev = calloc(1, sizeof *ev))) {
         ctk_error_nomem(err);
         goto out;
@@ -2323,16 +2499,6 @@ ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t l
         !split_env_list(&st, "_LMFILES_", &st.files, err))
         goto out;
     ok = true;
-    if (opts->mode == CTK_MODE_LOAD && loaded_index(&st, full_name) >= 0) {
-        long k = loaded_index(&st, full_name); /* loading a loaded module reloads it */
-
-        if (strcmp(st.loaded.items[k], full_name) == 0 && (size_t)k < st.files.len && *st.files.items[k]) {
-            char *f = ctk_strdup(st.files.items[k], err);
-
-            ok = f && eval_file(&st, f, full_name, opts->user_name, CTK_MODE_UNLOAD, err);
-            free(f);
-        }
-    }
     if (!ok || !eval_src(&st, path_label, src, len, full_name, opts->user_name, opts->mode, true, err))
         goto out;
     if (!lmod_output(&st, err))
@@ -2354,6 +2520,7 @@ out:
     stacks_free(st.stacks, st.n_stacks);
     ctk_strlist_fini(&st.loaded);
     ctk_strlist_fini(&st.files);
+    ctk_strlist_fini(&st.swaps);
     ctk_modeval_free(ev);
     return result;
 }
@@ -2362,7 +2529,7 @@ ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t l
                                const char *full_name, const ctk_strlist_t *initial_env,
                                ctk_error_t *err)
 {
-    ctk_modeval_opts_t o = { CTK_MODE_LOAD, initial_env, false, NULL };
+    ctk_modeval_opts_t o = { CTK_MODE_LOAD, initial_env, false, NULL, false };
 
     return ctk_modeval_run(path_label, src, len, full_name, &o, err);
 }

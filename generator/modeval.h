@@ -158,6 +158,10 @@ typedef struct {
     /* What the user typed (myModuleUsrName(), requireFullName()); NULL:
      * the full name. */
     const char *user_name;
+    /* With follow: a prereq()/prereq_any() module that is not loaded is
+     * loaded first (recorded in deps with why "not loaded: loaded first"),
+     * as the user would have to, instead of Lmod's refusal to load. */
+    bool load_prereqs;
 } ctk_modeval_opts_t;
 
 /* Evaluate a Lua modulefile as `module load full_name` (or unload) would.
@@ -176,8 +180,9 @@ typedef struct {
  *                   'x'" or "attempt to call a nil value (field 'x')");
  *                   bad arguments to an Lmod function; LmodError() in load
  *                   mode, whose text starts "LmodError: "; a prereq() or
- *                   conflict() Lmod would refuse; load() of a module that
- *                   cannot be found (with follow).
+ *                   conflict() Lmod would refuse (a prereq() only with
+ *                   follow and without load_prereqs); load() of a module
+ *                   that cannot be found (with follow).
  *                   Errors from Lmod functions cannot be caught by pcall.
  *   CTK_E_NOMEM */
 ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t len,
