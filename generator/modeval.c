@@ -1145,7 +1145,7 @@ static bool follow_module(st_t *st, ctk_modop_kind_t kind, const char *name, ctk
         goto out;
     }
     *found = true;
-    if (st->fr->depth + 1 >= FOLLOW_MAX_DEPTH || st->n_followed >= FOLLOW_MAX_MODULES) {
+    if ((st->fr ? st->fr->depth + 1 : 0) >= FOLLOW_MAX_DEPTH || st->n_followed >= FOLLOW_MAX_MODULES) {
         ok = add_dep(st, kind, name, file, "too deep: modules load each other in a loop", line, err);
         goto out;
     }
