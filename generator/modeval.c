@@ -363,7 +363,7 @@ static bool extract(st_t *st, var_t *v, ctk_error_t *err)
             e = &v->ents[v->n - 1];
             if (refs && lmod_table_get(refs, a.items[i], &num))
                 e->num = (int)(num < 0 ? 0 : num > 1000000 ? 1000000 : num);
-            if (prios && lmod_table_get(prios, a.items[i], &prio))
+            if (prios && lmod_table_get(prios, *a.items[i] ? a.items[i] : " ", &prio))
                 e->prio = prio;
         }
         v->imax = (long long)i + 1;
@@ -1445,8 +1445,14 @@ static bool fn_isloaded(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, c
         for (f = st->fr; f && !yes; f = f->up)
             yes = f->mode == CTK_MODE_LOAD &&
                   (strcmp(f->full_name, name) == 0 || (strlen(f->sn) == n && strcmp(f->sn, name) == 0));
-    } else {
+    } else { /* a module being loaded counts as loaded, in Lmod too */
+        const frame_t *f;
+        size_t n = strlen(name);
+
         yes = loaded_index(st, name) >= 0;
+        for (f = st->fr; f && !yes; f = f->up)
+            yes = f->mode == CTK_MODE_LOAD &&
+                  (strcmp(f->full_name, name) == 0 || (strlen(f->sn) == n && strcmp(f->sn, name) == 0));
     }
     ctk_lua_ret_bool(ret, yes);
     return true;
@@ -2378,8 +2384,9 @@ static bool path_tables(st_t *st, const var_t *v, ctk_error_t *err)
             order[i] = order[best];
             order[best] = t;
         }
-        if (order[i]->prio)
-            ctk_buf_printf(&p, "%s%s:%ld", p.len ? ";" : "", order[i]->val, order[i]->prio);
+        if (order[i]->prio) /* Lmod keys an empty entry as " " here */
+            ctk_buf_printf(&p, "%s%s:%ld", p.len ? ";" : "", *order[i]->val ? order[i]->val : " ",
+                           order[i]->prio);
     }
     if (r.failed || p.failed) {
         ctk_error_nomem(err);
