@@ -1427,6 +1427,19 @@ static bool fn_getenv(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk
     return true;
 }
 
+/* Whether name names a module being loaded now (the file itself included). */
+static bool pending(const st_t *st, const char *name)
+{
+    size_t n = strlen(name);
+    const frame_t *f;
+
+    for (f = st->fr; f; f = f->up)
+        if (f->mode == CTK_MODE_LOAD &&
+            (strcmp(f->full_name, name) == 0 || (strlen(f->sn) == n && strcmp(f->sn, name) == 0)))
+            return true;
+    return false;
+}
+
 /* isloaded(name), isPending(name): from LOADEDMODULES as it stands / the
  * modules being loaded now (the file itself included). */
 static bool fn_isloaded(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
@@ -1438,22 +1451,8 @@ static bool fn_isloaded(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, c
 
     if (!arg_str(c, 1, &a, &name, err))
         return false;
-    if (strcmp(ctk_lua_call_name(c), "isPending") == 0) {
-        const frame_t *f;
-        size_t n = strlen(name);
-
-        for (f = st->fr; f && !yes; f = f->up)
-            yes = f->mode == CTK_MODE_LOAD &&
-                  (strcmp(f->full_name, name) == 0 || (strlen(f->sn) == n && strcmp(f->sn, name) == 0));
-    } else { /* a module being loaded counts as loaded, in Lmod too */
-        const frame_t *f;
-        size_t n = strlen(name);
-
-        yes = loaded_index(st, name) >= 0;
-        for (f = st->fr; f && !yes; f = f->up)
-            yes = f->mode == CTK_MODE_LOAD &&
-                  (strcmp(f->full_name, name) == 0 || (strlen(f->sn) == n && strcmp(f->sn, name) == 0));
-    }
+    /* a module being loaded counts as loaded, in Lmod too */
+    yes = pending(st, name) || (strcmp(ctk_lua_call_name(c), "isPending") != 0 && loaded_index(st, name) >= 0);
     ctk_lua_ret_bool(ret, yes);
     return true;
 }
