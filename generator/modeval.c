@@ -300,23 +300,31 @@ static bool add_ent(var_t *v, const char *val, long long idx, long prio, ctk_err
 }
 
 /* The number Lmod keeps for entry in one of its tables
- * ("entry:N;entry:N"), as its l_extract_Lmod_var_table() reads them: the
- * text between the first and second ':' of the item whose text before the
- * first ':' is entry. */
+ * ("entry:N;entry:N"), read as its l_extract_Lmod_var_table() reads it:
+ * an item's key is its text up to the first ':', its number the text up
+ * to the next ':'.  So an entry holding ':' is never found (Lmod then
+ * counts it once), and neither is a number Lua would not read. */
 static bool lmod_table_get(const char *table, const char *entry, long *out)
 {
     size_t n = strlen(entry);
     const char *p = table;
 
     while (p && *p) {
-        const char *end = strchr(p, ';');
+        const char *end = strchr(p, ';'), *colon = strchr(p, ':');
         size_t len = end ? (size_t)(end - p) : strlen(p);
 
-        if (len > n && strncmp(p, entry, n) == 0 && p[n] == ':') {
-            char *stop;
-            long v = strtol(p + n + 1, &stop, 10);
+        if (colon && colon < p + len && (size_t)(colon - p) == n && strncmp(p, entry, n) == 0) {
+            const char *num = colon + 1, *stop = memchr(num, ':', (size_t)(p + len - num));
+            char buf[32], *e;
+            size_t k = (size_t)((stop ? stop : p + len) - num);
+            long v;
 
-            if (stop == p + n + 1)
+            if (k == 0 || k >= sizeof buf)
+                return false;
+            memcpy(buf, num, k);
+            buf[k] = '\0';
+            v = strtol(buf, &e, 10);
+            if (*e)
                 return false;
             *out = v;
             return true;
@@ -867,7 +875,8 @@ static pstack_t *get_stack(st_t *st, const char *name, bool seed, ctk_error_t *e
     ps->had = cur != NULL;
     if (cur && *cur)
         return split_path(st, cur, ":", &ps->ents, err) ? ps : NULL;
-    if (!cur && seed && (cur = cur_env(st, name)) != NULL) {
+    /* Lmod seeds the stack with name's value, base64; "" gives no entry */
+    if (!cur && seed && (cur = cur_env(st, name)) != NULL && *cur) {
         char *e = b64_encode(cur, err);
 
         if (!e || !ctk_strlist_take(&ps->ents, e, err))
@@ -2422,6 +2431,21 @@ static char *join_list(const ctk_strlist_t *l, const char *sep, ctk_error_t *err
     return r;
 }
 
+/* A stack's value as Lmod's Var:expand() writes a path: an empty entry
+ * alone is "::", a trailing one adds a ':'. */
+static char *stack_value(const ctk_strlist_t *ents, ctk_error_t *err)
+{
+    char *v, *r;
+
+    if (ents->len == 1 && !*ents->items[0])
+        return ctk_strdup("::", err);
+    if (!(v = join_list(ents, ":", err)) || *ents->items[ents->len - 1])
+        return v;
+    r = ctk_printf(err, "%s:", v);
+    free(v);
+    return r;
+}
+
 /* Lmod's own variables as the command leaves them. */
 static bool lmod_output(st_t *st, ctk_error_t *err)
 {
@@ -2433,7 +2457,7 @@ static bool lmod_output(st_t *st, ctk_error_t *err)
     for (i = 0; i < st->n_stacks; i++) {
         const pstack_t *ps = &st->stacks[i];
         char *name = ctk_printf(err, "__LMOD_STACK_%s", ps->name), *val = NULL;
-        bool ok = name && (!ps->ents.len || (val = join_list(&ps->ents, ":", err)) != NULL) &&
+        bool ok = name && (!ps->ents.len || (val = stack_value(&ps->ents, err)) != NULL) &&
                   (ps->ents.len || ps->had ? put_var(&st->ev->lmod_vars, &st->ev->n_lmod_vars, name, val, err)
                                            : true);
 
