@@ -1293,7 +1293,7 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
     forbidden = ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
     ctk_error_init(&e);
     {
-        ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true };
+        ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true }; /* lenient */
         ctk_strlist_t env;
         char *root = module_root(f, c->err), *mp = root ? ctk_printf(c->err, "MODULEPATH=%s", root) : NULL;
 
@@ -1344,13 +1344,12 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
         if (ev->vars[i].value && !ctk_env_set(&set, ev->vars[i].name, ev->vars[i].value, c->err))
             goto out;
     }
-    if (!ev->family && ev->conflicts.len == 0 &&
-        !addf(f, "CTK-MOD-003", 0, c->err, "no family() or conflict(): another toolkit can be loaded alongside"))
-        goto out;
     {
         ctk_check_src_t src = {f->file, text, ev};
 
-        ok = check_module(c, f, f->name, &menv, &set, &src);
+        ok = check_module(c, f, f->name, &menv, &set, &src) &&
+             (ev->family || ev->conflicts.len || !f->root || /* a toolkit's module only */
+              addf(f, "CTK-MOD-003", 0, c->err, "no family() or conflict(): another toolkit can be loaded alongside"));
     }
 out:
     ctk_modeval_free(ev);
@@ -1440,13 +1439,12 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
         if ((!was || strcmp(was, eq + 1) != 0) && !ctk_env_set(&set, name, eq + 1, c->err))
             goto out;
     }
-    if (!tcl_has_family(text) &&
-        !addf(f, "CTK-MOD-003", 0, c->err, "no family or conflict: another toolkit can be loaded alongside"))
-        goto out;
     {
         ctk_check_src_t src = {f->file, text, NULL};
 
-        ok = check_module(c, f, f->name, &menv, &set, &src);
+        ok = check_module(c, f, f->name, &menv, &set, &src) &&
+             (tcl_has_family(text) || !f->root || /* a toolkit's module only */
+              addf(f, "CTK-MOD-003", 0, c->err, "no family or conflict: another toolkit can be loaded alongside"));
     }
 out:
     free(skip_why);

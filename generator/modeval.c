@@ -74,13 +74,14 @@ typedef struct frame {
 typedef struct {
     frame_t *fr;
     const ctk_strlist_t *env;
-    bool follow, load_prereqs;
+    bool follow, lenient;
     var_t *vars;
     size_t n_vars, cap_vars;
     pstack_t *stacks;
     size_t n_stacks;
     ctk_strlist_t loaded, files;  /* LOADEDMODULES, _LMFILES_ as they stand */
     ctk_strlist_t swaps;          /* family swaps due: "old sn", "new sn", "new as typed" */
+    ctk_modop_kind_t dep_kind;    /* load_any/depends_on_any: the kind deps record; 0: as called */
     bool mods_changed;
     size_t n_followed;            /* modules evaluated besides the first */
     size_t cap_ops;
@@ -1191,6 +1192,7 @@ out:
 static bool relate(st_t *st, ctk_modop_kind_t kind, const char *name, int line, bool *done,
                    ctk_error_t *err)
 {
+    ctk_modop_kind_t as = st->dep_kind ? st->dep_kind : kind; /* what the file called */
     bool unload = st->fr->mode == CTK_MODE_UNLOAD, loaded = loaded_index(st, name) >= 0, found;
 
     *done = loaded;
@@ -1205,8 +1207,8 @@ static bool relate(st_t *st, ctk_modop_kind_t kind, const char *name, int line, 
     case CTK_MODOP_PREREQ:
     case CTK_MODOP_PREREQ_ANY:
         if (unload || loaded)
-            return unload || add_dep(st, kind, name, NULL, "already loaded", line, err);
-        if (st->follow && !st->load_prereqs) {
+            return unload || add_dep(st, as, name, NULL, "already loaded", line, err);
+        if (st->follow && !st->lenient) {
             ctk_error_set(err, CTK_E_TEMPLATE, NULL, line, 0,
                           "%s: cannot load %s without %s loaded first", ctk_modop_kind_name(kind),
                           st->fr->full_name, name);
@@ -1220,24 +1222,24 @@ static bool relate(st_t *st, ctk_modop_kind_t kind, const char *name, int line, 
     case CTK_MODOP_DEPENDS_ON:
     case CTK_MODOP_DEPENDS_ON_ANY:
         if (!unload && loaded)
-            return add_dep(st, kind, name, NULL, "already loaded", line, err);
+            return add_dep(st, as, name, NULL, "already loaded", line, err);
         break;
     default:
         break;
     }
     if (!st->follow)
-        return add_dep(st, kind, name, NULL, "not followed", line, err);
+        return add_dep(st, as, name, NULL, "not followed", line, err);
     if (unload || kind == CTK_MODOP_UNLOAD) {
         *done = false;
         if (!loaded)
             return true;
-        return follow_module(st, kind, name, CTK_MODE_UNLOAD, line, &found, err);
+        return follow_module(st, as, name, CTK_MODE_UNLOAD, line, &found, err);
     }
     /* load() of a loaded module reloads it: eval_src() unloads it first */
-    if (!follow_module(st, kind, name, CTK_MODE_LOAD, line, &found, err))
+    if (!follow_module(st, as, name, CTK_MODE_LOAD, line, &found, err))
         return false;
     *done = found;
-    if (!found && (kind == CTK_MODOP_LOAD || kind == CTK_MODOP_ALWAYS_LOAD)) {
+    if (!found && !st->lenient && (kind == CTK_MODOP_LOAD || kind == CTK_MODOP_ALWAYS_LOAD)) {
         ctk_error_set(err, CTK_E_TEMPLATE, NULL, line, 0,
                       "load: module %s is unknown (not found on MODULEPATH)", name);
         return false;
@@ -1289,12 +1291,17 @@ static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ct
     if (any && !unload && kind != CTK_MODOP_PREREQ_ANY) {
         /* the first that can be loaded */
         for (i = 1; i <= n && !done; i++) {
+            bool ok;
+
             ctk_lua_call_arg(c, i, &a);
-            if (!relate(st, kind == CTK_MODOP_LOAD_ANY ? CTK_MODOP_TRY_LOAD : CTK_MODOP_DEPENDS_ON, a.str,
-                        line, &done, err))
+            st->dep_kind = kind;
+            ok = relate(st, kind == CTK_MODOP_LOAD_ANY ? CTK_MODOP_TRY_LOAD : CTK_MODOP_DEPENDS_ON, a.str,
+                        line, &done, err);
+            st->dep_kind = 0;
+            if (!ok)
                 return false;
         }
-        if (!done && n && st->follow)
+        if (!done && n && st->follow && !st->lenient)
             return fail(c, err, "none of these modules could be loaded");
         return true;
     }
@@ -1303,7 +1310,7 @@ static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ct
             ctk_lua_call_arg(c, i, &a);
             done = loaded_index(st, a.str) >= 0;
         }
-        if (!done && n && st->follow && !st->load_prereqs)
+        if (!done && n && st->follow && !st->lenient)
             return fail(c, err, "cannot load %s without one of these loaded first", st->fr->full_name);
         for (i = 1; i <= n && !done; i++) {
             ctk_lua_call_arg(c, i, &a);
@@ -2101,6 +2108,7 @@ static const char prelude[] =
     "function is_spider() return false end\n"
     "function colorize(_, ...) return table.concat({...}, ' ') end\n"
     "function color_banner() end\n"
+    "unpack = table.unpack\n"
     "function UUIDString() return '00000000-0000-0000-0000-000000000000' end\n"
     /* the TACC package helper Lmod's StandardPackage registers */
     "local pkgm = {}\n"
@@ -2560,7 +2568,7 @@ ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t l
     memset(&st, 0, sizeof st);
     st.env = opts->initial_env;
     st.follow = opts->follow;
-    st.load_prereqs = opts->load_prereqs;
+    st.lenient = opts->lenient;
     ctk_strlist_init(&st.loaded);
     ctk_strlist_init(&st.files);
     ctk_strlist_init(&st.swaps);

@@ -158,10 +158,12 @@ typedef struct {
     /* What the user typed (myModuleUsrName(), requireFullName()); NULL:
      * the full name. */
     const char *user_name;
-    /* With follow: a prereq()/prereq_any() module that is not loaded is
-     * loaded first (recorded in deps with why "not loaded: loaded first"),
-     * as the user would have to, instead of Lmod's refusal to load. */
-    bool load_prereqs;
+    /* With follow, read the file as an auditor would rather than refuse
+     * it as Lmod does: a prereq()/prereq_any() module that is not loaded
+     * is loaded first, as the user would have to, and a load() (or
+     * always_load, load_any) of a module that cannot be found is recorded
+     * in deps and the file goes on. */
+    bool lenient;
 } ctk_modeval_opts_t;
 
 /* Evaluate a Lua modulefile as `module load full_name` (or unload) would.
@@ -181,8 +183,8 @@ typedef struct {
  *                   bad arguments to an Lmod function; LmodError() in load
  *                   mode, whose text starts "LmodError: "; a prereq() or
  *                   conflict() Lmod would refuse (a prereq() only with
- *                   follow and without load_prereqs); load() of a module
- *                   that cannot be found (with follow).
+ *                   follow and without lenient); load() of a module
+ *                   that cannot be found (with follow, without lenient).
  *                   Errors from Lmod functions cannot be caught by pcall.
  *   CTK_E_NOMEM */
 ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t len,
