@@ -1,5 +1,5 @@
 -- -*- lua -*-
--- Site-written CUDA in a compiler hierarchy: hierarchyA, myModuleFullName, pathJoin, split, trim, os.date, userInGroups, isDir/isFile, requireFullName, LmodBreak not taken, remove_property
+-- Site-written CUDA in a compiler hierarchy: hierarchyA, myModuleFullName, pathJoin, split, trim, os.date, userInGroups, isDir/isFile, requireFullName, LmodBreak not taken, remove_property, isAvail, myShell*, myFileName
 local full = myModuleFullName()
 local comp = hierarchyA(full, 1)[1]              -- "gcc/13.2.0"
 local parts = {}
@@ -9,7 +9,7 @@ local ver = ("  " .. myModuleVersion() .. "  "):trim()
 local root = "@CUDA@"
 
 whatis("Name: CUDA Toolkit " .. ver .. " for " .. cname .. " " .. cver)
-whatis("Audited: " .. os.date("%Y-%m-%d"))
+whatis("Audited: " .. os.date("%Y-%m-%d") .. " (" .. myFileName() .. ")")
 help([[CUDA Toolkit for the ]] .. comp .. [[ compiler level.  Questions: hpc-help.]])
 
 if mode() == "load" then
@@ -39,6 +39,12 @@ if isFile(pathJoin(root, "version.json")) then
 end
 setenv("CUDA_HOME", root)
 setenv("SITE_CUDA_COMPILER", cname .. "-" .. cver)
+if isAvail("cuda-samples/" .. ver) then
+    setenv("CUDA_SAMPLES_MODULE", "cuda-samples/" .. ver)
+end
+if myShellType() == "csh" or myShellName() == "fish" then
+    LmodMessage("cuda/" .. ver .. ": the site's nvcc wrappers need a POSIX shell")
+end
 
 if mode() == "load" and not userInGroups("gpu-users") then
     LmodMessage("cuda/" .. ver .. ": GPU partitions need the gpu-users group; see https://hpc.example.edu/gpu")
