@@ -110,6 +110,44 @@ check "the hostile recursion is stopped by a limit" \
 check "the pcall-wrapped os.execute is reported though the module loads" \
     sh -c "jq -r '.files[] | select(.file | endswith(\"pcall-execute.lua\")) | .findings[0].message' '$T/all.json' | grep -q os.execute"
 
+# ---- the Lmod function set: what the codes alone do not prove ----------------------
+# fjson REL JQ-FILTER: the filter applied to one file's entry of the report
+fjson() { jq -r --arg f "$C/$1" ".files[] | select(.file == \$f) | $2" "$T/all.json"; }
+check "no file stops at a function the sandbox lacks (add_property and the rest)" \
+    [ "$(jq '[.files[] | select(.file | test("/hostile/") | not) | .findings[].message | select(test("undefined global|nil value"))] | length' "$T/all.json")" -eq 0 ]
+f=lmod/CUDA/13.0.0-GCC-13.2.0.lua
+check "the EasyBuild bundle sets no toolkit path itself" lacks -E 'CPATH|CUDA_HOME|PATH"' "$C/$f"
+check "the bundle's toolkit is CUDAcore's, reached by following its guarded load()" \
+    sh -c "[ \"\$(jq -r --arg f '$C/$f' '.files[] | select(.file == \$f) | .toolkit.root' '$T/all.json')\" = '$CUDA' ]"
+f=lmod/cuda-python/13.0.0.lua
+check "depends_on() followed two levels (cuda-python -> CUDA -> GCCcore): toolkit found" \
+    same_text "$(fjson "$f" '.toolkit.root')" "$CUDA"
+f=lmod/UCX-CUDA/1.18.0-GCCcore-14.2.0-CUDA-13.0.0.lua
+check "CTK-MOD-008 names each dependency not in the tree, at its line, as a note" \
+    same_text "$(fjson "$f" '.findings[] | select(.code == "CTK-MOD-008") | "\(.severity) \(.line) \(.message | split(":")[0])"')" \
+      "$(grep -n 'depends_on("GCCcore\|depends_on("UCX/' "$C/$f" | sed 's/^\([0-9]*\):\(.*\)$/note \1 \2/; s/"/'"'"'/g')"
+check "the dependency that is in the tree is followed: its toolkit checks ran" \
+    same_text "$(fjson "$f" '.toolkit.root')" "$CUDA"
+f=lmod/spack/0.23.1.lua
+check "CTK-MOD-007 names the execute{} call as written and its line, as a warning" \
+    same_text "$(fjson "$f" '.findings[] | select(.code == "CTK-MOD-007") | "\(.severity) \(.line) \(.message)"')" \
+      "warning $(grep -n '^execute{' "$C/$f" | cut -d: -f1) execute{cmd=\". /apps/spack/0.23.1/share/spack/setup-env.sh\"} was not run; what the module does with its output (or after it) was not checked"
+f=lmod/cuda/13.0-arch.lua
+check "CTK-MOD-007 names the capture() call and its line" \
+    same_text "$(fjson "$f" '.findings[] | select(.code == "CTK-MOD-007") | "\(.line) \(.message | split(")")[0])"')" \
+      "$(grep -n 'capture("' "$C/$f" | cut -d: -f1) capture(\"nvidia-smi --query-gpu=compute_cap --format=csv,noheader\""
+check "the file is checked past the capture(): its toolkit was found and found clean" \
+    same_text "$(fjson "$f" '"\(.toolkit.root) \([.findings[].code] | unique | join(" "))"')" "$CUDA CTK-MOD-007"
+f=lmod-site/CUDA/13.0.0.lua
+check "inherit() with nothing after the file's tree: CTK-MOD-008 names inherit" \
+    sh -c "jq -r --arg f '$C/$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-MOD-008\") | .message' '$T/all.json' | grep -q \"^inherit('CUDA/13.0.0')\""
+rc=0; L "$C/lmod/UCX-CUDA" "$C/lmod/cuda/13.0-arch.lua" > "$T/unchecked.out" 2>&1 || rc=$?
+check "notes and CTK-MOD-007 warnings alone: exit 0" [ "$rc" -eq 0 ]
+check "human report: CTK-MOD-007 as file:line: warning, naming the call" \
+    grep -qE "^$C/lmod/cuda/13.0-arch.lua:[0-9]+: warning CTK-MOD-007: capture\(\"nvidia-smi" "$T/unchecked.out"
+check "human report: CTK-MOD-008 as a note" \
+    grep -qE "^$C/lmod/UCX-CUDA/[^:]*:[0-9]+: note CTK-MOD-008: depends_on\('GCCcore/14.2.0'\): not found" "$T/unchecked.out"
+
 # ---- hostile Lua alone: contained, fast, nothing executed ---------------------------
 start=$(date +%s)
 rc=0; L "$C/hostile" > "$T/hostile.out" 2>&1 || rc=$?
