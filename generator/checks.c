@@ -30,25 +30,56 @@ int ctk_check_line_of(const char *text, const char *needle)
     return line;
 }
 
-/* Line of the module's first operation on variable name (Lua), else of the
- * first mention of name in the text. */
-static int var_line(const ctk_check_src_t *src, const char *name)
+static bool name_char(char c)
 {
-    if (src->ev)
-        for (size_t i = 0; i < src->ev->n_ops; i++)
-            if (src->ev->ops[i].name && strcmp(src->ev->ops[i].name, name) == 0 && src->ev->ops[i].line > 0)
-                return src->ev->ops[i].line;
-    return ctk_check_line_of(src->text, name);
+    return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-/* Line of the first operation whose value mentions needle (Lua), else of
- * the first mention of needle in the text. */
+/* Line of the first mention of the variable name as a word of its own
+ * (LIBRARY_PATH is not found in LD_LIBRARY_PATH); 0 if none. */
+static int name_line(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    const char *hit;
+
+    for (hit = text ? strstr(text, name) : NULL; hit; hit = strstr(hit + 1, name))
+        if ((hit == text || !name_char(hit[-1])) && !name_char(hit[n])) {
+            int line = 1;
+
+            for (const char *p = text; p < hit; p++)
+                line += *p == '\n';
+            return line;
+        }
+    return 0;
+}
+
+/* Line of the module's first operation on variable name (Lua: in the file
+ * itself, not a dependency it loaded; none if it has none, since a search
+ * of the text would land on a comment or another variable), else of the
+ * first mention of name in the text. */
+int ctk_check_var_line(const ctk_check_src_t *src, const char *name)
+{
+    if (src->ev) {
+        for (size_t i = 0; i < src->ev->n_ops; i++)
+            if (!src->ev->ops[i].file && src->ev->ops[i].name && strcmp(src->ev->ops[i].name, name) == 0 &&
+                src->ev->ops[i].line > 0)
+                return src->ev->ops[i].line;
+        return 0;
+    }
+    return name_line(src->text, name);
+}
+
+/* Line of the first operation whose value mentions needle (Lua, as
+ * var_line()), else of the first mention of needle in the text. */
 static int value_line(const ctk_check_src_t *src, const char *needle)
 {
-    if (src->ev)
+    if (src->ev) {
         for (size_t i = 0; i < src->ev->n_ops; i++)
-            if (src->ev->ops[i].value && strstr(src->ev->ops[i].value, needle) && src->ev->ops[i].line > 0)
+            if (!src->ev->ops[i].file && src->ev->ops[i].value && strstr(src->ev->ops[i].value, needle) &&
+                src->ev->ops[i].line > 0)
                 return src->ev->ops[i].line;
+        return 0;
+    }
     return ctk_check_line_of(src->text, needle);
 }
 
@@ -56,7 +87,7 @@ static int value_line(const ctk_check_src_t *src, const char *needle)
  * (validate's findings of this kind carry no line). */
 static int list_line(const ctk_check_src_t *src, const char *name)
 {
-    return src->ev ? var_line(src, name) : 0;
+    return src->ev ? ctk_check_var_line(src, name) : 0;
 }
 
 long ctk_check_list_find_dir(const char *list, const char *dir)
@@ -156,7 +187,7 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
         *nvcc_out = NULL;
     for (i = 0; banned[i]; i++)
         if (ctk_env_get(set, banned[i]) &&
-            !addf(out, src, "CTK-ENV-003", var_line(src, banned[i]), err, "the module sets %s=\"%s\"",
+            !addf(out, src, "CTK-ENV-003", ctk_check_var_line(src, banned[i]), err, "the module sets %s=\"%s\"",
                   banned[i], ctk_env_get(set, banned[i])))
             return false;
     if (s->stubsdir && ctk_check_list_find_dir(ldp, s->stubsdir) >= 0 &&
@@ -210,18 +241,18 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
             return false;
     }
     if (ctk_check_list_find_dir(cp, s->incdir) < 0 &&
-        !addf(out, src, "CTK-CPATH-001", var_line(src, "CPATH"), err,
+        !addf(out, src, "CTK-CPATH-001", ctk_check_var_line(src, "CPATH"), err,
               "CPATH misses %s, which holds cuda_runtime.h", s->incdir))
         return false;
     for (i = 0; i < s->cpath.len; i++)
         if (!own_include(s, s->cpath.items[i]) && ctk_check_list_find_dir(cp, s->cpath.items[i]) < 0 &&
-            !addf(out, src, "CTK-CPATH-002", var_line(src, "CPATH"), err, "CPATH misses %s", s->cpath.items[i]))
+            !addf(out, src, "CTK-CPATH-002", ctk_check_var_line(src, "CPATH"), err, "CPATH misses %s", s->cpath.items[i]))
             return false;
     nvcc = ctk_env_which(menv, "nvcc", err);
     if (!nvcc && err && err->code != CTK_E_OK)
         return false;
     if (!nvcc || !same_file(nvcc, s->nvcc)) {
-        bool ok = addf(out, src, "CTK-PATH-001", var_line(src, "PATH"), err,
+        bool ok = addf(out, src, "CTK-PATH-001", ctk_check_var_line(src, "PATH"), err,
                        nvcc ? "nvcc on the module's PATH is %s, not this toolkit's %s"
                             : "no nvcc on the module's PATH%s (this toolkit's is %s)",
                        nvcc ? nvcc : "", s->nvcc);

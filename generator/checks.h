@@ -33,6 +33,10 @@ typedef struct {
 
 /* 1-based number of the first line of text containing needle; 0 if none. */
 int ctk_check_line_of(const char *text, const char *needle);
+/* Line of the module's first operation on variable name: from the Lua
+ * evaluation when there is one (0 when the file itself never touches it),
+ * else the first line naming it as a word of its own. */
+int ctk_check_var_line(const ctk_check_src_t *src, const char *name);
 
 /* Does the ':'-separated list hold the directory dir (compared after
  * resolving symlinks on both sides)?  Its index, or -1. */

@@ -1182,7 +1182,7 @@ static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t
             for (size_t d = 0; d < dirs.len && !there; d++)
                 there = dir_has_file(dirs.items[d], pcname);
             if (!there)
-                good = addf(f, "CTK-PC-004", ctk_check_line_of(src->text, vars.items[i]), c->err,
+                good = addf(f, "CTK-PC-004", ctk_check_var_line(src, vars.items[i]), c->err,
                             "%s names %s, but %s", vars.items[i], pcname,
                             pcp ? "no PKG_CONFIG_PATH dir holds it" : "the module sets no PKG_CONFIG_PATH");
             free(pcname);

@@ -103,6 +103,9 @@ check "CTK-PC-001 quotes nvcc's own refusal" \
     sh -c "jq -r --arg f '$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-PC-001\") | .message' '$T/all.json' | grep -q 'nvcc fatal'"
 check "the Cray cudatoolkit module's PE_PKGCONFIG_LIBS finding names ctk-13.0.pc" \
     sh -c "jq -r '.files[] | select(.file | endswith(\"tcl/cudatoolkit/13.0\")) | .findings[] | select(.code == \"CTK-PC-004\") | .message' '$T/all.json' | grep -q 'ctk-13.0.pc'"
+f=$C/lmod/cudatoolkit/25.9_13.0.lua
+check "a finding about what a Lua module never sets gets no line (not its comment's)" \
+    same_text "$(jq -r --arg f "$f" '[.files[] | select(.file == $f) | .findings[] | select(.code == "CTK-CPATH-001") | (.line // 0)] | .[0]' "$T/all.json")" 0
 check "the HPC SDK split was found: nvhpc's toolkit is cuda/13.0 by PATH" \
     [ "$(jq -r '.files[] | select(.file | endswith("lmod/nvhpc/25.9.lua")) | .toolkit.root' "$T/all.json")" = "$HPCSDK/cuda/13.0" ]
 check "the hostile recursion is stopped by a limit" \
