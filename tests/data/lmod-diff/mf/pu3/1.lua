@@ -1,4 +1,4 @@
--- pushes twice in one file in one file
+-- pushes twice in one file
 pushenv("CC", "clang")
 pushenv("CC", "clang2")
 pushenv("PS", "s")
