@@ -12,7 +12,8 @@
 # until the mark is removed, so nothing is excluded silently.
 # Also checks that every Lmod function the corpus must cover (docs/lint.md,
 # "How the sandbox is checked against real Lmod") appears in a corpus file.
-# CTK_LMOD_DIFF_KEEP=DIR keeps each case's outputs in DIR/<case>/.
+# CTK_LMOD_DIFF_KEEP=DIR keeps each case's outputs in DIR/<case>/;
+# CTK_LMOD_DIFF_DATA=DIR runs another corpus in the same layout.
 # No Lmod: SKIP (77), never a silent pass.
 . "$(dirname "$0")/lib.sh"
 . "$top_srcdir/tests/lmod_diff_lib.sh"
@@ -26,7 +27,9 @@ ld_have_lmod || skip "real Lmod not found or not runnable at $LMOD_EXEC (apt-get
 # MODULEPATH itself is compared.
 LD_EXCLUDE=__LMOD_REF_COUNT_MODULEPATH
 
-DATA=$top_srcdir/tests/data/lmod-diff
+# CTK_LMOD_DIFF_DATA: another corpus (a directory with sessions and mf/),
+# e.g. a case tests/lmod_fuzz.sh saved
+DATA=${CTK_LMOD_DIFF_DATA:-$top_srcdir/tests/data/lmod-diff}
 SESSIONS=$DATA/sessions
 OUT=${CTK_LMOD_DIFF_KEEP:-$T/cases}
 mkdir -p "$OUT"
@@ -43,6 +46,7 @@ myShellName myShellType userInGroups requireFullName hierarchyA pathJoin
 split trim os.getenv os.date inherit Pkg execute capture subprocess source_sh
 complete uncomplete atleast LmodVersion try_add"
 nfuncs=0
+[ -n "${CTK_LMOD_DIFF_DATA:-}" ] && FUNCS=
 for f in $FUNCS; do
     pat=$f
     case $f in split|trim) pat=":$f(" ;; *) pat="$f" ;; esac
@@ -52,33 +56,23 @@ for f in $FUNCS; do
         fail "corpus covers $f"
     fi
 done
-pass "corpus calls all $nfuncs functions it must cover"
+[ -n "$FUNCS" ] && pass "corpus calls all $nfuncs functions it must cover"
 
 # ---- the cases
 want=" $* "
 ncases=0 ncmds=0 nsame=0 nknown=0
-run_case() { # uses: name env_words cmds mark reason
+ld_bad_line() { fail "sessions:$1: $2"; }
+ld_case_hook() {
+    name=$ld_name
     [ "$want" = "  " ] || case $want in *" $name "*) ;; *) return ;; esac
     ncases=$((ncases + 1))
-    ncmds=$((ncmds + ${#cmds[@]} / 2))
-    home=$T/home/$name
-    mkdir -p "$home"
-    words=("HOME=$home" "PATH=/usr/bin:/bin" "MODULEPATH=$DATA/mf" "TERM=dumb")
-    for w in "${env_words[@]}"; do
-        w=${w//@DATA@/$DATA}
-        w=${w//@HOME@/$home}
-        # a case's NAME=VALUE replaces the default of that NAME
-        for i in "${!words[@]}"; do
-            [ "${words[$i]%%=*}" = "${w%%=*}" ] && unset 'words[i]'
-        done
-        words+=("$w")
-    done
+    ncmds=$((ncmds + ${#ld_cmds[@]} / 2))
     rc=0
-    ld_session "$OUT/$name" "${words[@]}" -- "${cmds[@]}" || rc=$?
-    case $rc.$mark in
+    ld_session "$OUT/$name" "${ld_words[@]}" -- "${ld_cmds[@]}" || rc=$?
+    case $rc.$ld_mark in
         0.) nsame=$((nsame + 1)); pass "$name: same as Lmod" ;;
-        1.differs|1.bug) nknown=$((nknown + 1)); pass "$name: still differs ($mark: $reason)" ;;
-        0.differs|0.bug) fail "$name: marked '$mark' ($reason) but now agrees with Lmod: remove the mark"
+        1.differs|1.bug) nknown=$((nknown + 1)); pass "$name: still differs ($ld_mark: $ld_reason)" ;;
+        0.differs|0.bug) fail "$name: marked '$ld_mark' ($ld_reason) but now agrees with Lmod: remove the mark"
             nsame=$((nsame + 1)) ;;
         1.) fail "$name: differs from Lmod"; sed 's/^/#   /' "$OUT/$name/diff"
             grep '^#why' "$OUT/$name/drv.out" | sed 's/^/#   /' ;;
@@ -86,24 +80,7 @@ run_case() { # uses: name env_words cmds mark reason
             cat "$OUT/$name/drv.err" "$OUT/$name/lmod.sh-out" 2>/dev/null | sed 's/^/#   /' ;;
     esac
 }
-name= mark= reason=
-env_words=() cmds=()
-lineno=0
-while IFS= read -r line || [ -n "$line" ]; do
-    lineno=$((lineno + 1))
-    case $line in
-        ''|'#'*) continue ;;
-        'case '*) name=${line#case }; mark= reason=; env_words=(); cmds=() ;;
-        'env '*) env_words+=("${line#env }") ;;
-        'load '*|'unload '*) cmds+=("${line%% *}" "${line#* }") ;;
-        'differs '*) mark=differs reason=${line#differs } ;;
-        'bug '*) mark=bug reason=${line#bug } ;;
-        end) [ -n "$name" ] || { fail "sessions:$lineno: 'end' outside a case"; continue; }
-            run_case; name= ;;
-        *) fail "sessions:$lineno: cannot read '$line'" ;;
-    esac
-done < "$SESSIONS"
-[ -z "$name" ] || fail "sessions: case $name has no 'end'"
+ld_read_sessions "$SESSIONS" "$DATA" "$T/home"
 [ "$ncases" -gt 0 ] || fail "no case ran"
 echo "# lmod_diff: $ncases cases, $ncmds commands: $nsame same as Lmod, $nknown known to differ, $fails failures; $nfuncs functions covered"
 [ "$fails" -eq 0 ]

@@ -93,3 +93,45 @@ ld_session() {
 ld_have_lmod() {
     [ -x "$LMOD_EXEC" ] && "$LMOD_EXEC" bash --version > /dev/null 2>&1
 }
+
+# ld_read_sessions FILE DATA HOMEROOT: reads a sessions file (format in
+# tests/data/lmod-diff/sessions) and calls ld_case_hook once per case with
+# these set: ld_name, ld_mark ("", differs, bug), ld_reason, ld_words (the
+# starting environment: the defaults, then the case's env lines with
+# @DATA@ -> DATA and @HOME@ -> HOMEROOT/NAME, each replacing a default of
+# the same name) and ld_cmds (CMD NAME pairs).  A line it cannot read is
+# reported through ld_bad_line LINENO TEXT.
+ld_read_sessions() {
+    lrs_file=$1 lrs_data=$2 lrs_homes=$3
+    ld_name= ld_mark= ld_reason=
+    lrs_env=() ld_cmds=()
+    lrs_no=0
+    while IFS= read -r lrs_line || [ -n "$lrs_line" ]; do
+        lrs_no=$((lrs_no + 1))
+        case $lrs_line in
+            ''|'#'*) continue ;;
+            'case '*) ld_name=${lrs_line#case }; ld_mark= ld_reason=; lrs_env=(); ld_cmds=() ;;
+            'env '*) lrs_env+=("${lrs_line#env }") ;;
+            'load '*|'unload '*) ld_cmds+=("${lrs_line%% *}" "${lrs_line#* }") ;;
+            'differs '*) ld_mark=differs ld_reason=${lrs_line#differs } ;;
+            'bug '*) ld_mark=bug ld_reason=${lrs_line#bug } ;;
+            end)
+                if [ -z "$ld_name" ]; then ld_bad_line "$lrs_no" "'end' outside a case"; continue; fi
+                lrs_home=$lrs_homes/$ld_name
+                mkdir -p "$lrs_home"
+                ld_words=("HOME=$lrs_home" "PATH=/usr/bin:/bin" "MODULEPATH=$lrs_data/mf" "TERM=dumb")
+                for lrs_w in "${lrs_env[@]}"; do
+                    lrs_w=${lrs_w//@DATA@/$lrs_data}
+                    lrs_w=${lrs_w//@HOME@/$lrs_home}
+                    for lrs_i in "${!ld_words[@]}"; do
+                        [ "${ld_words[$lrs_i]%%=*}" = "${lrs_w%%=*}" ] && unset 'ld_words[lrs_i]'
+                    done
+                    ld_words+=("$lrs_w")
+                done
+                ld_case_hook
+                ld_name= ;;
+            *) ld_bad_line "$lrs_no" "cannot read '$lrs_line'" ;;
+        esac
+    done < "$lrs_file"
+    [ -z "$ld_name" ] || ld_bad_line "$lrs_no" "case $ld_name has no 'end'"
+}
