@@ -23,7 +23,8 @@
  * Left out, because the sandbox is known to differ there (DIFFS.md; the
  * corpus cases marked `bug` cover them): setenv(NAME, false) (B1),
  * prereq (B2), pushenv of a number (B5), two modules of one family (B7),
- * two versions of one name (B8), depends_on (B9).  CTK_LMOD_FUZZ_ALL=1 puts
+ * two versions of one name (B8), depends_on (B9), isloaded() of the module
+ * itself (B10).  CTK_LMOD_FUZZ_ALL=1 puts
  * them back. */
 #include <errno.h>
 #include <inttypes.h>
@@ -164,10 +165,15 @@ static void stmt(FILE *f, unsigned idx, int depth)
 
         fprintf(f, "%s(\"m%u\")", how, idx + 1 + pick(n_mods - idx - 1));
     } else if (r < 90 && depth == 0) {
-        if (chance(50))
+        unsigned other = pick(n_mods);
+
+        /* isloaded() of the module itself only with all (B10) */
+        if (!all && other == idx)
+            other = (other + 1) % n_mods;
+        if (chance(50) || other == idx)
             fprintf(f, "if mode() == \"%s\" then ", chance(50) ? "load" : "unload");
         else
-            fprintf(f, "if isloaded(\"m%u\") then ", pick(n_mods));
+            fprintf(f, "if isloaded(\"m%u\") then ", other);
         stmt(f, idx, depth + 1);
         if (chance(40)) {
             fputs(" else ", f);
