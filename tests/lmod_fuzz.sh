@@ -9,7 +9,7 @@
 # aliases, shell functions and command statuses.
 #
 # Environment:
-#   CTK_LMOD_DIFF_RUNS  number of seeds (default 150: about a minute on
+#   CTK_LMOD_DIFF_RUNS  number of seeds (default 150: about 30 s on
 #                       two cores; make check and test.sh run the default)
 #   CTK_LMOD_DIFF_SEED  first seed (default 1); seeds are consecutive, so
 #                       a run is the same on every machine
