@@ -1,0 +1,3 @@
+-- hierarchyA: the directories above the module name
+local h = hierarchyA(myModuleFullName(), 1)
+setenv("HA", h[1] or "none")

@@ -1,0 +1,10 @@
+-- aliases and shell functions
+set_alias("ll", "ls -l")
+set_alias("semi", "echo a; ")
+set_shell_function("hello", "echo hello \"$@\"", "echo hello")
+set_shell_function("multi", "local x=1\necho $x\n", "echo")
+set_alias("gone", "true")
+unset_alias("gone")
+set_shell_function("gonef", "true", "true")
+unset_shell_function("gonef")
+setenv("ALIASMOD", "1")

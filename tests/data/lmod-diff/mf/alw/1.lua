@@ -1,0 +1,2 @@
+always_load("lib")
+setenv("ALW", "1")

@@ -1,0 +1,2 @@
+load("lib/1")
+setenv("APPV", "1")

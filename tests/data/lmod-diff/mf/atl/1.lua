@@ -1,0 +1,1 @@
+load(atleast("lib", "1.5"))

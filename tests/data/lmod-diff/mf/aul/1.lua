@@ -1,0 +1,2 @@
+always_unload("other")
+setenv("AUL", "1")

@@ -1,0 +1,2 @@
+prepend_path("PATH", "/opt/shared/bin")
+prepend_path("MANPATH", "/opt/shared/man")

@@ -1,0 +1,3 @@
+conflict("other")
+conflict("lib/2")
+setenv("CON", "1")

@@ -1,0 +1,6 @@
+local base = pathJoin("/opt/nvidia/cuda", myModuleVersion())
+family("cuda")
+setenv("CUDA_HOME", base)
+prepend_path("PATH", pathJoin(base, "bin"))
+prepend_path("LD_LIBRARY_PATH", pathJoin(base, "lib64"))
+pushenv("CUDACXX", pathJoin(base, "bin/nvcc"))

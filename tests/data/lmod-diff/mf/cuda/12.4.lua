@@ -1,0 +1,18 @@
+-- a hand-written site CUDA module: everything combined
+local base = pathJoin("/opt/nvidia/cuda", myModuleVersion())
+whatis("Name: CUDA toolkit")
+help([[CUDA ]] .. myModuleVersion())
+family("cuda")
+conflict("nvhpc")
+add_property("arch", "gpu")
+setenv("CUDA_HOME", base)
+setenv("CUDA_PATH", base)
+prepend_path("PATH", pathJoin(base, "bin"))
+prepend_path("LD_LIBRARY_PATH", pathJoin(base, "lib64"))
+prepend_path("LD_LIBRARY_PATH", pathJoin(base, "extras/CUPTI/lib64"))
+prepend_path("MANPATH", pathJoin(base, "doc/man"))
+prepend_path("CPATH", pathJoin(base, "include"))
+append_path("PKG_CONFIG_PATH", pathJoin(base, "pkgconfig"))
+pushenv("CUDACXX", pathJoin(base, "bin/nvcc"))
+set_alias("nvcc-version", "nvcc --version")
+if mode() == "load" then LmodMessage("CUDA " .. myModuleVersion() .. " loaded") end

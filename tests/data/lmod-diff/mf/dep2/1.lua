@@ -1,0 +1,2 @@
+depends_on("lib")
+setenv("DEP2", "1")

@@ -1,0 +1,2 @@
+family("compiler")
+setenv("FG", "gcc")

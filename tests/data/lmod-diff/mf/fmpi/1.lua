@@ -1,0 +1,3 @@
+-- two families in one file
+family("mpi")
+family("netlib")

@@ -1,0 +1,2 @@
+load_any("nonexist", "lib", "other")
+setenv("LA", "1")

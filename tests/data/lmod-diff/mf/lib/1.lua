@@ -1,0 +1,2 @@
+setenv("LIBV", "1")
+prepend_path("PATH", "/opt/lib/1/bin")

@@ -1,0 +1,2 @@
+setenv("LIBV", "2")
+prepend_path("PATH", "/opt/lib/2/bin")

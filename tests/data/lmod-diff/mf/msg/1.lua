@@ -1,0 +1,3 @@
+LmodMessage("a message", "in two parts")
+LmodMsgRaw("raw message\n")
+setenv("MSG", "1")

@@ -1,0 +1,3 @@
+-- conflicts with cuda
+conflict("cuda")
+setenv("NVHPC", "1")

@@ -1,0 +1,1 @@
+setenv("OTHER", "1")

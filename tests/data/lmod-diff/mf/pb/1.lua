@@ -1,0 +1,1 @@
+prepend_path("XV", "/b")

@@ -1,0 +1,2 @@
+prereq("lib")
+setenv("PRE", "1")

@@ -1,0 +1,2 @@
+prereq_any("nonexist", "lib")
+setenv("PREA", "1")

@@ -1,0 +1,2 @@
+prepend_path("PATH", "/later")
+append_path("PATH", "/later2")

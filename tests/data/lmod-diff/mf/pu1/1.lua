@@ -1,0 +1,2 @@
+pushenv("CC", "gcc")
+pushenv("PV", "p1")

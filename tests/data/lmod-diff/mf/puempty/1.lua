@@ -1,0 +1,2 @@
+-- pushenv of an empty string
+pushenv("PE", "")

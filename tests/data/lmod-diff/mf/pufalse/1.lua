@@ -1,0 +1,2 @@
+-- pushenv(false) onto a variable set to ""
+pushenv("SV", false)

@@ -1,0 +1,3 @@
+-- setenv with respect=true
+setenv("EXIST", "modval", true)
+setenv("NEWR", "modval", true)

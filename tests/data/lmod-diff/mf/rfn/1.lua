@@ -1,0 +1,3 @@
+-- requireFullName: `load rfn` fails, `load rfn/1` works
+requireFullName()
+setenv("RFN", "1")

@@ -1,0 +1,2 @@
+-- remove_path of a present entry
+remove_path("PATH", "/usr/bin")

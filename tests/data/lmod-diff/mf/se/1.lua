@@ -1,0 +1,12 @@
+-- setenv: strings, numbers, booleans, special characters, twice
+setenv("EXIST", "new")
+setenv("NUM", 42)
+setenv("FLT", 1.5)
+setenv("BOOLT", true)
+setenv("BOOLF", false)
+setenv("LEADSP", "  v  ")
+setenv("SPECIAL", "a b;c$d\"e'f*g")
+setenv("EMPTY", "")
+setenv("TWICE", "1")
+setenv("TWICE", "2")
+setenv("  NAMETRIM  ", "t")

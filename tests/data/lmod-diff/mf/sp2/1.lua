@@ -1,0 +1,2 @@
+prepend_path("MANPATH", "/sp2/man", ":")
+append_path("MANPATH", "", ":")

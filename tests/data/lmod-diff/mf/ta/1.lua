@@ -1,0 +1,1 @@
+try_add("other")

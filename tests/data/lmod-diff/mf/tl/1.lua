@@ -1,0 +1,3 @@
+try_load("nonexist")
+try_load("lib")
+setenv("TL", "1")

@@ -1,0 +1,2 @@
+unload("lib")
+setenv("UL", "1")

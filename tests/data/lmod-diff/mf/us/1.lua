@@ -1,0 +1,3 @@
+-- unsetenv of a set and an absent variable
+unsetenv("EXIST")
+unsetenv("NOPE")

@@ -1,0 +1,2 @@
+setenv("HLIB", "1")
+prepend_path("PATH", "/opt/hlib/bin")
