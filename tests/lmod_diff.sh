@@ -8,7 +8,7 @@
 # what is compared): the final environment, aliases, shell functions and
 # each command's status must be identical.  A case marked `differs` (a
 # documented limit of the sandbox) or `bug` (a sandbox bug recorded in
-# DIFFS.md) must STILL differ: when a fix makes it agree, the test fails
+# docs/lmod-differences.md) must STILL differ: when a fix makes it agree, the test fails
 # until the mark is removed, so nothing is excluded silently.
 # Also checks that every Lmod function the corpus must cover (docs/lint.md,
 # "How the sandbox is checked against real Lmod") appears in a corpus file.

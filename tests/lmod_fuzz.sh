@@ -19,7 +19,7 @@
 # two still differ) and saved as DIR/seed-N/{original,reduced}, each a
 # corpus that `CTK_LMOD_DIFF_DATA=DIR/seed-N/reduced tests/lmod_diff.sh`
 # runs again; the seed is printed.  Seeds listed in
-# tests/data/lmod-fuzz-known (known sandbox bugs, DIFFS.md) must still
+# tests/data/lmod-fuzz-known (known sandbox bugs, docs/lmod-differences.md) must still
 # differ.  No Lmod: SKIP (77).
 . "$(dirname "$0")/lib.sh"
 . "$top_srcdir/tests/lmod_diff_lib.sh"
