@@ -302,37 +302,42 @@ static bool add_ent(var_t *v, const char *val, long long idx, long prio, ctk_err
 
 /* The number Lmod keeps for entry in one of its tables
  * ("entry:N;entry:N"), read as its l_extract_Lmod_var_table() reads it:
- * an item's key is its text up to the first ':', its number the text up
- * to the next ':'.  So an entry holding ':' is never found (Lmod then
- * counts it once), and neither is a number Lua would not read. */
+ * the table is split on ';', each item's key is its text up to the first
+ * ':' (all of it when it has none) and its number the text up to the next
+ * ':'; a later item of the same key replaces an earlier one.  So an entry
+ * holding ':' or ';' is never found (Lmod then counts it once), nor is a
+ * number Lua would not read. */
 static bool lmod_table_get(const char *table, const char *entry, long *out)
 {
     size_t n = strlen(entry);
     const char *p = table;
+    bool found = false;
 
     while (p && *p) {
         const char *end = strchr(p, ';'), *colon = strchr(p, ':');
         size_t len = end ? (size_t)(end - p) : strlen(p);
+        size_t klen = colon && colon < p + len ? (size_t)(colon - p) : len;
 
-        if (colon && colon < p + len && (size_t)(colon - p) == n && strncmp(p, entry, n) == 0) {
-            const char *num = colon + 1, *stop = memchr(num, ':', (size_t)(p + len - num));
+        if (klen == n && strncmp(p, entry, n) == 0) {
+            const char *num = p + klen + 1, *stop;
             char buf[32], *e;
-            size_t k = (size_t)((stop ? stop : p + len) - num);
-            long v;
+            size_t k = 0;
 
-            if (k == 0 || k >= sizeof buf)
-                return false;
-            memcpy(buf, num, k);
-            buf[k] = '\0';
-            v = strtol(buf, &e, 10);
-            if (*e)
-                return false;
-            *out = v;
-            return true;
+            found = false; /* this item decides */
+            if (klen < len) {
+                stop = memchr(num, ':', (size_t)(p + len - num));
+                k = (size_t)((stop ? stop : p + len) - num);
+            }
+            if (k > 0 && k < sizeof buf) {
+                memcpy(buf, num, k);
+                buf[k] = '\0';
+                *out = strtol(buf, &e, 10);
+                found = *e == '\0';
+            }
         }
         p = end ? end + 1 : NULL;
     }
-    return false;
+    return found;
 }
 
 static const char *lmod_table(const st_t *st, const char *prefix, const char *name, char *buf,

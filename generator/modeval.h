@@ -27,14 +27,19 @@
  * user; Tcl ones are recorded, not evaluated).  In unload mode an error
  * stops the file but keeps what ran (as Lmod), LmodError is a warning and
  * LmodBreak does nothing; in load mode LmodBreak drops the module's
- * changes.  Known differences from Lmod: family() does not swap out
- * another member of the family; depends_on() in unload mode unloads a
- * dependency the user had loaded directly (Lmod keeps its own count in
- * _ModuleTable_, which is not read); atleast/between/latest name the
- * module's default; a module's default version is its "default" link or
- * the highest version (.modulerc and .version are not read); Pkg, hide_*
- * and module_version are absent (the last two are .modulerc functions in
- * Lmod too).
+ * changes.  family() swaps out the member of the family already loaded,
+ * and loading a module whose name is loaded replaces it.  Known
+ * differences from Lmod (docs/lmod-differences.md): depends_on() in unload
+ * mode unloads a dependency the user had loaded directly or another module
+ * still needs (Lmod keeps those counts in _ModuleTable_, which is neither
+ * read nor written); a path entry holding ':' or ';' (the separators of
+ * Lmod's own tables) is counted as Lmod reads its tables, but Lmod then
+ * misreads entries around it; pushenv() of "" under another value unloads
+ * cleanly here, not in Lmod; loaded modules are not re-checked after a
+ * MODULEPATH change (Lmod's inactive modules); atleast/between/latest name
+ * the module's default; a module's default version is its "default" link
+ * or the highest version (.modulerc and .version are not read); hide_* and
+ * module_version are .modulerc functions, absent here as in Lmod.
  */
 #ifndef CTK_MODEVAL_H
 #define CTK_MODEVAL_H
