@@ -201,10 +201,16 @@ static bool load_policy(const char *config, const char *policy, ctk_policy_t *p,
     bool found = false;
 
     if (config && !ctk_config_load_lint(config, true, p, &found, err))
-        return false;
+        goto bad;
     if (config && !found && ctk_cli_verbosity >= CTK_NORMAL)
         ctk_cli_warn("%s has no \"lint\" section: no policy from it", config);
-    return !policy || ctk_config_load_lint(policy, false, p, NULL, err);
+    if (!policy || ctk_config_load_lint(policy, false, p, NULL, err))
+        return true;
+bad:
+    /* an unreadable policy is bad input (exit 3), as generate's config is */
+    if (err->code == CTK_E_IO)
+        err->code = CTK_E_CONFIG;
+    return false;
 }
 
 static void print_summary(const ctk_lint_report_t *r)
