@@ -38,22 +38,26 @@ static const struct {
 } exit_rows[] = {
     { "0", MAIN | GEN | SCAN, "success" },
     { "0", VAL, "no artifact failed (a skip is not a failure)" },
-    { "0", LINT, "no error-level finding (warnings and notes allowed)" },
+    { "0", LINT, "every file fully checked and no finding at or above --error-on (default: no "
+                 "error; warnings and notes allowed, waived findings never count)" },
     { "1", MAIN, "a check failed: generate --check (the output tree would change), "
-                 "validate or generate --validate (an artifact failed), lint (an error-level finding)" },
+                 "validate or generate --validate (an artifact failed), lint (a finding at or above "
+                 "--error-on, or with --strict a file not fully checked)" },
     { "1", GEN, "--check: the output tree would change; --validate: an artifact failed" },
     { "1", VAL, "an artifact failed (with --require-launch, also one that could not launch)" },
-    { "1", LINT, "at least one error-level finding" },
+    { "1", LINT, "a finding at or above --error-on (default: error), after the policy; with "
+                 "--strict, also a file not fully checked" },
     { "2", MAIN | GEN | VAL | LINT, "usage error" },
     { "2", SCAN, "usage error, or --default naming none of the toolkits found (nothing is written)" },
     { "3", MAIN, "bad input: site config, toolkit tree, template, a file edited by hand, "
-                 "a path lint cannot read" },
+                 "a path lint cannot read, a lint policy" },
     { "3", GEN, "bad input: site config, toolkit tree, template, a file edited by hand, "
                 "or a symlink or another user's lock file in DIR" },
     { "3", VAL, "bad input: site config, toolkit tree, no generated tree in DIR, or another "
                 "user's lock file in DIR" },
     { "3", SCAN, "a toolkit's path that JSON cannot hold (not UTF-8)" },
-    { "3", LINT, "a FILE or DIR that does not exist or cannot be read" },
+    { "3", LINT, "a FILE or DIR that does not exist or cannot be read; a --policy or --config "
+                 "file that cannot be read or holds a bad lint policy" },
     { "4", MAIN, "environment: no toolkit found, output cannot be written or is locked, "
                  "missing tool" },
     { "4", GEN, "environment: no toolkit found by a scan, output cannot be written or is "
@@ -64,6 +68,10 @@ static const struct {
                 "lock past --wait-timeout" },
     { "4", SCAN, "no toolkit found (nothing is written), or FILE cannot be written" },
     { "4", LINT, "environment: --modulecmd names no usable Environment Modules, no temp dir" },
+    { "5", MAIN, "lint: nothing failed, but a file was not fully checked" },
+    { "5", LINT, "nothing failed, but a file was not fully checked (a Tcl file not loaded, "
+                 "a check whose program was not run): the summary counts them; --strict makes "
+                 "this 1" },
     { "70", MAIN | GEN | VAL | SCAN | LINT, "internal error" },
     { "128+N", MAIN, "stopped by signal N (130 for SIGINT): generate finishes replacing "
                      "files first; validate, lint and generate --validate stop what they run "

@@ -1,9 +1,12 @@
 /* cmd_lint.c - `ctkgen lint`: audit modulefiles and .pc files, whoever wrote them.
  * SPDX-License-Identifier: MIT
  *
- * Parses options, hands the paths to lint.c, prints one block per file
- * (or --json) on stdout.  Exit 1 when any error-level finding, so lint can
- * gate a deployment; 3 when a path does not exist or cannot be read.
+ * Parses options, reads the lint policy (--config's "lint" section, then
+ * --policy: config.c), hands the paths to lint.c, prints one block per file
+ * (or --json) on stdout.  The exit status is the gate (policy.h): 1 when a
+ * finding is at or above --error-on (default: error) after the policy, 5
+ * when nothing failed but a file was not fully checked (1 with --strict),
+ * 3 when a path does not exist or cannot be read, or the policy is bad.
  * SIGINT, SIGTERM and SIGHUP, wherever lint is (its walk, a .pc
  * resolution, a Lua evaluation, Environment Modules or nvcc running),
  * stop it, remove lint's temp dir and kill ctkgen with the same signal
@@ -13,8 +16,10 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "config.h"
 #include "diag.h"
 #include "lint.h"
+#include "policy.h"
 #include "proc.h"
 #include "report.h"
 #include "util.h"
@@ -31,6 +36,10 @@ enum {
     OPT_MODULECMD,
     OPT_TIMEOUT,
     OPT_TRUST_TCL,
+    OPT_POLICY,
+    OPT_CONFIG,
+    OPT_ERROR_ON,
+    OPT_STRICT,
 };
 
 static const ctk_opt_t lint_opts[] = {
@@ -42,6 +51,13 @@ static const ctk_opt_t lint_opts[] = {
     { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each Tcl module load and nvcc run (default: 30)" },
     { "trust-tcl", 0, NULL, OPT_TRUST_TCL,
       "as root, load Tcl files only root can change as root (default: every Tcl file as user nobody)" },
+    { "config", 'c', "FILE", OPT_CONFIG, "site config whose \"lint\" section is the policy (nothing else of it is read)" },
+    { "policy", 0, "FILE", OPT_POLICY,
+      "lint policy (JSON): per-code severities and waivers, by file glob, each with a reason; "
+      "its rules win over --config's" },
+    { "error-on", 0, "LEVEL", OPT_ERROR_ON,
+      "'error' (default) or 'warning': the least severity, after the policy, that makes lint exit 1" },
+    { "strict", 0, NULL, OPT_STRICT, "a file not fully checked makes lint exit 1 (default: 5, if nothing else failed)" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
     { NULL, 0, NULL, 0, NULL },
 };
@@ -69,8 +85,17 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "run and is reported as CTK-TRUST-001.  Only regular files are read: a\n"
     "FIFO, a device, or a link met in a walk that leads to one or into /proc or\n"
     "/sys, is a finding (CTK-READ-001), and .pc resolution is bounded\n"
-    "(CTK-PC-005).  Findings carry a stable code (diagnostics.md); exit 1 when\n"
-    "any is an error, so lint can gate a deployment.  An interrupt (SIGINT,\n"
+    "(CTK-PC-005).  Findings carry a stable code (diagnostics.md).\n"
+    "\n"
+    "To gate a deployment: exit 1 when any finding is an error (with\n"
+    "--error-on warning, a warning too), after the site's policy: --policy FILE\n"
+    "or the \"lint\" section of the site config (--config FILE) changes a code's\n"
+    "severity or waives it, for every file or those matching a glob, each rule\n"
+    "with a reason the report shows.  A waived finding is still listed, marked\n"
+    "waived, and counted apart.  A file lint could not fully check (a Tcl file\n"
+    "not loaded, a check whose program was not run) never passes silently: the\n"
+    "summary counts it and lint exits 5 when nothing else failed (1 with\n"
+    "--strict).  An interrupt (SIGINT,\n"
     "SIGTERM, SIGHUP) stops lint wherever it is and ends it by that signal\n"
     "(exit status 128+N: 130 for SIGINT).\n",
     lint_opts,
@@ -103,28 +128,55 @@ static void put_safe(FILE *fp, const char *s)
     }
 }
 
+/* "FILE:LINE: SEVERITY CODE: text", or "FILE:LINE: waived CODE (SEVERITY): text"
+ * (so no grep for "error CTK-" counts a waived one); the policy's word
+ * on it, then the fix. */
+static void print_finding(const ctk_lint_file_t *f, const ctk_finding_t *x)
+{
+    const ctk_diag_t *d = ctk_diag_find(x->code);
+
+    put_safe(stdout, x->file ? x->file : f->file);
+    if (x->line > 0)
+        printf(":%d", x->line);
+    if (x->waived)
+        printf(": waived %s (%s): ", x->code, ctk_severity_name(x->severity));
+    else
+        printf(": %s %s: ", ctk_severity_name(x->severity), x->code);
+    put_safe(stdout, x->text);
+    if (x->reason) {
+        printf("\n  policy: ");
+        if (x->waived)
+            printf("waived");
+        else if (d && d->severity != x->severity)
+            printf("%s, was %s", ctk_severity_name(x->severity), ctk_severity_name(d->severity));
+        else
+            printf("%s", ctk_severity_name(x->severity));
+        printf(" by %s: ", x->rule_at ? x->rule_at : "the policy");
+        put_safe(stdout, x->reason);
+    }
+    printf("\n  fix: %s\n", d ? d->fix : "");
+}
+
 static void print_file(const ctk_lint_file_t *f, bool suggest)
 {
     put_safe(stdout, f->file);
     printf(": %s %s", ctk_lint_kind_name(f->kind), f->name);
     if (f->evaluated_as)
         printf(" [evaluated as %s]", f->evaluated_as);
+    if (f->incomplete)
+        printf(" [not fully checked]");
     if (f->root) {
         printf(": CUDA %s at ", f->version);
         put_safe(stdout, f->root);
         printf(" (found by %s)", f->found_by);
     }
     printf("%s\n", f->findings.len ? "" : ": no findings");
-    for (size_t i = 0; i < f->findings.len; i++) {
-        const ctk_finding_t *x = &f->findings.items[i];
-        const ctk_diag_t *d = ctk_diag_find(x->code);
-
-        put_safe(stdout, x->file ? x->file : f->file);
-        if (x->line > 0)
-            printf(":%d", x->line);
-        printf(": %s %s: ", ctk_severity_name(x->severity), x->code);
-        put_safe(stdout, x->text);
-        printf("\n  fix: %s\n", d ? d->fix : "");
+    for (size_t i = 0; i < f->findings.len; i++)
+        print_finding(f, &f->findings.items[i]);
+    for (size_t i = 0; i < f->unchecked.len; i++) {
+        printf("  not fully checked: ");
+        put_safe(stdout, f->unchecked.items[i]);
+        putchar('\n');
     }
     if (suggest) {
         if (f->suggestion) {
@@ -142,22 +194,76 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
     }
 }
 
+/* The policy from --config's "lint" section, then --policy's rules over
+ * it; error_on and strict from the command line (>= 0) win over both. */
+static bool load_policy(const char *config, const char *policy, ctk_policy_t *p, ctk_error_t *err)
+{
+    bool found = false;
+
+    if (config && !ctk_config_load_lint(config, true, p, &found, err))
+        goto bad;
+    if (config && !found && ctk_cli_verbosity >= CTK_NORMAL)
+        ctk_cli_warn("%s has no \"lint\" section: no policy from it", config);
+    if (!policy || ctk_config_load_lint(policy, false, p, NULL, err))
+        return true;
+bad:
+    /* an unreadable policy is bad input (exit 3), as generate's config is */
+    if (err->code == CTK_E_IO)
+        err->code = CTK_E_CONFIG;
+    return false;
+}
+
+static void print_summary(const ctk_lint_report_t *r)
+{
+    printf("%zu file%s linted: %zu error%s, %zu warning%s, %zu note%s, %zu waived; %zu not fully checked; "
+           "%zu skipped%s\n",
+           r->n_files, r->n_files == 1 ? "" : "s", r->n_error, r->n_error == 1 ? "" : "s", r->n_warning,
+           r->n_warning == 1 ? "" : "s", r->n_note, r->n_note == 1 ? "" : "s", r->n_waived, r->n_incomplete,
+           r->n_skipped, r->n_skipped && ctk_cli_verbosity < CTK_VERBOSE ? " (-v lists them)" : "");
+}
+
+/* The exit status: the gate's verdict on the counts (waived findings are not among them). */
+static int gate_status(const ctk_lint_report_t *r, const ctk_policy_t *p)
+{
+    ctk_severity_t on = p->error_on >= 0 ? (ctk_severity_t)p->error_on : CTK_SEV_ERROR;
+
+    switch (ctk_policy_gate(r->n_error, r->n_warning, r->n_incomplete, on, p->strict > 0)) {
+    case CTK_GATE_FAIL: return CTK_EXIT_CHECK;
+    case CTK_GATE_INCOMPLETE:
+        if (ctk_cli_verbosity >= CTK_NORMAL)
+            ctk_cli_warn("%zu file%s not fully checked (exit status %d; --strict makes it a failure)",
+                         r->n_incomplete, r->n_incomplete == 1 ? "" : "s", CTK_EXIT_INCOMPLETE);
+        return CTK_EXIT_INCOMPLETE;
+    case CTK_GATE_PASS: break;
+    }
+    return CTK_EXIT_OK;
+}
+
 int ctk_cmd_lint(int argc, char **argv)
 {
     ctk_lint_opts_t o;
     ctk_lint_report_t rep;
+    ctk_policy_t pol;
     ctk_error_t err;
-    const char *arg;
+    const char *arg, *config = NULL, *policy = NULL;
     bool json = false, tcl_skipped = false, done;
     size_t n_unsafe = 0;
     char *text = NULL;
-    int id, rc, sig;
+    int id, rc, sig, error_on = -1, strict = -1;
 
     memset(&o, 0, sizeof o);
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_lint_doc, &arg)) != -1) {
         switch (id) {
         case OPT_JSON: json = true; break;
+        case OPT_CONFIG: config = arg; break;
+        case OPT_POLICY: policy = arg; break;
+        case OPT_STRICT: strict = 1; break;
+        case OPT_ERROR_ON:
+            if (strcmp(arg, "error") != 0 && strcmp(arg, "warning") != 0)
+                return ctk_cli_usage("lint", "--error-on needs 'error' or 'warning', not '%s'", arg);
+            error_on = strcmp(arg, "warning") == 0 ? CTK_SEV_WARNING : CTK_SEV_ERROR;
+            break;
         case OPT_FIX_SUGGEST: o.fix_suggest = true; break;
         case OPT_MODULECMD: o.modulecmd = arg; break;
         case OPT_TRUST_TCL: o.trust_tcl = true; break;
@@ -176,9 +282,21 @@ int ctk_cmd_lint(int argc, char **argv)
         return ctk_cli_usage("lint", "name at least one file or directory");
     if (o.modulecmd && !*o.modulecmd)
         return ctk_cli_usage("lint", "--modulecmd needs a file");
+    if ((config && !*config) || (policy && !*policy))
+        return ctk_cli_usage("lint", "--%s needs a file", config && !*config ? "config" : "policy");
 
     ctk_error_init(&err);
     ctk_lint_report_init(&rep);
+    ctk_policy_init(&pol);
+    if (!load_policy(config, policy, &pol, &err)) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
+    if (error_on >= 0)
+        pol.error_on = error_on;
+    if (strict >= 0)
+        pol.strict = strict;
+    o.policy = &pol;
     if (!ctk_proc_catch_interrupts(&err)) {
         rc = ctk_cli_error(&err);
         goto out;
@@ -192,6 +310,7 @@ int ctk_cmd_lint(int argc, char **argv)
         fprintf(stderr, "ctkgen: %s and removed the temp dirs\n",
                 ctk_proc_describe_interrupt(what, sizeof what));
         ctk_lint_report_fini(&rep);
+        ctk_policy_fini(&pol);
         ctk_proc_reraise(sig);
         return 128 + sig;
     }
@@ -220,7 +339,7 @@ int ctk_cmd_lint(int argc, char **argv)
         for (size_t i = 0; i < rep.n_files; i++) {
             const ctk_lint_file_t *f = &rep.files[i];
 
-            if (ctk_cli_verbosity < CTK_NORMAL && !f->findings.len && !o.fix_suggest)
+            if (ctk_cli_verbosity < CTK_NORMAL && !f->findings.len && !f->incomplete && !o.fix_suggest)
                 continue;
             print_file(f, o.fix_suggest);
         }
@@ -231,14 +350,13 @@ int ctk_cmd_lint(int argc, char **argv)
                 printf(": %s\n", rep.skipped[i].why);
             }
         if (ctk_cli_verbosity >= CTK_NORMAL)
-            printf("%zu file%s linted: %zu error%s, %zu warning%s, %zu note%s; %zu skipped%s\n", rep.n_files,
-                   rep.n_files == 1 ? "" : "s", rep.n_error, rep.n_error == 1 ? "" : "s", rep.n_warning,
-                   rep.n_warning == 1 ? "" : "s", rep.n_note, rep.n_note == 1 ? "" : "s", rep.n_skipped,
-                   rep.n_skipped && ctk_cli_verbosity < CTK_VERBOSE ? " (-v lists them)" : "");
+            print_summary(&rep);
     }
-    rc = rep.n_error ? CTK_EXIT_CHECK : CTK_EXIT_OK;
+    fflush(stdout);
+    rc = gate_status(&rep, &pol);
 out:
     free(text);
     ctk_lint_report_fini(&rep);
+    ctk_policy_fini(&pol);
     return rc;
 }

@@ -1236,7 +1236,15 @@ typedef enum {
     K_GRES,
     K_SLURM,      /* account, qos, constraint: passed to sbatch as they are */
     K_TIME,
-    K_ARGS        /* extra_args */
+    K_ARGS,       /* extra_args */
+    K_LINT,       /* the "lint" object: a lint policy */
+    K_ERROR_ON,   /* "warning" or "error" */
+    K_STRICT,     /* a bool kept as 1/0 in an int (-1: not given) */
+    K_RULES,      /* the policy's rules */
+    K_CODES,      /* a rule's "code": a finding code, or an array of them */
+    K_GLOBS,      /* a rule's "files": a glob, or an array of them */
+    K_ACTION,     /* a rule's "severity": error, warning, note, off, waive */
+    K_REASON      /* a rule's "reason" */
 } kind_t;
 
 typedef struct {
@@ -1251,6 +1259,19 @@ typedef struct {
 #define SF(f) offsetof(ctk_sdk_conf_t, f)
 #define VF(f) offsetof(ctk_validation_conf_t, f)
 #define PF(f) offsetof(ctk_partition_conf_t, f)
+#define LF(f) offsetof(ctk_policy_t, f)
+#define RF(f) offsetof(rule_conf_t, f)
+
+/* A policy rule as written, before it is split into one ctk_policy_rule_t
+ * per code and glob. */
+typedef struct {
+    char **codes;
+    size_t n_codes;
+    char **globs;
+    size_t n_globs;
+    char *action;
+    char *reason;
+} rule_conf_t;
 
 static const keyspec_t top_keys[] = {
     { "$schema", K_IGNORE, false, 0, 0, -1 },
@@ -1264,6 +1285,7 @@ static const keyspec_t top_keys[] = {
     { "help", K_TEXT, false, CF(help), 0, -1 },
     { "env", K_ENV, false, CF(env), CF(n_env), -1 },
     { "validation", K_VALIDATION, false, CF(validation), 0, -1 },
+    { "lint", K_LINT, false, CF(lint), 0, -1 },
     { "sdks", K_SDKS, true, 0, 0, -1 },
 };
 
@@ -1309,6 +1331,20 @@ static const keyspec_t partition_keys[] = {
     { "extra_args", K_ARGS, false, PF(extra_args), PF(n_extra_args), -1 },
 };
 
+static const keyspec_t lint_keys[] = {
+    { "$schema", K_IGNORE, false, 0, 0, -1 },
+    { "error_on", K_ERROR_ON, false, LF(error_on), 0, -1 },
+    { "strict", K_STRICT, false, LF(strict), 0, -1 },
+    { "rules", K_RULES, false, 0, 0, -1 },
+};
+
+static const keyspec_t rule_keys[] = {
+    { "code", K_CODES, true, RF(codes), RF(n_codes), -1 },
+    { "files", K_GLOBS, false, RF(globs), RF(n_globs), -1 },
+    { "severity", K_ACTION, true, RF(action), 0, -1 },
+    { "reason", K_REASON, true, RF(reason), 0, -1 },
+};
+
 typedef struct {
     const keyspec_t *keys;
     size_t n;
@@ -1321,6 +1357,8 @@ static const table_t comm_table = { comm_keys, N_OF(comm_keys), "comm_libs" };
 static const table_t hostcc_table = { hostcc_keys, N_OF(hostcc_keys), "host_compiler" };
 static const table_t validation_table = { validation_keys, N_OF(validation_keys), "validation" };
 static const table_t partition_table = { partition_keys, N_OF(partition_keys), "partition" };
+static const table_t lint_table = { lint_keys, N_OF(lint_keys), "lint" };
+static const table_t rule_table = { rule_keys, N_OF(rule_keys), "rule" };
 
 static const keyspec_t *table_find(const table_t *t, const char *key)
 {
@@ -1354,6 +1392,14 @@ static bool unknown_key(check_t *c, const table_t *t, const char *key)
                         key);
     if (t == &validation_table && table_find(&top_table, key))
         return fail_key(c, "unknown key (\"%s\" is a top-level key)", key);
+    if (t == &lint_table && table_find(&rule_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs inside an entry of \"rules\")", key);
+    if (t == &lint_table && table_find(&top_table, key))
+        return fail_key(c, "unknown key (\"%s\" is a site config key, not a lint policy's: give a site "
+                           "config with --config, its \"lint\" object with --policy)",
+                        key);
+    if (t == &rule_table && table_find(&lint_table, key))
+        return fail_key(c, "unknown key (\"%s\" belongs to the policy, not a rule)", key);
     if (t == &partition_table && table_find(&validation_table, key))
         return fail_key(c, "unknown key (\"%s\" belongs inside \"validation\", not a partition)",
                         key);
@@ -1658,6 +1704,140 @@ static bool take_partitions(check_t *c, const json_t *v, ctk_validation_conf_t *
     return true;
 }
 
+/* ---- the lint section ---------------------------------------------------------- */
+
+static bool check_code(check_t *c, const char *s)
+{
+    const char *near = NULL;
+    size_t best = 3;
+    char q[96];
+
+    if (ctk_diag_find(s))
+        return true;
+    for (size_t i = 0; ctk_diags[i].code; i++) {
+        size_t d = ctk_edit_distance(s, ctk_diags[i].code);
+
+        if (d < best) {
+            best = d;
+            near = ctk_diags[i].code;
+        }
+    }
+    if (near)
+        return fail(c, "unknown finding code %s (did you mean \"%s\"?)", show(s, q), near);
+    return fail(c, "unknown finding code %s: diagnostics.md lists the codes", show(s, q));
+}
+
+/* Globs and reasons are shown in reports, one line each. */
+static bool check_line(check_t *c, const char *s, const char *what)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return fail(c, "%s contains control character 0x%02x: write it on one line", what, *p);
+    return true;
+}
+
+static bool check_glob(check_t *c, const char *s)
+{
+    return check_line(c, s, "a glob");
+}
+
+static bool check_reason(check_t *c, const char *s)
+{
+    return check_line(c, s, "the reason");
+}
+
+static bool check_action(check_t *c, const char *s)
+{
+    ctk_severity_t sev;
+    bool waive;
+    char q[96];
+
+    if (ctk_policy_parse_action(s, &waive, &sev))
+        return true;
+    return fail(c, "severity %s is not \"error\", \"warning\", \"note\", \"off\" or \"waive\"", show(s, q));
+}
+
+static bool take_error_on(check_t *c, const json_t *v, int *dst)
+{
+    char *s = NULL;
+    bool ok = take_string(c, v, &s) && check_choice(c, s, "error_on", "warning", "error");
+
+    if (ok)
+        *dst = strcmp(s, "warning") == 0 ? CTK_SEV_WARNING : CTK_SEV_ERROR;
+    free(s);
+    return ok;
+}
+
+/* A string, or a non-empty array of strings, each checked by check. */
+static bool take_one_or_more(check_t *c, const json_t *v, char ***items, size_t *n,
+                             bool (*check)(check_t *c, const char *item))
+{
+    if (json_is_array(v) && json_array_size(v) == 0)
+        return fail(c, "expected a string or a non-empty array of strings");
+    if (json_is_array(v))
+        return take_strings(c, v, items, n, check);
+    if (!(*items = calloc(1, sizeof **items))) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    if (!take_string(c, v, &(*items)[0]))
+        return false;
+    *n = 1;
+    return check(c, (*items)[0]);
+}
+
+static void rule_conf_fini(rule_conf_t *r)
+{
+    for (size_t i = 0; i < r->n_codes; i++)
+        free(r->codes[i]);
+    free(r->codes);
+    for (size_t i = 0; i < r->n_globs; i++)
+        free(r->globs[i]);
+    free(r->globs);
+    free(r->action);
+    free(r->reason);
+}
+
+/* One rule object: a policy rule for each of its codes and globs. */
+static bool take_rule(check_t *c, const json_t *v, ctk_policy_t *p)
+{
+    ctk_pos_t at = pos_of(c, cur_ptr(c), false);
+    ctk_severity_t sev = CTK_SEV_NOTE;
+    char *where = NULL;
+    rule_conf_t r;
+    bool waive = false, ok = false;
+
+    memset(&r, 0, sizeof r);
+    if (!check_object(c, v, &rule_table, &r, NULL, NULL))
+        goto out;
+    ctk_policy_parse_action(r.action, &waive, &sev);
+    if (!(where = at.line ? ctk_printf(c->err, "%s:%d", c->source, at.line) : ctk_strdup(c->source, c->err)))
+        goto out;
+    for (size_t i = 0; i < r.n_codes; i++)
+        for (size_t j = 0; j < (r.n_globs ? r.n_globs : 1); j++)
+            if (!ctk_policy_add(p, r.codes[i], r.n_globs ? r.globs[j] : NULL, waive, sev, r.reason, where, c->err))
+                goto out;
+    ok = true;
+out:
+    free(where);
+    rule_conf_fini(&r);
+    return ok;
+}
+
+static bool take_rules(check_t *c, const json_t *v, ctk_policy_t *p)
+{
+    if (!json_is_array(v))
+        return fail(c, "expected an array of rule objects, got %s", type_name(v));
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        size_t saved;
+
+        if (!push_index(c, i, &saved) || !take_rule(c, json_array_get(v, i), p))
+            return false;
+        pop(c, saved);
+    }
+    return true;
+}
+
 static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *base,
                         ctk_config_t *cfg, ctk_sdk_conf_t *sdk)
 {
@@ -1738,6 +1918,27 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
     case K_ARGS:
         return take_args(c, v, (char ***)((char *)base + k->off),
                          (size_t *)((char *)base + k->off2));
+    case K_LINT:
+        return check_object(c, v, &lint_table, (char *)base + k->off, cfg, NULL);
+    case K_ERROR_ON:
+        return take_error_on(c, v, (int *)((char *)base + k->off));
+    case K_STRICT:
+        if (!json_is_boolean(v))
+            return fail(c, "expected true or false, got %s", type_name(v));
+        *(int *)((char *)base + k->off) = json_is_true(v);
+        return true;
+    case K_RULES:
+        return take_rules(c, v, base);
+    case K_CODES:
+        return take_one_or_more(c, v, (char ***)((char *)base + k->off), (size_t *)((char *)base + k->off2),
+                                check_code);
+    case K_GLOBS:
+        return take_one_or_more(c, v, (char ***)((char *)base + k->off), (size_t *)((char *)base + k->off2),
+                                check_glob);
+    case K_ACTION:
+        return take_string(c, v, str) && check_action(c, *str);
+    case K_REASON:
+        return take_string(c, v, str) && check_reason(c, *str);
     }
     return fail(c, "internal error: unhandled key kind");
 }
@@ -2021,6 +2222,7 @@ void ctk_config_free(ctk_config_t *cfg)
     if (!cfg)
         return;
     validation_conf_fini(&cfg->validation);
+    ctk_policy_fini(&cfg->lint);
     for (i = 0; i < cfg->n_sdks; i++)
         sdk_conf_fini(&cfg->sdks[i]);
     free(cfg->sdks);
@@ -2045,6 +2247,7 @@ ctk_config_t *ctk_config_new(const char *source, ctk_error_t *err)
         return NULL;
     }
     cfg->pc_rpath = true;
+    ctk_policy_init(&cfg->lint);
     if (!(cfg->source = ctk_strdup(source ? source : "<string>", err)) ||
         !(cfg->module_name = ctk_strdup(DEFAULT_MODULE_NAME, err)) ||
         !(cfg->family = ctk_strdup(DEFAULT_FAMILY, err)) ||
@@ -2086,46 +2289,58 @@ fail:
     return NULL;
 }
 
+/* Parse text (a byte-order mark at *text skipped: RFC 8259 lets a parser
+ * ignore one, and editors that write it do not show it, so positions count
+ * from after it) and index its positions.  NULL with err set on failure. */
+static json_t *parse_indexed(const char **text, size_t *len, const char *source, posidx_t *idx,
+                             ctk_error_t *err)
+{
+    json_error_t je;
+    json_t *root;
+
+    memset(&je, 0, sizeof je);
+    if (*len >= 3 && memcmp(*text, "\xEF\xBB\xBF", 3) == 0) {
+        *text += 3;
+        *len -= 3;
+    }
+    root = parse(*text, *len, &je);
+    if (!root) {
+        size_t at;
+        int line, column;
+        char hint[160];
+
+        if (json_error_is_nomem(&je)) {
+            ctk_error_nomem(err);
+            return NULL;
+        }
+        at = json_error_place(*text, *len, &je, &line, &column);
+        json_error_hint(*text, *len, at, hint, sizeof hint);
+        ctk_error_set(err, CTK_E_JSON, source, line, column, "%s%s%s", je.text,
+                      hint[0] ? "; " : "", hint);
+        return NULL;
+    }
+    if (!posidx_build(idx, *text, *len, source, err)) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
 ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *source,
                                      ctk_error_t *err)
 {
-    json_error_t je;
     json_t *root = NULL;
     posidx_t idx;
     check_t c;
     ctk_config_t *cfg = NULL;
     bool ok = false;
 
-    memset(&je, 0, sizeof je);
     memset(&idx, 0, sizeof idx);
     memset(&c, 0, sizeof c);
     ctk_buf_init(&c.ptr);
     if (!source)
         source = "<string>";
-    /* RFC 8259 lets a parser ignore a byte-order mark; editors that write one
-       do not show it, so positions count from after it */
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-        text += 3;
-        len -= 3;
-    }
-    root = parse(text, len, &je);
-    if (!root) {
-        size_t at;
-        int line, column;
-
-        if (json_error_is_nomem(&je)) {
-            ctk_error_nomem(err);
-            goto out;
-        }
-        char hint[160];
-
-        at = json_error_place(text, len, &je, &line, &column);
-        json_error_hint(text, len, at, hint, sizeof hint);
-        ctk_error_set(err, CTK_E_JSON, source, line, column, "%s%s%s", je.text,
-                      hint[0] ? "; " : "", hint);
-        goto out;
-    }
-    if (!posidx_build(&idx, text, len, source, err))
+    if (!(root = parse_indexed(&text, &len, source, &idx, err)))
         goto out;
     cfg = ctk_config_new(source, err);
     if (!cfg)
@@ -2163,6 +2378,52 @@ ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err)
     cfg = ctk_config_load_string(text, len, path, err);
     free(text);
     return cfg;
+}
+
+bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into, bool *found,
+                          ctk_error_t *err)
+{
+    size_t len = 0, saved;
+    char *text = ctk_file_read_ex(path, CONFIG_MAX_BYTES, CTK_READ_ANY_TYPE, &len, NULL, err);
+    const char *t = text;
+    json_t *root = NULL, *lint;
+    posidx_t idx;
+    check_t c;
+    bool ok = false;
+
+    memset(&idx, 0, sizeof idx);
+    memset(&c, 0, sizeof c);
+    ctk_buf_init(&c.ptr);
+    if (found)
+        *found = false;
+    if (!text || !(root = parse_indexed(&t, &len, path, &idx, err)))
+        goto out;
+    c.source = path;
+    c.text = t;
+    c.len = len;
+    c.idx = &idx;
+    c.err = err;
+    if (!site_config) {
+        ok = check_object(&c, root, &lint_table, into, NULL, NULL);
+        goto out;
+    }
+    if (!json_is_object(root)) {
+        fail(&c, "expected a site config object, got %s", type_name(root));
+        goto out;
+    }
+    if (!(lint = json_object_get(root, "lint"))) {
+        ok = true;
+        goto out;
+    }
+    if (found)
+        *found = true;
+    ok = push_key(&c, "lint", &saved) && check_object(&c, lint, &lint_table, into, NULL, NULL);
+out:
+    ctk_buf_fini(&c.ptr);
+    posidx_fini(&idx);
+    json_decref(root);
+    free(text);
+    return ok;
 }
 
 /* ---- dump ---------------------------------------------------------------------- */

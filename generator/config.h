@@ -12,6 +12,7 @@
 #define CTK_CONFIG_H
 
 #include "error.h"
+#include "policy.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -122,6 +123,9 @@ typedef struct {
     ctk_kv_t *env;          /* site-wide extra environment variables */
     size_t n_env;
     ctk_validation_conf_t validation; /* zeroed when absent */
+    ctk_policy_t lint;      /* "lint": the policy `ctkgen lint --config` applies;
+                               no rules when absent.  Checked on every load;
+                               ctk_config_dump does not write it */
     ctk_sdk_conf_t *sdks;
     size_t n_sdks;
 } ctk_config_t;
@@ -143,6 +147,19 @@ ctk_sdk_conf_t *ctk_config_add_sdk(ctk_config_t *cfg, const char *version, const
                                    ctk_error_t *err);
 
 void ctk_config_free(ctk_config_t *cfg);
+
+/* Read a lint policy from path into *into, after the rules it holds
+ * (so a later file's rules win over an earlier one's; error_on and strict
+ * are replaced when the file gives them).  site_config: path is a site
+ * config and only its "lint" object is read (the rest is not checked);
+ * *found says whether it had one.  Otherwise the file's top-level object
+ * is the policy (found may be NULL).  Errors as for ctk_config_load:
+ * CTK_E_JSON (jansson's line and column) or CTK_E_CONFIG at the offending
+ * value, e.g. policy.json:4:15: error: /rules/0/code: unknown finding code
+ * "CTK-CPAHT-001" (did you mean "CTK-CPATH-001"?).  On failure *into may
+ * hold some of the file's rules. */
+bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into, bool *found,
+                          ctk_error_t *err);
 
 /* Render a config as JSON text in the schema's key order (for `scan`).
  * Caller frees. */

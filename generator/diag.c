@@ -211,6 +211,8 @@ static void finding_fini(ctk_finding_t *x)
 {
     free(x->file);
     free(x->text);
+    free(x->reason);
+    free(x->rule_at);
 }
 
 void ctk_findings_fini(ctk_findings_t *f)
@@ -268,6 +270,9 @@ static bool add_take(ctk_findings_t *f, const ctk_diag_t *d, const char *file, i
     x->file = file_copy;
     x->line = line > 0 ? line : 0;
     x->text = text;
+    x->waived = false;
+    x->reason = NULL;
+    x->rule_at = NULL;
     return true;
 fail:
     free(file_copy);
@@ -327,9 +332,14 @@ bool ctk_findings_extend(ctk_findings_t *dst, const ctk_findings_t *src, ctk_err
         x->severity = s->severity;
         x->line = s->line;
         x->file = NULL;
+        x->waived = s->waived;
+        x->reason = NULL;
+        x->rule_at = NULL;
         x->text = ctk_strdup(s->text ? s->text : "", err);
-        if (!x->text || (s->file && !(x->file = ctk_strdup(s->file, err)))) {
-            free(x->text);
+        if (!x->text || (s->file && !(x->file = ctk_strdup(s->file, err))) ||
+            (s->reason && !(x->reason = ctk_strdup(s->reason, err))) ||
+            (s->rule_at && !(x->rule_at = ctk_strdup(s->rule_at, err)))) {
+            finding_fini(x);
             goto fail;
         }
         dst->len++;
@@ -370,7 +380,17 @@ size_t ctk_findings_count(const ctk_findings_t *f, ctk_severity_t sev)
     size_t i, n = 0;
 
     for (i = 0; f && i < f->len; i++)
-        if (f->items[i].severity == sev)
+        if (f->items[i].severity == sev && !f->items[i].waived)
+            n++;
+    return n;
+}
+
+size_t ctk_findings_count_waived(const ctk_findings_t *f)
+{
+    size_t i, n = 0;
+
+    for (i = 0; f && i < f->len; i++)
+        if (f->items[i].waived)
             n++;
     return n;
 }

@@ -35,6 +35,10 @@ typedef struct {
     char *file;            /* NULL if none */
     int line;              /* 0 if unknown */
     char *text;            /* the specific message */
+    /* set by a lint policy (policy.h) that matched it; NULL/false otherwise */
+    bool waived;           /* listed, but counted as no error, warning or note */
+    char *reason;          /* the rule's reason */
+    char *rule_at;         /* where the rule is written: "policy.json:7" */
 } ctk_finding_t;
 
 typedef struct {
@@ -48,11 +52,13 @@ void ctk_findings_fini(ctk_findings_t *f);
  * CTK_E_INTERNAL) with its table severity.  file may be NULL. */
 bool ctk_findings_add(ctk_findings_t *f, const char *code, const char *file, int line,
                       ctk_error_t *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-/* Append copies of every finding of src. */
+/* Append copies of every finding of src (policy fields included). */
 bool ctk_findings_extend(ctk_findings_t *dst, const ctk_findings_t *src, ctk_error_t *err);
 /* Remove every finding of `code`, keeping the others in order. */
 void ctk_findings_drop(ctk_findings_t *f, const char *code);
 bool ctk_findings_has(const ctk_findings_t *f, const char *code);
+/* Findings of that severity, waived ones not counted. */
 size_t ctk_findings_count(const ctk_findings_t *f, ctk_severity_t sev);
+size_t ctk_findings_count_waived(const ctk_findings_t *f);
 
 #endif

@@ -47,6 +47,7 @@ typedef enum {
     CTK_EXIT_USAGE = 2,
     CTK_EXIT_INPUT = 3,    /* bad input or config */
     CTK_EXIT_ENV = 4,      /* environment: no nvcc, no module system, lock */
+    CTK_EXIT_INCOMPLETE = 5, /* lint: nothing failed, but a file was not fully checked */
     CTK_EXIT_INTERNAL = 70
 } ctk_exit_t;
 

@@ -69,6 +69,7 @@ static void file_fini(ctk_lint_file_t *f)
     free(f->suggestion);
     free(f->evaluated_as);
     ctk_findings_fini(&f->findings);
+    ctk_strlist_fini(&f->unchecked);
 }
 
 void ctk_lint_report_fini(ctk_lint_report_t *r)
@@ -672,6 +673,7 @@ typedef struct {
     ctk_modsys_info_t tcl;
     ctk_sandbox_t sb;     /* who evaluates Tcl when ctkgen is root */
     ctk_strlist_t seen;   /* real paths linted */
+    const char *top;      /* the directory being walked, for the policy's relative paths; NULL: a file */
     ctk_error_t *err;
 } lctx_t;
 
@@ -1074,6 +1076,19 @@ static bool addf(ctk_lint_file_t *f, const char *code, int line, ctk_error_t *er
     return ctk_findings_add(&f->findings, code, f->file, line, err, "%s", text);
 }
 
+bool ctk_lint_mark_unchecked(ctk_lint_file_t *f, ctk_error_t *err, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    text[strcspn(text, "\n")] = '\0';
+    f->incomplete = true;
+    return ctk_strlist_push(&f->unchecked, text, err);
+}
+
 /* The first line of a multi-line message (modulecmd and Lua tracebacks). */
 static void first_line(const char *text, char *buf, size_t n)
 {
@@ -1092,7 +1107,8 @@ static bool note_refused_nvcc(ctk_lint_file_t *f, const tk_t *t, ctk_error_t *er
 {
     if (!t->ex.nvcc_refused)
         return true;
-    return addf(f, "CTK-TRUST-001", 0, err,
+    return ctk_lint_mark_unchecked(f, err, "the toolkit checks (CTK-TRUST-001: the release is unknown)") &&
+           addf(f, "CTK-TRUST-001", 0, err,
                 "`%s --version` was not run, so the toolkit's release is unknown (no version.json, "
                 "version.txt or CUDART_VERSION says it) and the toolkit checks did not run: %s",
                 t->ex.nvcc, t->ex.why);
@@ -1392,12 +1408,14 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
     ctk_env_init(&menv);
     ctk_env_init(&set);
     if (!c->have_tcl && c->tcl_untrusted) {
-        ok = addf(f, "CTK-TRUST-001", 0, c->err,
+        ok = ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-TRUST-001): none of its checks ran") &&
+             addf(f, "CTK-TRUST-001", 0, c->err,
                   "not loaded by Environment Modules, so none of its checks ran: %s", c->rep->tcl_skip);
         goto out;
     }
     if (!c->have_tcl) {
-        ok = addf(f, "CTK-SKIP-003", 0, c->err, "not loaded: %s", c->rep->tcl_skip);
+        ok = ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-SKIP-003): none of its checks ran") &&
+             addf(f, "CTK-SKIP-003", 0, c->err, "not loaded: %s", c->rep->tcl_skip);
         goto out;
     }
     /* MODULEPATH is the dir above <name>/, so the module loads by its full name */
@@ -1414,7 +1432,8 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
     if (!(sb = ctk_sandbox_pick(&c->sb, mp, f->file, &f->evaluated_as, &skip_why, c->err)) && !skip_why)
         goto out;
     if (skip_why) {
-        ok = addf(f, "CTK-SKIP-004", 0, c->err, "not loaded: %s", skip_why);
+        ok = ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-SKIP-004): none of its checks ran") &&
+             addf(f, "CTK-SKIP-004", 0, c->err, "not loaded: %s", skip_why);
         goto out;
     }
     ctk_error_init(&e);
@@ -1716,6 +1735,7 @@ static ctk_lint_file_t *add_file(lctx_t *c, const char *path, ctk_lint_kind_t ki
     f = &r->files[r->n_files];
     memset(f, 0, sizeof *f);
     ctk_findings_init(&f->findings);
+    ctk_strlist_init(&f->unchecked);
     f->kind = kind;
     r->n_files++;
     if (!(f->file = ctk_strdup(path, c->err)))
@@ -1730,11 +1750,18 @@ static ctk_lint_file_t *add_file(lctx_t *c, const char *path, ctk_lint_kind_t ki
     return f->name ? f : NULL;
 }
 
-static void count_findings(lctx_t *c, const ctk_lint_file_t *f)
+/* Apply the policy to f's findings, then count them (and f, if it was
+ * not fully checked) into the report. */
+static bool count_findings(lctx_t *c, ctk_lint_file_t *f)
 {
+    if (!ctk_policy_apply(c->o->policy, &f->findings, f->file, ctk_policy_relpath(f->file, c->top), c->err))
+        return false;
     c->rep->n_error += ctk_findings_count(&f->findings, CTK_SEV_ERROR);
     c->rep->n_warning += ctk_findings_count(&f->findings, CTK_SEV_WARNING);
     c->rep->n_note += ctk_findings_count(&f->findings, CTK_SEV_NOTE);
+    c->rep->n_waived += ctk_findings_count_waived(&f->findings);
+    c->rep->n_incomplete += f->incomplete;
+    return true;
 }
 
 /* path is not a regular file (what: "a FIFO"...; target: where the link
@@ -1754,8 +1781,7 @@ static bool refused(lctx_t *c, const char *path, const char *what, const char *t
                      strstr(what, "kernel") ? "" : ", not a regular file")) {
         return false;
     }
-    count_findings(c, f);
-    return true;
+    return count_findings(c, f);
 }
 
 /* Lint one file.  A file found in a walk is read only if it is a regular
@@ -1829,7 +1855,7 @@ static bool lint_file(lctx_t *c, const char *path, bool from_walk)
         ctk_error_set(c->err, CTK_E_ENV, path, 0, 0, "not linted: interrupted");
         ok = false;
     }
-    count_findings(c, f);
+    ok = count_findings(c, f) && ok;
 out:
     free(text);
     free(real);
@@ -2034,7 +2060,10 @@ bool ctk_lint(const char *const *paths, size_t n_paths, const ctk_lint_opts_t *o
     if (!setup(&c, &e))
         goto out;
     for (i = 0; i < n_paths; i++) {
-        bool good = ctk_is_dir(paths[i]) ? walk(&c, paths[i], 0) : lint_file(&c, paths[i], false);
+        bool good;
+
+        c.top = ctk_is_dir(paths[i]) ? paths[i] : NULL;
+        good = c.top ? walk(&c, paths[i], 0) : lint_file(&c, paths[i], false);
 
         if (!good)
             goto out;

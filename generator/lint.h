@@ -52,6 +52,7 @@
 
 #include "diag.h"
 #include "error.h"
+#include "policy.h"
 #include "util.h"
 
 #include <stdbool.h>
@@ -72,7 +73,13 @@ typedef struct {
                                * that makes `ctkgen generate` write a correct module for it */
     char *evaluated_as;       /* Tcl loaded by a root ctkgen: "user nobody (uid 65534)", or
                                * "root (--trust-tcl: ...)"; NULL otherwise */
-    ctk_findings_t findings;
+    ctk_findings_t findings;  /* after the policy: severities changed, some waived */
+    /* Not fully checked: some check could not run on this file (a Tcl file
+     * not loaded, a toolkit whose release could not be read, a call the
+     * sandbox did not run, a dependency it could not follow).  unchecked
+     * says what, one line each; set through ctk_lint_mark_unchecked(). */
+    bool incomplete;
+    ctk_strlist_t unchecked;
 } ctk_lint_file_t;
 
 typedef struct {
@@ -89,7 +96,9 @@ typedef struct {
     char *tcl_skip;           /* why Tcl modulefiles are not loaded; NULL when they are */
     char *tcl_user;           /* ctkgen is root: who loads Tcl files ("nobody (uid 65534)"); NULL: not root */
     bool trust_tcl;           /* and files only root can change are loaded as root */
-    size_t n_error, n_warning, n_note;  /* findings of all files */
+    size_t n_error, n_warning, n_note;  /* findings of all files, the waived ones not counted */
+    size_t n_waived;                    /* findings the policy waived */
+    size_t n_incomplete;                /* files not fully checked */
 } ctk_lint_report_t;
 
 typedef struct {
@@ -97,6 +106,7 @@ typedef struct {
     double timeout_s;         /* per Tcl load or nvcc run; <= 0: 30 */
     bool fix_suggest;         /* fill ctk_lint_file_t.suggestion */
     bool trust_tcl;           /* root: load a Tcl file only root can change as root */
+    const ctk_policy_t *policy; /* applied to each file's findings; NULL: none */
 } ctk_lint_opts_t;
 
 void ctk_lint_report_init(ctk_lint_report_t *r);
@@ -111,6 +121,12 @@ void ctk_lint_report_fini(ctk_lint_report_t *r);
  * it with ctk_lint_report_fini(). */
 bool ctk_lint(const char *const *paths, size_t n_paths, const ctk_lint_opts_t *opts,
               ctk_lint_report_t *out, ctk_error_t *err);
+
+/* Record that a check could not run on f: f->incomplete is set and the
+ * formatted reason (one line) added to f->unchecked.  For every code that
+ * gives up on part of a file; false only when out of memory. */
+bool ctk_lint_mark_unchecked(ctk_lint_file_t *f, ctk_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- pieces, exposed for tests ------------------------------------------- */
 

@@ -619,7 +619,17 @@ static json_t *probe_json(const ctk_probe_report_t *p)
     return o;
 }
 
-static json_t *findings_json(const ctk_findings_t *f)
+/* What a lint policy did to x: "waived", "reason", "policy" (where the
+ * rule is written) and "default_severity" (the table's).  Only lint's
+ * report has them; validate's findings (and the cache) do not. */
+static bool policy_json(json_t *o, const ctk_finding_t *x, const ctk_diag_t *d)
+{
+    return jset(o, "waived", json_boolean(x->waived)) && jset(o, "reason", jstr(x->reason)) &&
+           jset(o, "policy", jstr(x->rule_at)) &&
+           jset(o, "default_severity", jstr(d ? ctk_severity_name(d->severity) : NULL));
+}
+
+static json_t *findings_json_ex(const ctk_findings_t *f, bool policy)
 {
     json_t *arr = json_array();
     size_t i;
@@ -633,12 +643,18 @@ static json_t *findings_json(const ctk_findings_t *f)
             !jset(o, "severity", jstr(ctk_severity_name(x->severity))) ||
             !jset(o, "file", jstr(x->file)) ||
             !jset(o, "line", x->line > 0 ? jint(x->line) : json_null()) ||
-            !jset(o, "message", jstr(x->text)) || !jset(o, "fix", jstr(d ? d->fix : NULL))) {
+            !jset(o, "message", jstr(x->text)) || !jset(o, "fix", jstr(d ? d->fix : NULL)) ||
+            (policy && !policy_json(o, x, d))) {
             json_decref(arr);
             return NULL;
         }
     }
     return arr;
+}
+
+static json_t *findings_json(const ctk_findings_t *f)
+{
+    return findings_json_ex(f, false);
 }
 
 static json_t *art_json(const ctk_vart_t *a)
@@ -831,7 +847,9 @@ static json_t *lint_file_json(const ctk_lint_file_t *f)
     if (!jset(o, "file", jstr(f->file)) || !jset(o, "kind", jstr(ctk_lint_kind_name(f->kind))) ||
         !jset(o, "name", jstr(f->name)) || !jset(o, "evaluated_as", jstr(f->evaluated_as)) ||
         json_object_set(o, "toolkit", tk) != 0 ||
-        !jset(o, "findings", findings_json(&f->findings)) || json_object_set(o, "suggestion", sug) != 0)
+        !jset(o, "findings", findings_json_ex(&f->findings, true)) ||
+        !jset(o, "not_fully_checked", json_boolean(f->incomplete)) || !jset(o, "unchecked", strlist_json(&f->unchecked)) ||
+        json_object_set(o, "suggestion", sug) != 0)
         goto fail;
     json_decref(tk);
     json_decref(sug);
@@ -853,6 +871,8 @@ char *ctk_report_lint_json(const ctk_lint_report_t *r, ctk_error_t *err)
     ok = (root = json_object()) && (sum = json_object()) && (files = json_array()) && (skipped = json_array());
     ok = ok && jset(sum, "files", jint((long long)r->n_files)) && jset(sum, "error", jint((long long)r->n_error)) &&
          jset(sum, "warning", jint((long long)r->n_warning)) && jset(sum, "note", jint((long long)r->n_note)) &&
+         jset(sum, "waived", jint((long long)r->n_waived)) &&
+         jset(sum, "not_fully_checked", jint((long long)r->n_incomplete)) &&
          jset(sum, "skipped", jint((long long)r->n_skipped));
     for (i = 0; ok && i < r->n_files; i++)
         ok = jappend(files, lint_file_json(&r->files[i]));

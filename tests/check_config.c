@@ -1079,6 +1079,116 @@ START_TEST(test_config_json_hints_only_where_they_apply)
 }
 END_TEST
 
+/* The "lint" section: the policy `ctkgen lint --config` applies. */
+#define LINT_SITE "{'sdks': [{'version': '12.4', 'base': '/x'}],\n 'lint': "
+static const bad_case_t bad_lint[] = {
+    { LINT_SITE "{'rules': [{'code': 'CTK-CPAHT-001', 'severity': 'off', 'reason': 'r'}]}}",
+      CTK_E_CONFIG, 2, 30, "/lint/rules/0/code: unknown finding code \"CTK-CPAHT-001\" (did you mean \"CTK-CPATH-001\"?)" },
+    { LINT_SITE "{'rules': [{'code': ['CTK-PC-001', 'X'], 'severity': 'off', 'reason': 'r'}]}}",
+      CTK_E_CONFIG, 2, 45, "/lint/rules/0/code/1: unknown finding code \"X\": diagnostics.md lists the codes" },
+    { LINT_SITE "{'rules': [{'code': 'CTK-PC-001', 'severity': 'off'}]}}",
+      CTK_E_CONFIG, 2, 21, "/lint/rules/0: missing required key \"reason\"" },
+    { LINT_SITE "{'rules': [{'code': 'CTK-PC-001', 'severity': 'loud', 'reason': 'r'}]}}",
+      CTK_E_CONFIG, 2, 56,
+      "/lint/rules/0/severity: severity \"loud\" is not \"error\", \"warning\", \"note\", \"off\" or \"waive\"" },
+    { LINT_SITE "{'rules': [{'code': 'CTK-PC-001', 'severity': 'off', 'reason': 'a\\tb'}]}}",
+      CTK_E_CONFIG, 2, 73, "/lint/rules/0/reason: the reason contains control character 0x09: write it on one line" },
+    { LINT_SITE "{'error_on': 'note'}}", CTK_E_CONFIG, 2, 23,
+      "/lint/error_on: error_on \"note\" is not \"warning\" or \"error\"" },
+    { LINT_SITE "{'strict': 'yes'}}", CTK_E_CONFIG, 2, 21, "/lint/strict: expected true or false, got string" },
+    { LINT_SITE "{'rules': {}}}", CTK_E_CONFIG, 2, 20, "/lint/rules: expected an array of rule objects, got object" },
+    { LINT_SITE "{'sdks': []}}", CTK_E_CONFIG, 2, 11,
+      "/lint/sdks: unknown key (\"sdks\" is a site config key, not a lint policy's: give a site config with "
+      "--config, its \"lint\" object with --policy)" },
+    { LINT_SITE "{'code': 'CTK-PC-001'}}", CTK_E_CONFIG, 2, 11,
+      "/lint/code: unknown key (\"code\" belongs inside an entry of \"rules\")" },
+};
+
+START_TEST(test_config_rejects_bad_lint_section)
+{
+    expect_error(&bad_lint[_i]);
+}
+END_TEST
+
+START_TEST(test_config_lint_section_becomes_policy_rules)
+{
+    ctk_error_t err;
+    ctk_config_t *cfg = load(LINT_SITE "{'error_on': 'warning', 'strict': true, 'rules': [\n"
+                                       "  {'code': ['CTK-CPATH-001', 'CTK-LDLIB-003'], 'files': ['*/cray/*', 'x/*'],\n"
+                                       "   'severity': 'off', 'reason': 'wrappers'},\n"
+                                       "  {'code': 'CTK-PC-003', 'severity': 'error', 'reason': 'typos'}]}}",
+                             &err);
+
+    ck_assert_msg(cfg != NULL, "%s", err.text);
+    ck_assert_int_eq(cfg->lint.error_on, CTK_SEV_WARNING);
+    ck_assert_int_eq(cfg->lint.strict, 1);
+    /* one rule per code and glob, in file order */
+    ck_assert_uint_eq(cfg->lint.n_rules, 5);
+    ck_assert_str_eq(cfg->lint.rules[0].code, "CTK-CPATH-001");
+    ck_assert_str_eq(cfg->lint.rules[0].glob, "*/cray/*");
+    ck_assert_str_eq(cfg->lint.rules[1].glob, "x/*");
+    ck_assert_str_eq(cfg->lint.rules[3].code, "CTK-LDLIB-003");
+    ck_assert(cfg->lint.rules[3].waive);
+    ck_assert_str_eq(cfg->lint.rules[3].reason, "wrappers");
+    ck_assert_str_eq(cfg->lint.rules[3].at, "site.json:3");
+    ck_assert(!cfg->lint.rules[4].waive);
+    ck_assert_ptr_null(cfg->lint.rules[4].glob);
+    ck_assert_int_eq(cfg->lint.rules[4].severity, CTK_SEV_ERROR);
+    ck_assert_str_eq(cfg->lint.rules[4].at, "site.json:5");
+    ctk_config_free(cfg);
+    /* absent: no rules, nothing given */
+    cfg = load("{'sdks': [{'version': '12.4', 'base': '/x'}]}", &err);
+    ck_assert_msg(cfg != NULL, "%s", err.text);
+    ck_assert_uint_eq(cfg->lint.n_rules, 0);
+    ck_assert_int_eq(cfg->lint.error_on, -1);
+    ck_assert_int_eq(cfg->lint.strict, -1);
+    ctk_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_config_load_lint_reads_only_the_section_or_a_policy_file)
+{
+    char *dir = tu_mkdtemp(), *site, *pol, *bad;
+    ctk_policy_t p;
+    ctk_error_t err;
+    bool found = true;
+
+    site = tu_write(dir, "site.json", "{\"sdks\": \"not checked here\",\n"
+                                      " \"lint\": {\"rules\": [{\"code\": \"CTK-PC-001\", \"severity\": \"off\", \"reason\": \"a\"}]}}\n");
+    pol = tu_write(dir, "policy.json", "{\"strict\": false, \"rules\": [\n"
+                                       "  {\"code\": \"CTK-PC-001\", \"severity\": \"warning\", \"reason\": \"b\"}]}\n");
+    bad = tu_write(dir, "bad.json", "{\"rules\": [\n  {\"code\": \"CTK-PC-001\",\n}]}\n");
+    ctk_policy_init(&p);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_config_load_lint(site, true, &p, &found, &err), "%s", err.text);
+    ck_assert(found);
+    ck_assert_msg(ctk_config_load_lint(pol, false, &p, NULL, &err), "%s", err.text);
+    /* the policy file's rules come after the site config's */
+    ck_assert_uint_eq(p.n_rules, 2);
+    ck_assert_str_eq(p.rules[0].reason, "a");
+    ck_assert_str_eq(p.rules[1].reason, "b");
+    ck_assert_int_eq(p.strict, 0);
+    ck_assert_int_eq(p.error_on, -1);
+    /* bad JSON: jansson's place */
+    ck_assert(!ctk_config_load_lint(bad, false, &p, NULL, &err));
+    ck_assert_int_eq(err.code, CTK_E_JSON);
+    ck_assert_str_eq(err.source, bad);
+    ck_assert_int_eq(err.line, 3);
+    /* a site config given as a policy */
+    ctk_error_init(&err);
+    ck_assert(!ctk_config_load_lint(site, false, &p, NULL, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFIG);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert(strstr(err.text, "/sdks: unknown key") != NULL);
+    ctk_policy_fini(&p);
+    free(site);
+    free(pol);
+    free(bad);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_config_rejects_unknown_key)
 {
     expect_error(&unknown_keys[_i]);
@@ -2208,6 +2318,9 @@ int main(void)
     tcase_add_loop_test(tc, test_config_rejects_malformed_json_at_the_bad_token, 0, N_OF(bad_json));
     tcase_add_test(tc, test_config_json_hints_only_where_they_apply);
     tcase_add_loop_test(tc, test_config_rejects_unknown_key, 0, N_OF(unknown_keys));
+    tcase_add_loop_test(tc, test_config_rejects_bad_lint_section, 0, N_OF(bad_lint));
+    tcase_add_test(tc, test_config_lint_section_becomes_policy_rules);
+    tcase_add_test(tc, test_config_load_lint_reads_only_the_section_or_a_policy_file);
     tcase_add_loop_test(tc, test_config_rejects_wrong_type, 0, N_OF(wrong_types));
     tcase_add_loop_test(tc, test_config_rejects_missing_required, 0, N_OF(missing));
     tcase_add_loop_test(tc, test_config_rejects_bad_version, 0, N_OF(bad_versions));

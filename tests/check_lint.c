@@ -1,11 +1,13 @@
 /* check_lint.c - unit tests of lint.c: classification, names, the Lua
  * forbidden-call scanner, .pc variable use, the nvcc static rule, module
- * name versions, and ctk_lint() over real files and the real toolkit.
+ * name versions, and ctk_lint() over real files and the real toolkit;
+ * and of policy.c: rules, globs, findings re-graded or waived, the gate.
  * SPDX-License-Identifier: MIT
  */
 #include <ctkconf.h>
 
 #include "lint.h"
+#include "policy.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -400,6 +402,175 @@ START_TEST(test_lint_pc_text_costs_its_size)
 }
 END_TEST
 
+/* ---- the policy (policy.c) and the gate ---------------------------------- */
+
+static void policy_with(ctk_policy_t *p, const char *code, const char *glob, const char *action,
+                        const char *reason)
+{
+    ctk_error_t err;
+    ctk_severity_t sev = CTK_SEV_NOTE;
+    bool waive = false;
+
+    ctk_error_init(&err);
+    ck_assert(ctk_policy_parse_action(action, &waive, &sev));
+    ck_assert_msg(ctk_policy_add(p, code, glob, waive, sev, reason, "p.json:1", &err), "%s", err.text);
+}
+
+START_TEST(test_policy_parses_actions)
+{
+    ctk_severity_t sev = CTK_SEV_ERROR;
+    bool waive = true;
+
+    ck_assert(ctk_policy_parse_action("note", &waive, &sev));
+    ck_assert(!waive);
+    ck_assert_int_eq(sev, CTK_SEV_NOTE);
+    ck_assert(ctk_policy_parse_action("warning", &waive, &sev) && sev == CTK_SEV_WARNING);
+    ck_assert(ctk_policy_parse_action("error", &waive, &sev) && sev == CTK_SEV_ERROR && !waive);
+    ck_assert(ctk_policy_parse_action("off", &waive, &sev) && waive);
+    waive = false;
+    ck_assert(ctk_policy_parse_action("waive", &waive, &sev) && waive);
+    ck_assert(!ctk_policy_parse_action("Error", &waive, &sev));
+    ck_assert(!ctk_policy_parse_action("ignore", &waive, &sev));
+    ck_assert(!ctk_policy_parse_action(NULL, &waive, &sev));
+}
+END_TEST
+
+START_TEST(test_policy_add_refuses_unknown_codes_and_empty_reasons)
+{
+    ctk_policy_t p;
+    ctk_error_t err;
+
+    ctk_policy_init(&p);
+    ctk_error_init(&err);
+    ck_assert(!ctk_policy_add(&p, "CTK-NOPE-001", NULL, true, CTK_SEV_NOTE, "r", NULL, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFIG);
+    ctk_error_init(&err);
+    ck_assert(!ctk_policy_add(&p, "CTK-PC-001", NULL, true, CTK_SEV_NOTE, "", NULL, &err));
+    ck_assert_int_eq(err.code, CTK_E_CONFIG);
+    ctk_error_init(&err);
+    ck_assert(!ctk_policy_add(&p, "CTK-PC-001", "", true, CTK_SEV_NOTE, "r", NULL, &err));
+    ck_assert_uint_eq(p.n_rules, 0);
+    ck_assert_int_eq(p.error_on, -1);
+    ck_assert_int_eq(p.strict, -1);
+    ctk_policy_fini(&p);
+}
+END_TEST
+
+START_TEST(test_policy_match_by_glob_on_path_or_relative_path_last_rule_wins)
+{
+    ctk_policy_t p;
+    const ctk_policy_rule_t *r;
+
+    ctk_policy_init(&p);
+    policy_with(&p, "CTK-CPATH-001", "*/cray/*", "off", "wrappers");
+    policy_with(&p, "CTK-PC-003", "cray/pc/*", "error", "relative");
+    ck_assert_ptr_null(ctk_policy_match(&p, "CTK-CPATH-001", "/apps/site/cuda/13.0.lua", "site/cuda/13.0.lua"));
+    r = ctk_policy_match(&p, "CTK-CPATH-001", "/apps/cray/cudatoolkit/13.0", "cray/cudatoolkit/13.0");
+    ck_assert_ptr_nonnull(r);
+    ck_assert(r->waive);
+    ck_assert_str_eq(r->reason, "wrappers");
+    ck_assert_str_eq(r->at, "p.json:1");
+    /* another code on the same file: no rule */
+    ck_assert_ptr_null(ctk_policy_match(&p, "CTK-PC-004", "/apps/cray/cudatoolkit/13.0", NULL));
+    /* a glob without a leading star matches the relative path only */
+    ck_assert_ptr_nonnull(ctk_policy_match(&p, "CTK-PC-003", "/apps/cray/pc/ctk.pc", "cray/pc/ctk.pc"));
+    ck_assert_ptr_null(ctk_policy_match(&p, "CTK-PC-003", "/apps/cray/pc/ctk.pc", NULL));
+    /* a later rule for every file wins over the earlier glob */
+    policy_with(&p, "CTK-CPATH-001", NULL, "warning", "later");
+    r = ctk_policy_match(&p, "CTK-CPATH-001", "/apps/cray/cudatoolkit/13.0", NULL);
+    ck_assert(r && !r->waive && r->severity == CTK_SEV_WARNING);
+    ck_assert_str_eq(r->reason, "later");
+    ck_assert_ptr_null(ctk_policy_match(NULL, "CTK-CPATH-001", "/x", NULL));
+    ctk_policy_fini(&p);
+}
+END_TEST
+
+START_TEST(test_policy_apply_marks_findings_and_counts_skip_waived)
+{
+    ctk_policy_t p;
+    ctk_findings_t f, copy;
+    ctk_error_t err;
+
+    ctk_policy_init(&p);
+    ctk_findings_init(&f);
+    ctk_findings_init(&copy);
+    ctk_error_init(&err);
+    policy_with(&p, "CTK-CPATH-001", "*/cray/*", "waive", "wrappers");
+    policy_with(&p, "CTK-PC-003", NULL, "error", "typos");
+    ck_assert(ctk_findings_add(&f, "CTK-CPATH-001", "/a/cray/m", 0, &err, "x"));
+    ck_assert(ctk_findings_add(&f, "CTK-PC-003", "/a/cray/m", 0, &err, "y"));
+    ck_assert(ctk_findings_add(&f, "CTK-PC-004", "/a/cray/m", 0, &err, "z"));
+    ck_assert(ctk_policy_apply(&p, &f, "/a/cray/m", NULL, &err));
+    ck_assert(f.items[0].waived);
+    ck_assert_str_eq(f.items[0].reason, "wrappers");
+    ck_assert_int_eq(f.items[0].severity, CTK_SEV_ERROR); /* kept: shown as what was waived */
+    ck_assert(!f.items[1].waived);
+    ck_assert_int_eq(f.items[1].severity, CTK_SEV_ERROR);
+    ck_assert_str_eq(f.items[1].rule_at, "p.json:1");
+    ck_assert(!f.items[2].waived);
+    ck_assert_ptr_null(f.items[2].reason);
+    /* the waived error is not counted; PC-003 (now an error) and PC-004 are */
+    ck_assert_uint_eq(ctk_findings_count(&f, CTK_SEV_ERROR), 2);
+    ck_assert_uint_eq(ctk_findings_count(&f, CTK_SEV_WARNING), 0);
+    ck_assert_uint_eq(ctk_findings_count_waived(&f), 1);
+    /* copies keep what the policy did */
+    ck_assert(ctk_findings_extend(&copy, &f, &err));
+    ck_assert(copy.items[0].waived);
+    ck_assert_str_eq(copy.items[0].reason, "wrappers");
+    ck_assert(ctk_policy_apply(NULL, &copy, "/x", NULL, &err));
+    ck_assert(copy.items[0].waived);
+    ctk_findings_fini(&copy);
+    ctk_findings_fini(&f);
+    ctk_policy_fini(&p);
+}
+END_TEST
+
+START_TEST(test_policy_relpath)
+{
+    ck_assert_str_eq(ctk_policy_relpath("/a/mods/cray/x.lua", "/a/mods"), "cray/x.lua");
+    ck_assert_str_eq(ctk_policy_relpath("/a/mods/cray/x.lua", "/a/mods/"), "cray/x.lua");
+    ck_assert_str_eq(ctk_policy_relpath("mods//x", "mods"), "x");
+    ck_assert_str_eq(ctk_policy_relpath("/etc/x", "/"), "etc/x");
+    ck_assert_ptr_null(ctk_policy_relpath("/a/modsx/y", "/a/mods"));
+    ck_assert_ptr_null(ctk_policy_relpath("/a/mods", "/a/mods"));
+    ck_assert_ptr_null(ctk_policy_relpath("/b/x", "/a"));
+    ck_assert_ptr_null(ctk_policy_relpath("/b/x", NULL));
+}
+END_TEST
+
+START_TEST(test_policy_gate)
+{
+    ck_assert_int_eq(ctk_policy_gate(0, 0, 0, CTK_SEV_ERROR, false), CTK_GATE_PASS);
+    ck_assert_int_eq(ctk_policy_gate(1, 0, 0, CTK_SEV_ERROR, false), CTK_GATE_FAIL);
+    ck_assert_int_eq(ctk_policy_gate(0, 3, 0, CTK_SEV_ERROR, false), CTK_GATE_PASS);
+    ck_assert_int_eq(ctk_policy_gate(0, 3, 0, CTK_SEV_WARNING, false), CTK_GATE_FAIL);
+    ck_assert_int_eq(ctk_policy_gate(0, 0, 2, CTK_SEV_ERROR, false), CTK_GATE_INCOMPLETE);
+    ck_assert_int_eq(ctk_policy_gate(0, 0, 2, CTK_SEV_ERROR, true), CTK_GATE_FAIL);
+    ck_assert_int_eq(ctk_policy_gate(1, 0, 2, CTK_SEV_ERROR, false), CTK_GATE_FAIL);
+    ck_assert_int_eq(ctk_policy_gate(0, 1, 2, CTK_SEV_WARNING, false), CTK_GATE_FAIL);
+    ck_assert_int_eq(ctk_policy_gate(0, 0, 0, CTK_SEV_WARNING, true), CTK_GATE_PASS);
+}
+END_TEST
+
+START_TEST(test_lint_mark_unchecked)
+{
+    ctk_lint_file_t f;
+    ctk_error_t err;
+
+    memset(&f, 0, sizeof f);
+    ctk_strlist_init(&f.unchecked);
+    ctk_error_init(&err);
+    ck_assert(!f.incomplete);
+    ck_assert(ctk_lint_mark_unchecked(&f, &err, "execute{%s} not run", "\"nvidia-smi\""));
+    ck_assert(ctk_lint_mark_unchecked(&f, &err, "two\nlines"));
+    ck_assert(f.incomplete);
+    ck_assert_uint_eq(f.unchecked.len, 2);
+    ck_assert_str_eq(f.unchecked.items[0], "execute{\"nvidia-smi\"} not run");
+    ck_assert_str_eq(f.unchecked.items[1], "two");
+    ctk_strlist_fini(&f.unchecked);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("lint");
@@ -422,6 +593,13 @@ int main(void)
     tcase_add_test(tc, test_lint_reads_only_regular_files);
     tcase_add_test(tc, test_lint_pc_text_costs_its_size);
     tcase_add_test(tc, test_lint_explicit_modulecmd_that_names_nothing_is_an_environment_error);
+    tcase_add_test(tc, test_policy_parses_actions);
+    tcase_add_test(tc, test_policy_add_refuses_unknown_codes_and_empty_reasons);
+    tcase_add_test(tc, test_policy_match_by_glob_on_path_or_relative_path_last_rule_wins);
+    tcase_add_test(tc, test_policy_apply_marks_findings_and_counts_skip_waived);
+    tcase_add_test(tc, test_policy_relpath);
+    tcase_add_test(tc, test_policy_gate);
+    tcase_add_test(tc, test_lint_mark_unchecked);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -76,14 +76,14 @@ check "generate --scan finding no toolkit: points at a site-config.md that exist
 exit_statuses() { # exit_statuses FILE: the statuses under "Exit status:", one line
     awk '/^Exit status:/ { e = 1; next } e && /^  [0-9]/ { printf "%s ", $1 } END { print "" }' "$1"
 }
-for want in "main:0 1 2 3 4 70 128+N" "generate:0 1 2 3 4 70 128+N" "validate:0 1 2 3 4 70 128+N" \
-            "scan:0 2 3 4 70" "lint:0 1 2 3 4 70 128+N"; do
+for want in "main:0 1 2 3 4 5 70 128+N" "generate:0 1 2 3 4 70 128+N" "validate:0 1 2 3 4 70 128+N" \
+            "scan:0 2 3 4 70" "lint:0 1 2 3 4 5 70 128+N"; do
     cmd=${want%%:*}
     check "$cmd --help lists exit statuses ${want#*:}" [ "$(exit_statuses "$T/help-$cmd")" = "${want#*:} " ]
 done
 check "scan --help does not mention --check" lacks -- --check "$T/help-scan"
 check "lint --help does not mention --check" lacks -- --check "$T/help-lint"
-for s in 0 1 2 3 4 70 128+N; do
+for s in 0 1 2 3 4 5 70 128+N; do
     check "ctkgen.1 documents exit status $s" grep -q "^\.B $s\$" "$top_srcdir/docs/ctkgen.1"
 done
 check "ctkgen.1 names .ctkgen-manifest and .ctkgen.lock" sh -c \

@@ -93,7 +93,8 @@ chmod 600 "$ROOT_MP/evil/1.0"
 R=$ROOT_MP/evil/1.0
 reset_marks
 rc=0; L --json "$R" > "$T/closed.json" 2> "$T/closed.err" || rc=$?
-check "closed file: lint exits 0 (a note)" [ "$rc" -eq 0 ]
+check "closed file: lint exits 5 (a note, and the file not fully checked)" [ "$rc" -eq 5 ]
+check "closed file: counted as not fully checked" same_text "$(jq -r '.summary.not_fully_checked' "$T/closed.json")" 1
 check "closed file: not loaded: CTK-SKIP-004 alone" same_text "$(jq -r '[.files[0].findings[].code] | join(" ")' "$T/closed.json")" CTK-SKIP-004
 check "closed file: the finding says nobody cannot read it, and its mode" \
     sh -c "jq -r '.files[0].findings[0].message' '$T/closed.json' | grep -q 'is mode 0600, owner root: user nobody (uid 65534) cannot read it'"
