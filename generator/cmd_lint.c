@@ -117,14 +117,14 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
     printf("%s\n", f->findings.len ? "" : ": no findings");
     for (size_t i = 0; i < f->findings.len; i++) {
         const ctk_finding_t *x = &f->findings.items[i];
-        const ctk_diag_t *d = ctk_diag_find(x->code);
-
         put_safe(stdout, x->file ? x->file : f->file);
         if (x->line > 0)
             printf(":%d", x->line);
         printf(": %s %s: ", ctk_severity_name(x->severity), x->code);
         put_safe(stdout, x->text);
-        printf("\n  fix: %s\n", d ? d->fix : "");
+        printf("\n  fix: ");
+        put_safe(stdout, ctk_finding_fix(x));
+        putchar('\n');
     }
     if (suggest) {
         if (f->suggestion) {

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "env.h"
 #include "lint.h"
+#include "lintfix.h"
 #include "modenv.h"
 #include "modeval.h"
 #include "pc.h"
@@ -1761,6 +1762,9 @@ static bool lint_file(lctx_t *c, const char *path, bool from_walk)
     case CTK_LINT_PC: ok = lint_pc(c, f, text); break;
     case CTK_LINT_OTHER: break;
     }
+    /* a file ctkgen did not write is fixed by hand: fixes that say where */
+    if (ok && !ctk_lintfix_is_own(text))
+        ok = ctk_lintfix_apply(f, text, c->err);
     /* a signal stops a Lua run or a resolution short of its answer: what
      * it left is no finding, and lint unwinds */
     if (ok && ctk_proc_interrupted()) {

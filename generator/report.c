@@ -633,7 +633,7 @@ static json_t *findings_json(const ctk_findings_t *f)
             !jset(o, "severity", jstr(ctk_severity_name(x->severity))) ||
             !jset(o, "file", jstr(x->file)) ||
             !jset(o, "line", x->line > 0 ? jint(x->line) : json_null()) ||
-            !jset(o, "message", jstr(x->text)) || !jset(o, "fix", jstr(d ? d->fix : NULL))) {
+            !jset(o, "message", jstr(x->text)) || !jset(o, "fix", jstr(d ? ctk_finding_fix(x) : NULL))) {
             json_decref(arr);
             return NULL;
         }
@@ -1047,7 +1047,8 @@ static bool findings_from_cache(const rd_t *rd0, const json_t *o, ctk_findings_t
                           "%s: \"%s\" is not a %s code of this ctkgen", what, code, sev);
             goto next;
         }
-        ok = ctk_findings_add(f, code, file, line, rd.err, "%s", msg);
+        ok = ctk_findings_add(f, code, file, line, rd.err, "%s", msg) &&
+             (!fix || strcmp(fix, d->fix) == 0 || ctk_findings_set_fix(f, f->len - 1, rd.err, "%s", fix));
     next:
         free(code);
         free(sev);
@@ -1333,7 +1334,7 @@ static void put_details(FILE *fp, const ctk_vart_t *a, bool color)
         put_text(fp, f->text);
         fputc('\n', fp);
         if (d)
-            fprintf(fp, "      fix: %s\n", d->fix);
+            fprintf(fp, "      fix: %s\n", ctk_finding_fix(f));
     }
     /* a skip that is not already one of the findings */
     if (a->verdict == CTK_VERDICT_SKIP && (a->skip_reason || a->skip_code) &&

@@ -110,6 +110,36 @@ check "the hostile recursion is stopped by a limit" \
 check "the pcall-wrapped os.execute is reported though the module loads" \
     sh -c "jq -r '.files[] | select(.file | endswith(\"pcall-execute.lua\")) | .findings[0].message' '$T/all.json' | grep -q os.execute"
 
+# ---- fixes that fit the file: what to change in it, not in a site config --------------
+# fix JSON FILE CODE: the fixes of that file's findings of that code
+fix() { jq -r --arg f "$2" --arg c "$3" '.files[] | select(.file == $f) | .findings[] | select(.code == $c) | .fix' "$1"; }
+f=$C/lmod/cudatoolkit/12.4.lua
+check "CTK-VER-001 of a hand-written Lua file: rename it, or point CUDA_HOME (its line) at a 12.4 toolkit" \
+    same_text "$(fix "$T/all.json" "$f" CTK-VER-001)" \
+      "rename the module file to cudatoolkit/13.0.lua, or point CUDA_HOME (line $(grep -n 'setenv("CUDA_HOME"' "$f" | cut -d: -f1)) at a CUDA 12.4 toolkit"
+f=$C/lmod/cuda/13.0-stubs.lua
+check "CTK-LDLIB-001 of a Lua file: remove the stubs dir at its line, LIBRARY_PATH instead" \
+    sh -c "fx=\$(jq -r --arg f '$f' '.files[] | select(.file == \$f) | .findings[0].fix' '$T/all.json');
+           echo \"\$fx\" | grep -qF 'remove $CUDA/lib64/stubs from LD_LIBRARY_PATH at line $(grep -n 'lib64/stubs' "$f" | cut -d: -f1)' &&
+           echo \"\$fx\" | grep -qF 'prepend_path(\"LIBRARY_PATH\", \"$CUDA/lib64/stubs\")'"
+f=$C/lmod/nvhpc/25.9.lua
+check "CTK-LDLIB-003 of a Lua file: the prepend_path call to add, naming the dir" \
+    sh -c "jq -r --arg f '$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-LDLIB-003\") | .fix' '$T/all.json' |
+           grep -q '^add prepend_path(\"L[A-Z_]*PATH\", \"$HPCSDK/[^\"]*\") to this file'"
+f=$C/tcl/cudatoolkit/13.0
+check "CTK-LDLIB-003 of a Tcl file: the prepend-path command to add" \
+    sh -c "jq -r --arg f '$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-LDLIB-003\") | .fix' '$T/all.json' |
+           grep -q '^add prepend-path L[A-Z_]*PATH $HPCSDK/'"
+f=$C/pc/nvidia/cudart-13.0.pc
+check "CTK-LDLIB-003 of a .pc file: the -L to add to its Libs: field, at its line" \
+    sh -c "jq -r --arg f '$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-LDLIB-003\") | .fix' '$T/all.json' |
+           grep -q '^add -L$CUDA/[^ ]* to the Libs: field at line $(grep -n '^Libs:' "$f" | cut -d: -f1) of this file'"
+f=$C/pc/site/ctk-12.4.pc
+check "CTK-PC-002 of a hand-written .pc: set its Version: field" \
+    same_text "$(fix "$T/all.json" "$f" CTK-PC-002 | cut -c1-18)" "set 'Version: 13.0"
+check "no fix of a hand-written file sends the admin to the site config or to regenerate" \
+    [ "$(jq '[.files[].findings[].fix | select(test("site config|regenerate|ctkgen generate"))] | length' "$T/all.json")" -eq 0 ]
+
 # ---- hostile Lua alone: contained, fast, nothing executed ---------------------------
 start=$(date +%s)
 rc=0; L "$C/hostile" > "$T/hostile.out" 2>&1 || rc=$?
@@ -146,7 +176,8 @@ done
 rc=0; TMPDIR=$LT "$CTKGEN" lint --modulecmd "$EM_CMD" "$C/lmod/cuda/13.0-flags.lua" > "$T/human.out" 2>&1 || rc=$?
 check "human report: file:line: severity CODE: message" \
     grep -qE "^$C/lmod/cuda/13.0-flags.lua:[0-9]+: error CTK-ENV-003: the module sets LDFLAGS=" "$T/human.out"
-check "human report: the fix on the next line" grep -q '^  fix: remove that setting' "$T/human.out"
+check "human report: the fix on the next line names the call and its line" \
+    grep -qE '^  fix: remove the setenv\("LDFLAGS", \.\.\.\) call at line [0-9]+;' "$T/human.out"
 check "human report: a summary" grep -qE '^1 file linted: 2 errors, 0 warnings, 0 notes' "$T/human.out"
 
 # Tcl without Environment Modules: a visible note, never a silent pass
