@@ -23,6 +23,7 @@
 #include "sdk.h"
 #include "trust.h"
 #include "util.h"
+#include "write.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -1143,6 +1144,33 @@ static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *ful
     return (f->suggestion = ctk_config_dump(t->cfg, c->err)) != NULL;
 }
 
+/* The staging workflow: generate writes OUT/pkgconfig while the modules
+ * name pkgconfig_dir, where the .pc files go when the tree is deployed
+ * (and which may not exist before).  So ctkgen's own module at
+ * OUT/{lmod,tcl}/<name>/<version>[.lua] finds pcname in OUT/pkgconfig when
+ * OUT's manifest says ctkgen wrote it there, as validate reads it: 1 it
+ * does, 0 not, -1 err set. */
+static int staged_pc(lctx_t *c, const ctk_lint_file_t *f, const char *text, const char *pcname)
+{
+    char *out, *rel, *cut = NULL;
+    int r = 0;
+
+    if (!ctk_lintfix_is_own(text) || !strchr(f->name, '/') || !(out = ctk_realpath(f->file)))
+        return 0;
+    for (int up = 0; up < 3 && (cut = strrchr(out, '/')) && cut > out; up++)
+        *cut = '\0';
+    if (cut && cut > out && (strcmp(cut + 1, "lmod") == 0 || strcmp(cut + 1, "tcl") == 0)) {
+        *cut = '\0';
+        if (!(rel = ctk_printf(c->err, "pkgconfig/%s", pcname)))
+            r = -1;
+        else
+            r = ctk_write_owns(out, rel, c->err);
+        free(rel);
+    }
+    free(out);
+    return r;
+}
+
 /* PE_PKGCONFIG_LIBS (and PE_<PRODUCT>_PKGCONFIG_LIBS for each product in
  * PE_PKGCONFIG_PRODUCTS) name .pc files the Cray compiler wrappers ask
  * pkg-config for: each must be in a PKG_CONFIG_PATH dir. */
@@ -1167,6 +1195,7 @@ static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t
     for (size_t i = 0; i < vars.len; i++) {
         ctk_strlist_t pcs, dirs;
         bool good = true;
+        int r;
 
         ctk_strlist_init(&pcs);
         ctk_strlist_init(&dirs);
@@ -1181,7 +1210,9 @@ static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t
             }
             for (size_t d = 0; d < dirs.len && !there; d++)
                 there = dir_has_file(dirs.items[d], pcname);
-            if (!there)
+            if (!there && (r = staged_pc(c, f, src->text, pcname)) < 0)
+                good = false;
+            else if (!there && r == 0)
                 good = addf(f, "CTK-PC-004", ctk_check_line_of(src->text, vars.items[i]), c->err,
                             "%s names %s, but %s", vars.items[i], pcname,
                             pcp ? "no PKG_CONFIG_PATH dir holds it" : "the module sets no PKG_CONFIG_PATH");

@@ -254,6 +254,33 @@ check "lint of ctkgen's own tree: exit 0" [ "$rc" -eq 0 ]
 check "lint of ctkgen's own tree: no findings at all" [ "$(jq '[.files[].findings[]] | length' "$T/own-lint.json")" -eq 0 ]
 check "lint of ctkgen's own tree: Lua, Tcl and .pc files all linted" \
     [ "$(jq '[.files[].kind] | unique | length' "$T/own-lint.json")" -eq 3 ]
+
+# ---- the staging workflow: pkgconfig_dir names where the tree will be deployed -----------
+# generate writes OUT/pkgconfig; the modules name the final dir, not there yet.
+# Lint of ctkgen's own tree takes OUT/pkgconfig as its staged copy (validate
+# reads the .pc there too), so PE_PKGCONFIG_LIBS naming ctkgen's .pc is no
+# CTK-PC-004; a hand-edited .pc is no longer ctkgen's, and the finding is back.
+cat > "$T/stage.json" <<JSON
+{ "pkgconfig_dir": "$T/deployed/pkgconfig",
+  "sdks": [ { "version": "13.0", "base": "$CTK_TEST_CUDA", "env": { "PE_PKGCONFIG_LIBS": "ctk-13.0" } } ] }
+JSON
+rc=0; "$CTKGEN" generate -c "$T/stage.json" -o "$T/stage" > /dev/null 2> "$T/stage.err" || rc=$?
+check "staging: generate with a pkgconfig_dir not there yet exits 0" [ "$rc" -eq 0 ]
+check "staging: generate warns on one stderr line that pkgconfig_dir does not exist yet" \
+    [ "$(grep -c "warning: pkgconfig_dir $T/deployed/pkgconfig does not exist yet" "$T/stage.err")" -eq 1 ]
+check "staging: the modules name the final dir" grep -q "$T/deployed/pkgconfig" "$T/stage/lmod/cudatoolkit/13.0.lua"
+rc=0; L --json --modulecmd "$EM_CMD" "$T/stage" > "$T/stage-lint.json" || rc=$?
+check "staging: lint of ctkgen's own staged tree: exit 0, no CTK-PC-004" \
+    [ "$rc" -eq 0 -a "$(jq '[.files[].findings[] | select(.code == "CTK-PC-004")] | length' "$T/stage-lint.json")" -eq 0 ]
+mkdir -p "$T/deployed/pkgconfig"
+rc=0; "$CTKGEN" generate -c "$T/stage.json" -o "$T/stage" > /dev/null 2> "$T/stage3.err" || rc=$?
+check "staging: no warning once pkgconfig_dir exists" sh -c "! grep -q 'does not exist yet' '$T/stage3.err'"
+rmdir "$T/deployed/pkgconfig"
+echo '# edited' >> "$T/stage/pkgconfig/ctk-13.0.pc"
+rc=0; L --json --modulecmd "$EM_CMD" "$T/stage" > "$T/stage-edited.json" || rc=$?
+check "staging: a hand-edited .pc is not ctkgen's: CTK-PC-004 for both modules" \
+    [ "$(jq '[.files[].findings[] | select(.code == "CTK-PC-004")] | length' "$T/stage-edited.json")" -eq 2 ]
+
 check "lint's private temp dir is gone at the end" lt_empty
 
 finish
