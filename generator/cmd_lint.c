@@ -136,6 +136,11 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
                 printf("    %.*s\n", (int)n, p);
                 p = eol ? eol + 1 : p + n;
             }
+            for (size_t i = 0; i < f->suggestion_notes.len; i++) {
+                printf("  note: ");
+                put_safe(stdout, f->suggestion_notes.items[i]);
+                putchar('\n');
+            }
         } else {
             printf("  no suggestion: no toolkit found\n");
         }

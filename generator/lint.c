@@ -15,6 +15,7 @@
 #include "env.h"
 #include "lint.h"
 #include "lintfix.h"
+#include "lintsuggest.h"
 #include "modenv.h"
 #include "modeval.h"
 #include "pc.h"
@@ -69,6 +70,7 @@ static void file_fini(ctk_lint_file_t *f)
     free(f->version);
     free(f->found_by);
     free(f->suggestion);
+    ctk_strlist_fini(&f->suggestion_notes);
     free(f->evaluated_as);
     ctk_findings_fini(&f->findings);
 }
@@ -1099,8 +1101,26 @@ static bool note_refused_nvcc(ctk_lint_file_t *f, const tk_t *t, ctk_error_t *er
                 t->ex.nvcc, t->ex.why);
 }
 
-/* Record the toolkit in f and fill the suggestion. */
-static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *full_name)
+/* --fix-suggest: what a module sets beyond the toolkit (set: its
+ * variables; src->ev: a Lua file's evaluation, else src->text is Tcl). */
+static bool suggest_keep(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const ctk_env_t *set, const ctk_check_src_t *src)
+{
+    char *family = NULL;
+    bool ok;
+
+    if (!src->ev && src->text && !(family = ctk_lintsuggest_tcl_family(src->text, c->err)) &&
+        ctk_error_is_set(c->err))
+        return false;
+    ok = ctk_lintsuggest_keep(t->cfg, set, src->ev ? src->ev->family : family,
+                              src->ev ? &src->ev->properties : NULL, &f->suggestion_notes, c->err);
+    free(family);
+    return ok;
+}
+
+/* Record the toolkit in f and fill the suggestion; a module's set and src
+ * (NULL for a .pc) give what it sets beyond the toolkit. */
+static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *full_name, const ctk_env_t *set,
+                         const ctk_check_src_t *src)
 {
     const ctk_sdk_t *s = t->sdk;
     ctk_sdk_conf_t *sc = &t->cfg->sdks[0];
@@ -1141,6 +1161,8 @@ static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *ful
             free(mod);
         }
     }
+    if (set && !suggest_keep(c, f, t, set, src))
+        return false;
     return (f->suggestion = ctk_config_dump(t->cfg, c->err)) != NULL;
 }
 
@@ -1252,7 +1274,7 @@ static bool check_module(lctx_t *c, ctk_lint_file_t *f, const char *full_name, c
         ok = addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t.why_not);
         goto out;
     }
-    if (!note_toolkit(c, f, &t, full_name) ||
+    if (!note_toolkit(c, f, &t, full_name, set, src) ||
         !ctk_check_module_env(t.sdk, menv, set, src, NULL, &f->findings, c->err))
         goto out;
     if (ctk_lint_name_version_agrees(full_name, t.sdk->version.major, t.sdk->version.minor) == 0 &&
@@ -1649,7 +1671,7 @@ static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
     } else {
         ctk_check_src_t src = {f->file, text, NULL};
 
-        if (!note_toolkit(c, f, &t, f->name))
+        if (!note_toolkit(c, f, &t, f->name, NULL, NULL))
             goto out;
         /* the toolkit-wide checks are for .pc files that give the runtime
          * (ctk-X.Y, cudart-X.Y, cuda-X.Y); a per-library .pc (cufft-X.Y) has

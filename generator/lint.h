@@ -70,6 +70,8 @@ typedef struct {
     char *found_by;           /* how the root was found ("CUDA_HOME", "PATH (bin/nvcc)"...) */
     char *suggestion;         /* with fix_suggest and a toolkit: a site config (JSON text)
                                * that makes `ctkgen generate` write a correct module for it */
+    ctk_strlist_t suggestion_notes; /* what the suggestion changed or could not keep of
+                               * the file (lintsuggest.h), one line each */
     char *evaluated_as;       /* Tcl loaded by a root ctkgen: "user nobody (uid 65534)", or
                                * "root (--trust-tcl: ...)"; NULL otherwise */
     ctk_findings_t findings;

@@ -831,7 +831,8 @@ static json_t *lint_file_json(const ctk_lint_file_t *f)
     if (!jset(o, "file", jstr(f->file)) || !jset(o, "kind", jstr(ctk_lint_kind_name(f->kind))) ||
         !jset(o, "name", jstr(f->name)) || !jset(o, "evaluated_as", jstr(f->evaluated_as)) ||
         json_object_set(o, "toolkit", tk) != 0 ||
-        !jset(o, "findings", findings_json(&f->findings)) || json_object_set(o, "suggestion", sug) != 0)
+        !jset(o, "findings", findings_json(&f->findings)) || json_object_set(o, "suggestion", sug) != 0 ||
+        (f->suggestion && !jset(o, "suggestion_notes", strlist_json(&f->suggestion_notes))))
         goto fail;
     json_decref(tk);
     json_decref(sug);

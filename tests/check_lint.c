@@ -7,6 +7,7 @@
 
 #include "lint.h"
 #include "lintfix.h"
+#include "lintsuggest.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -224,6 +225,49 @@ START_TEST(test_lintfix_says_what_to_change_in_the_file)
 
     ck_assert_str_eq(fix, fix_cases[_i].fix);
     free(fix);
+}
+END_TEST
+
+START_TEST(test_lintsuggest_keeps_what_the_module_sets_beyond_the_toolkit)
+{
+    ctk_error_t err;
+    ctk_config_t *cfg;
+    ctk_env_t set;
+    ctk_strlist_t props, notes;
+    char *fam;
+
+    ctk_error_init(&err);
+    ctk_env_init(&set);
+    ctk_strlist_init(&props);
+    ctk_strlist_init(&notes);
+    cfg = ctk_config_new("<lint>", &err);
+    ck_assert_ptr_nonnull(cfg);
+    ck_assert_ptr_nonnull(ctk_config_add_sdk(cfg, "13.0", "/opt/cuda", &err));
+    ck_assert(ctk_env_set(&set, "CUDA_HOME", "/opt/cuda", &err));
+    ck_assert(ctk_env_set(&set, "CRAY_CUDATOOLKIT_VERSION", "13.0_25.9", &err));
+    ck_assert(ctk_env_set(&set, "PE_PKGCONFIG_LIBS", "cudatoolkit_13.0", &err));
+    ck_assert(ctk_env_set(&set, "PE_PKGCONFIG_PRODUCTS", "PE_CUDATOOLKIT", &err));
+    ck_assert(ctk_env_set(&set, "LMOD_FAMILY_CUDA", "cudatoolkit", &err));
+    ck_assert(ctk_env_set(&set, "CUDATOOLKIT_VERSION", "13.0", &err));
+    ck_assert(ctk_strlist_push(&props, "arch=gpu", &err));
+    ck_assert(ctk_lintsuggest_keep(cfg, &set, "cuda_tk", &props, &notes, &err));
+    ck_assert_uint_eq(cfg->sdks[0].n_env, 2);
+    ck_assert_str_eq(cfg->sdks[0].env[0].name, "CRAY_CUDATOOLKIT_VERSION");
+    ck_assert_str_eq(cfg->sdks[0].env[1].name, "PE_PKGCONFIG_LIBS");
+    ck_assert_str_eq(cfg->sdks[0].env[1].value, "ctk-13.0");
+    ck_assert_str_eq(cfg->family, "cuda_tk");
+    ck_assert_uint_eq(notes.len, 3);
+    ck_assert_ptr_nonnull(strstr(notes.items[0], "PE_PKGCONFIG_LIBS was \"cudatoolkit_13.0\""));
+    ck_assert_ptr_nonnull(strstr(notes.items[1], "PE_PKGCONFIG_PRODUCTS=\"PE_CUDATOOLKIT\" is not kept"));
+    ck_assert_ptr_nonnull(strstr(notes.items[2], "add_property(\"arch\", \"gpu\") is not kept"));
+    fam = ctk_lintsuggest_tcl_family("#%Module\nconflict x\n  family  cray_cuda\n", &err);
+    ck_assert_str_eq(fam, "cray_cuda");
+    free(fam);
+    ck_assert_ptr_null(ctk_lintsuggest_tcl_family("#%Module\n# family cuda\n", &err));
+    ctk_config_free(cfg);
+    ctk_env_fini(&set);
+    ctk_strlist_fini(&props);
+    ctk_strlist_fini(&notes);
 }
 END_TEST
 
@@ -487,6 +531,7 @@ int main(void)
     tcase_add_test(tc, test_lint_missing_path_is_bad_input);
     tcase_add_test(tc, test_lint_reads_only_regular_files);
     tcase_add_test(tc, test_lintfix_knows_ctkgens_own_header);
+    tcase_add_test(tc, test_lintsuggest_keeps_what_the_module_sets_beyond_the_toolkit);
     tcase_add_loop_test(tc, test_lintfix_says_what_to_change_in_the_file, 0,
                         (int)(sizeof fix_cases / sizeof fix_cases[0]));
     tcase_add_test(tc, test_lint_pc_text_costs_its_size);

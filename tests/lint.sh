@@ -217,7 +217,8 @@ check "nvcc on PATH: CTK-PC-001 from nvcc itself" \
     sh -c "jq -r '.files[0].findings[] | select(.code == \"CTK-PC-001\") | .message' '$T/withnvcc.json' | grep -q 'nvcc fatal'"
 
 # ---- --fix-suggest: generate what it proposes, and lint that ------------------------------
-for rel in lmod/cuda/13.0.lua lmod/nvhpc/25.9.lua tcl/cudatoolkit/13.0 pc/cray/ctk-13.0.pc lmod/cudatoolkit/12.4.lua; do
+for rel in lmod/cuda/13.0.lua lmod/nvhpc/25.9.lua tcl/cudatoolkit/13.0 pc/cray/ctk-13.0.pc lmod/cudatoolkit/12.4.lua \
+           lmod/cudatoolkit/13.0-cray.lua; do
     tag=$(echo "$rel" | tr '/.' '__')
     rc=0; L --json --fix-suggest --modulecmd "$EM_CMD" "$C/$rel" > "$T/$tag.json" || rc=$?
     jq '.files[0].suggestion' "$T/$tag.json" > "$T/$tag.site.json"
@@ -238,6 +239,29 @@ check "nvhpc: the suggestion names math_libs and NCCL of the split layout" \
     sh -c "jq -e '.sdks[0].math_libs == \"$HPCSDK/math_libs/13.0\" and .sdks[0].comm_libs.nccl == \"$HPCSDK/comm_libs/13.0/nccl\"' '$T/lmod_nvhpc_25_9_lua.site.json' >/dev/null"
 check "cudatoolkit/12.4 pointing at 13.0: the suggestion does not keep the wrong name" \
     [ "$(jq -r '.sdks[0] | objects | .name // "none"' "$T/lmod_cudatoolkit_12_4_lua.site.json")" = none ]
+# what the file sets beyond the toolkit's paths is kept, or a note says why not
+jqt() { jq -e "$@" > /dev/null; }
+for tag in tcl_cudatoolkit_13_0 lmod_cudatoolkit_13_0-cray_lua; do
+    check "$tag: the suggestion keeps CRAY_CUDATOOLKIT_VERSION and CRAY_CUDATOOLKIT_DIR in the SDK's env" \
+        jqt '.sdks[0].env.CRAY_CUDATOOLKIT_VERSION == "13.0_25.9" and (.sdks[0].env.CRAY_CUDATOOLKIT_DIR | type) == "string"' \
+        "$T/$tag.site.json"
+    check "$tag: PE_PKGCONFIG_LIBS names the .pc generate writes" \
+        jqt '.sdks[0].env.PE_PKGCONFIG_LIBS == "ctk-" + (.sdks[0].name // .sdks[0].version)' "$T/$tag.site.json"
+    check "$tag: the toolkit's own paths are not in env" \
+        jqt '[.sdks[0].env | keys[] | select(. == "CUDA_HOME" or . == "PATH" or . == "PKG_CONFIG_PATH")] | length == 0' "$T/$tag.site.json"
+    check "$tag: a note says PE_PKGCONFIG_PRODUCTS is not kept, and why" \
+        jqt '[.files[0].suggestion_notes[] | select(startswith("PE_PKGCONFIG_PRODUCTS=") and contains("not kept"))] | length == 1' "$T/$tag.json"
+    check "$tag: the regenerated Tcl module sets CRAY_CUDATOOLKIT_VERSION" \
+        grep -q 'CRAY_CUDATOOLKIT_VERSION.*13.0_25.9' "$T/$tag.out/tcl/cudatoolkit/$(jq -r '.sdks[0].name // .sdks[0].version' "$T/$tag.site.json")"
+done
+check "tcl/cudatoolkit/13.0: PE_CUDATOOLKIT_PKGCONFIG_LIBS is not kept, with a note" \
+    jqt '[.files[0].suggestion_notes[] | select(startswith("PE_CUDATOOLKIT_PKGCONFIG_LIBS="))] | length == 1' "$T/tcl_cudatoolkit_13_0.json"
+check "Cray Lua: the file's family is kept" jqt '.family == "cudatoolkit"' "$T/lmod_cudatoolkit_13_0-cray_lua.site.json"
+check "Cray Lua: a note says PE_PKGCONFIG_LIBS was changed" \
+    jqt '[.files[0].suggestion_notes[] | select(startswith("PE_PKGCONFIG_LIBS was \"cudatoolkit_13.0\""))] | length == 1' \
+    "$T/lmod_cudatoolkit_13_0-cray_lua.json"
+check "human --fix-suggest prints the notes" \
+    sh -c "TMPDIR='$LT' '$CTKGEN' lint --fix-suggest '$C/lmod/cudatoolkit/13.0-cray.lua' | grep -q '^  note: PE_PKGCONFIG_PRODUCTS='"
 check "human --fix-suggest prints the entry" \
     sh -c "TMPDIR='$LT' '$CTKGEN' lint --fix-suggest '$C/lmod/cuda/13.0.lua' | grep -q 'suggested site config'"
 
