@@ -31,6 +31,7 @@ enum {
     OPT_MODULECMD,
     OPT_TIMEOUT,
     OPT_TRUST_TCL,
+    OPT_TCL_WITH,
 };
 
 static const ctk_opt_t lint_opts[] = {
@@ -40,6 +41,9 @@ static const ctk_opt_t lint_opts[] = {
     { "modulecmd", 0, "FILE", OPT_MODULECMD,
       "Environment Modules' modulecmd.tcl for Tcl modulefiles (default: $MODULES_CMD, then the standard places)" },
     { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each Tcl module load and nvcc run (default: 30)" },
+    { "tcl-with", 0, "WHICH", OPT_TCL_WITH,
+      "what reads Tcl modulefiles: 'modules' (Environment Modules), 'lmod' (Lmod's tcl2lua), 'auto' (the first, "
+      "else the second; the default)" },
     { "trust-tcl", 0, NULL, OPT_TRUST_TCL,
       "as root, load Tcl files only root can change as root (default: every Tcl file as user nobody)" },
     { "help", 'h', NULL, CTK_OPT_HELP_ID, "show this help" },
@@ -60,7 +64,10 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "as root, lint loads each Tcl file as user nobody (uid 65534 without one),\n"
     "with no groups and an empty HOME and TMPDIR of its own, and a file nobody\n"
     "cannot read is reported not loaded (CTK-SKIP-004), never loaded as root;\n"
-    "--trust-tcl loads files only root can change as root.  *.pc files are\n"
+    "--trust-tcl loads files only root can change as root.  Without Environment\n"
+    "Modules (or with --tcl-with lmod), Tcl files are read as Lmod reads them:\n"
+    "its tcl2lua.tcl turns them into Lua, under the same rules, and the Lua is\n"
+    "evaluated and checked as a Lua modulefile.  *.pc files are\n"
     "resolved by libpkgconf.  Each file's toolkit is found from what it sets\n"
     "(CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and\n"
     "the file is checked against it.  Lint runs no program another user can\n"
@@ -108,7 +115,8 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
     put_safe(stdout, f->file);
     printf(": %s %s", ctk_lint_kind_name(f->kind), f->name);
     if (f->evaluated_as)
-        printf(" [evaluated as %s]", f->evaluated_as);
+        printf(strncmp(f->evaluated_as, "through ", 8) == 0 ? " [evaluated %s]" : " [evaluated as %s]",
+               f->evaluated_as);
     if (f->root) {
         printf(": CUDA %s at ", f->version);
         put_safe(stdout, f->root);
@@ -166,6 +174,16 @@ int ctk_cmd_lint(int argc, char **argv)
         case OPT_FIX_SUGGEST: o.fix_suggest = true; break;
         case OPT_MODULECMD: o.modulecmd = arg; break;
         case OPT_TRUST_TCL: o.trust_tcl = true; break;
+        case OPT_TCL_WITH:
+            if (strcmp(arg, "auto") == 0)
+                o.tcl_with = CTK_LINT_TCL_AUTO;
+            else if (strcmp(arg, "modules") == 0)
+                o.tcl_with = CTK_LINT_TCL_MODULES;
+            else if (strcmp(arg, "lmod") == 0)
+                o.tcl_with = CTK_LINT_TCL_LMOD;
+            else
+                return ctk_cli_usage("lint", "--tcl-with takes modules, lmod or auto, not '%s'", arg);
+            break;
         case OPT_TIMEOUT:
             if (!parse_seconds(arg, &o.timeout_s))
                 return ctk_cli_usage("lint", "--timeout needs seconds from 0.01 to 86400, not '%s'", arg);
@@ -181,6 +199,8 @@ int ctk_cmd_lint(int argc, char **argv)
         return ctk_cli_usage("lint", "name at least one file or directory");
     if (o.modulecmd && !*o.modulecmd)
         return ctk_cli_usage("lint", "--modulecmd needs a file");
+    if (o.modulecmd && o.tcl_with == CTK_LINT_TCL_LMOD)
+        return ctk_cli_usage("lint", "--modulecmd names Environment Modules, which --tcl-with lmod does not use");
 
     ctk_error_init(&err);
     ctk_lint_report_init(&rep);

@@ -16,6 +16,7 @@
 #include "lint.h"
 #include "lintfix.h"
 #include "lintsuggest.h"
+#include "tcl2lua.h"
 #include "modenv.h"
 #include "modeval.h"
 #include "pc.h"
@@ -674,6 +675,8 @@ typedef struct {
     bool tcl_untrusted;   /* Environment Modules found, but not run: rep->tcl_skip says why */
     ctk_modsys_info_t tcl;
     ctk_sandbox_t sb;     /* who evaluates Tcl when ctkgen is root */
+    bool have_t2l;        /* no Environment Modules: Tcl through Lmod's tcl2lua */
+    ctk_tcl2lua_t t2l;
     ctk_strlist_t seen;   /* real paths linted */
     ctk_error_t *err;
 } lctx_t;
@@ -1290,7 +1293,11 @@ out:
 
 /* ---- Lua modulefiles -------------------------------------------------------------------- */
 
-static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len)
+/* Evaluate Lua in the sandbox and check what it sets.  tcl: NULL for a
+ * Lua modulefile; the Tcl text when the Lua is what Lmod's tcl2lua made
+ * of a Tcl modulefile (its lines are the Tcl file's, found in that text;
+ * the Lua's own lines mean nothing to the reader). */
+static bool eval_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len, const char *tcl)
 {
     ctk_modeval_t *ev = NULL;
     ctk_env_t menv, set;
@@ -1302,7 +1309,7 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
 
     ctk_env_init(&menv);
     ctk_env_init(&set);
-    forbidden = ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
+    forbidden = !tcl && ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
     ctk_error_init(&e);
     ev = ctk_modeval_lua(f->file, text, len, f->name, &c->base.kv, &e);
     if (!ev) {
@@ -1310,6 +1317,8 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
             ctk_error_nomem(c->err);
             goto out;
         }
+        if (tcl)
+            e.line = 0;
         first_line(e.text, line, sizeof line);
         if (e.code == CTK_E_LIMIT || strstr(e.text, "stack overflow"))
             ok = addf(f, "CTK-MOD-005", e.line, c->err, "stopped: %s", line);
@@ -1338,7 +1347,7 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
         !addf(f, "CTK-MOD-003", 0, c->err, "no family() or conflict(): another toolkit can be loaded alongside"))
         goto out;
     {
-        ctk_check_src_t src = {f->file, text, ev};
+        ctk_check_src_t src = {f->file, tcl ? tcl : text, tcl ? NULL : ev};
 
         ok = check_module(c, f, f->name, &menv, &set, &src);
     }
@@ -1347,6 +1356,11 @@ out:
     ctk_env_fini(&menv);
     ctk_env_fini(&set);
     return ok;
+}
+
+static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len)
+{
+    return eval_lua(c, f, text, len, NULL);
 }
 
 /* ---- Tcl modulefiles -------------------------------------------------------------------- */
@@ -1372,6 +1386,72 @@ static bool tcl_has_family(const char *text)
     return false;
 }
 
+/* The MODULEPATH a Tcl file loads from by its full name: the dir above
+ * <name>/ (caller frees); NULL with a finding added (*ok) or err. */
+static char *tcl_modulepath(lctx_t *c, ctk_lint_file_t *f, bool *ok)
+{
+    char *dir, *slash;
+
+    if (!(dir = ctk_realpath(f->file))) {
+        *ok = addf(f, "CTK-MOD-001", 0, c->err, "cannot resolve the path: %s", strerror(errno));
+        return NULL;
+    }
+    if ((slash = strrchr(dir, '/')))
+        *slash = '\0';
+    if (strchr(f->name, '/') && (slash = strrchr(dir, '/')) && slash > dir)
+        *slash = '\0';
+    return dir;
+}
+
+/* "through Lmod's tcl2lua[, as user nobody (uid 65534)]" in f->evaluated_as. */
+static bool note_t2l(lctx_t *c, ctk_lint_file_t *f)
+{
+    char *was = f->evaluated_as;
+
+    f->evaluated_as = ctk_printf(c->err, "through Lmod's tcl2lua%s%s", was ? ", as " : "", was ? was : "");
+    free(was);
+    return f->evaluated_as != NULL;
+}
+
+/* A Tcl file as Lmod reads it when there is no Environment Modules:
+ * tcl2lua.tcl (run with the privilege rules of Tcl loads), then the Lua
+ * it printed through the sandbox and the Lua checks. */
+static bool lint_tcl_lmod(lctx_t *c, ctk_lint_file_t *f, const char *text)
+{
+    const ctk_sandbox_t *sb;
+    char *mp, *skip_why = NULL, *lua = NULL, line[512];
+    size_t len = 0;
+    ctk_error_t e;
+    bool ok = false;
+
+    if (!(mp = tcl_modulepath(c, f, &ok)))
+        return ok;
+    if (!(sb = ctk_sandbox_pick(&c->sb, mp, f->file, &f->evaluated_as, &skip_why, c->err)) && !skip_why)
+        goto out;
+    if (skip_why) {
+        ok = addf(f, "CTK-SKIP-004", 0, c->err, "not loaded: %s", skip_why);
+        goto out;
+    }
+    if (!note_t2l(c, f))
+        goto out;
+    ctk_error_init(&e);
+    if (!ctk_tcl2lua_run(&c->t2l, f->file, f->name, &c->base, c->timeout, sb, &lua, &len, &e)) {
+        if (e.code == CTK_E_NOMEM) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        first_line(e.text, line, sizeof line);
+        ok = addf(f, "CTK-MOD-001", 0, c->err, "%s", line);
+        goto out;
+    }
+    ok = eval_lua(c, f, lua, len, text);
+out:
+    free(lua);
+    free(skip_why);
+    free(mp);
+    return ok;
+}
+
 static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
 {
     ctk_env_t menv, set;
@@ -1382,6 +1462,10 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
 
     ctk_env_init(&menv);
     ctk_env_init(&set);
+    if (!c->have_tcl && c->have_t2l) {
+        ok = lint_tcl_lmod(c, f, text);
+        goto out;
+    }
     if (!c->have_tcl && c->tcl_untrusted) {
         ok = addf(f, "CTK-TRUST-001", 0, c->err,
                   "not loaded by Environment Modules, so none of its checks ran: %s", c->rep->tcl_skip);
@@ -1933,12 +2017,11 @@ out:
 /* Tcl as root: evaluated as the sandbox's user, who must be able to run
  * Environment Modules at all (else each Tcl file gets CTK-SKIP-004,
  * unless --trust-tcl loads it as root). */
-static bool setup_sandbox(lctx_t *c, const char *tmp, ctk_error_t *err)
+static bool setup_sandbox(lctx_t *c, const char *tmp, const char *runner, const char *what, ctk_error_t *err)
 {
     char who[96];
 
-    if (!ctk_sandbox_init(&c->sb, c->o->trust_tcl, tmp, err) ||
-        !ctk_sandbox_need(&c->sb, c->tcl.cmd, "Environment Modules", err))
+    if (!ctk_sandbox_init(&c->sb, c->o->trust_tcl, tmp, err) || !ctk_sandbox_need(&c->sb, runner, what, err))
         return false;
     if (!c->sb.drop)
         return true;
@@ -1946,11 +2029,39 @@ static bool setup_sandbox(lctx_t *c, const char *tmp, ctk_error_t *err)
     return (c->rep->tcl_user = ctk_strdup(ctk_sandbox_describe(&c->sb, who, sizeof who), err)) != NULL;
 }
 
+/* No Environment Modules: Lmod's tcl2lua when it is there and trusted
+ * (then it replaces the reason Tcl files are not loaded), else that
+ * reason says what was missing of both. */
+static bool setup_t2l(lctx_t *c, const char *tmp, ctk_error_t *err)
+{
+    char *why = NULL, *both;
+    bool untrusted = false;
+
+    if (ctk_tcl2lua_find((const char *const *)environ, &c->t2l, &why, &untrusted, err)) {
+        c->have_t2l = true;
+        c->tcl_untrusted = false;
+        free(c->rep->tcl_skip);
+        c->rep->tcl_skip = NULL;
+        return (c->rep->tcl_modsys = ctk_tcl2lua_describe(&c->t2l, err)) != NULL &&
+               setup_sandbox(c, tmp, c->t2l.script, "Lmod's tcl2lua", err);
+    }
+    if (!why)
+        return false;
+    c->tcl_untrusted |= untrusted;
+    both = ctk_printf(err, "%s; %s", c->rep->tcl_skip, why);
+    free(why);
+    if (!both)
+        return false;
+    free(c->rep->tcl_skip);
+    c->rep->tcl_skip = both;
+    return true;
+}
+
 static bool setup(lctx_t *c, ctk_error_t *err)
 {
     const char *tmp = getenv("TMPDIR");
     char *home = NULL, *why = NULL;
-    bool ok = false;
+    bool ok = false, found = false;
 
     if (!(c->tmproot = ctk_printf(err, "%s/ctkgen-lint-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
         return false;
@@ -1972,13 +2083,18 @@ static bool setup(lctx_t *c, ctk_error_t *err)
         goto out;
     /* tclsh, modulecmd.tcl, /bin/sh and env run only if no other user can
      * change them; else the Tcl files get CTK-TRUST-001 */
-    if (ctk_modsys_find_tcl_trusted(c->o->modulecmd, (const char *const *)environ, &c->tcl, &why,
-                                    &c->tcl_untrusted, err)) {
+    /* --tcl-with lmod: as if there were none (no memory: why stays NULL) */
+    if (c->o->tcl_with == CTK_LINT_TCL_LMOD)
+        why = ctk_strdup("Environment Modules not used (--tcl-with lmod)", err);
+    else
+        found = ctk_modsys_find_tcl_trusted(c->o->modulecmd, (const char *const *)environ, &c->tcl, &why,
+                                            &c->tcl_untrusted, err);
+    if (found) {
         c->have_tcl = true;
         if (!(c->rep->tcl_modsys = ctk_printf(err, "Environment Modules %s (%s)", c->tcl.version ? c->tcl.version : "?",
                                               c->tcl.cmd)))
             goto out;
-        if (!setup_sandbox(c, tmp, err))
+        if (!setup_sandbox(c, tmp, c->tcl.cmd, "Environment Modules", err))
             goto out;
     } else {
         if (!why)
@@ -1989,6 +2105,8 @@ static bool setup(lctx_t *c, ctk_error_t *err)
         }
         c->rep->tcl_skip = why;
         why = NULL;
+        if (c->o->tcl_with != CTK_LINT_TCL_MODULES && !setup_t2l(c, tmp, err))
+            goto out;
     }
     ok = true;
 out:
@@ -2043,6 +2161,7 @@ out:
     free(c.tmproot);
     if (c.have_tcl)
         ctk_modsys_info_fini(&c.tcl);
+    ctk_tcl2lua_fini(&c.t2l);
     ctk_sandbox_fini(&c.sb);
     ctk_env_fini(&c.base);
     ctk_strlist_fini(&c.seen);

@@ -170,7 +170,7 @@ rc=0; L --modulecmd /nonexistent/modulecmd.tcl "$C/tcl" > /dev/null 2>&1 || rc=$
 check "--modulecmd naming nothing: exit 4" [ "$rc" -eq 4 ]
 rc=0; "$CTKGEN" lint --help > "$T/help.out" || rc=$?
 check "--help: exit 0, on stdout" [ "$rc" -eq 0 ]
-for o in --json --fix-suggest --modulecmd --timeout; do
+for o in --json --fix-suggest --modulecmd --timeout --tcl-with; do
     check "--help lists $o" grep -q -- "$o" "$T/help.out"
 done
 rc=0; TMPDIR=$LT "$CTKGEN" lint --modulecmd "$EM_CMD" "$C/lmod/cuda/13.0-flags.lua" > "$T/human.out" 2>&1 || rc=$?
@@ -186,12 +186,53 @@ if [ -e /usr/share/modules/libexec/modulecmd.tcl ] || [ -e /usr/lib/x86_64-linux
    [ -e /opt/modules/libexec/modulecmd.tcl ]; then
     echo "SKIP: Environment Modules installed in a standard place: the no-modulecmd case cannot be made here (not counted)"
 else
-    rc=0; L --json "$C/tcl/cudatoolkit/13.0-site" > "$T/notcl.json" 2>/dev/null || rc=$?
+    rc=0; L --json --tcl-with modules "$C/tcl/cudatoolkit/13.0-site" > "$T/notcl.json" 2>/dev/null || rc=$?
     check "no Environment Modules: the Tcl file gets CTK-SKIP-003" \
         [ "$(codes "$T/notcl.json" "$C/tcl/cudatoolkit/13.0-site")" = CTK-SKIP-003 ]
     check "no Environment Modules: the report says why" differs "$(jq -r .tcl_skip "$T/notcl.json")" null
-    rc=0; TMPDIR=$LT "$CTKGEN" lint "$C/tcl/cudatoolkit/13.0-site" > /dev/null 2> "$T/notcl.err" || rc=$?
+    rc=0; TMPDIR=$LT "$CTKGEN" lint --tcl-with modules "$C/tcl/cudatoolkit/13.0-site" > /dev/null 2> "$T/notcl.err" || rc=$?
     check "no Environment Modules: a warning on stderr" grep -q 'CTK-SKIP-003' "$T/notcl.err"
+fi
+# Tcl through Lmod's tcl2lua: where Environment Modules is absent but Lmod is
+# installed (--tcl-with lmod forces that case here, where both are), Tcl files
+# are read as Lmod reads them, with the same findings as through Environment Modules
+T2L=${LMOD_EXEC%/lmod}/tcl2lua.tcl
+if [ ! -f "$T2L" ] || ! command -v tclsh >/dev/null 2>&1; then
+    echo "SKIP: no Lmod tcl2lua.tcl ($T2L) or no tclsh: the tcl2lua path cannot be tested here (not counted)"
+else
+    rc=0; L --json --tcl-with lmod "$C/tcl" > "$T/t2l.json" 2> "$T/t2l.err" || rc=$?
+    check "--tcl-with lmod: the report names Lmod's tcl2lua" sh -c "jq -r .tcl '$T/t2l.json' | grep -q \"tcl2lua ($T2L)\""
+    check "--tcl-with lmod: no CTK-SKIP-003, nothing on stderr" \
+        sh -c "[ \"\$(jq '[.files[].findings[] | select(.code == \"CTK-SKIP-003\")] | length' '$T/t2l.json')\" -eq 0 ] && [ ! -s '$T/t2l.err' ]"
+    check "--tcl-with lmod: every Tcl file was evaluated through Lmod's tcl2lua" \
+        [ "$(jq '[.files[] | select(.kind == "tcl" and (.evaluated_as | startswith("through Lmod'"'"'s tcl2lua") | not))] | length' "$T/t2l.json")" -eq 0 ]
+    for rel in $(cd "$C" && find tcl -type f ! -name '.*' | sort); do
+        check "through tcl2lua, $rel has the codes Environment Modules gave it" \
+            same_text "$(codes "$T/t2l.json" "$C/$rel")." "$(codes "$T/all.json" "$C/$rel")."
+    done
+    if [ "$(id -u)" = 0 ]; then
+        check "as root, tcl2lua runs each Tcl file as user nobody" \
+            [ "$(jq '[.files[] | select(.kind == "tcl" and .evaluated_as != "through Lmod'"'"'s tcl2lua, as user nobody (uid 65534)")] | length' "$T/t2l.json")" -eq 0 ]
+    fi
+    rc=0; TMPDIR=$LT "$CTKGEN" lint --tcl-with lmod "$C/tcl/cudatoolkit/13.0-site" > "$T/t2l.out" 2>&1 || rc=$?
+    check "--tcl-with lmod: the human report says how the file was evaluated" \
+        grep -q "^$C/tcl/cudatoolkit/13.0-site: tcl cudatoolkit/13.0-site \[evaluated through Lmod's tcl2lua" "$T/t2l.out"
+    mkdir -p "$T/t2lbad/cuda"
+    printf '#%%Module\nsetenv CUDA_HOME [nosuchcommand]\n' > "$T/t2lbad/cuda/13.0"
+    printf '#%%Module\nexec touch %s\nsetenv A 1\n' "$MARKER" > "$T/t2lbad/cuda/13.1"
+    chmod -R a+rX "$T/t2lbad"
+    rc=0; L --json --tcl-with lmod "$T/t2lbad" > "$T/t2lbad.json" 2>/dev/null || rc=$?
+    check "--tcl-with lmod: a Tcl error is CTK-MOD-001 quoting tcl2lua" \
+        sh -c "jq -r '.files[] | select(.file | endswith(\"cuda/13.0\")) | .findings[] | select(.code == \"CTK-MOD-001\") | .message' '$T/t2lbad.json' | grep -q nosuchcommand"
+    if [ "$(id -u)" = 0 ]; then
+        check "--tcl-with lmod as root: a Tcl exec ran as nobody, not root (no marker in a dir only root may write)" \
+            [ ! -e "$MARKER" ]
+    fi
+    rm -f "$MARKER"
+    rc=0; "$CTKGEN" lint --tcl-with lmod --modulecmd "$EM_CMD" "$C/tcl" > /dev/null 2>&1 || rc=$?
+    check "--tcl-with lmod with --modulecmd: usage error" [ "$rc" -eq 2 ]
+    rc=0; "$CTKGEN" lint --tcl-with tclsh "$C/tcl" > /dev/null 2>&1 || rc=$?
+    check "--tcl-with of an unknown reader: usage error" [ "$rc" -eq 2 ]
 fi
 # MODULES_CMD is honoured as validate does
 rc=0; MODULES_CMD=$EM_CMD L --json "$C/tcl/cudatoolkit/13.0-site" > "$T/mc.json" || rc=$?
