@@ -2105,7 +2105,10 @@ static bool setup(lctx_t *c, ctk_error_t *err)
         }
         c->rep->tcl_skip = why;
         why = NULL;
-        if (c->o->tcl_with != CTK_LINT_TCL_MODULES && !setup_t2l(c, tmp, err))
+        /* Lmod only where Environment Modules is absent: one named
+         * (--modulecmd) or found but not trusted keeps its finding */
+        if (c->o->tcl_with != CTK_LINT_TCL_MODULES && !c->o->modulecmd && !c->tcl_untrusted &&
+            !setup_t2l(c, tmp, err))
             goto out;
     }
     ok = true;
