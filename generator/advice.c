@@ -132,6 +132,14 @@ bool ctk_advise(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n, const
     for (i = 0; i < n; i++)
         if (!advise_sdk(cfg, sdks, i, notes, err))
             return false;
+    /* the staging workflow: fine, but the modules are only right once the
+     * .pc files are copied there */
+    if (cfg->pkgconfig_dir && !ctk_is_dir(cfg->pkgconfig_dir) &&
+        !note(notes, err,
+              "pkgconfig_dir %s does not exist yet: the modules put it on PKG_CONFIG_PATH, so copy "
+              "%s/pkgconfig there before users load them",
+              cfg->pkgconfig_dir, outdir))
+        return false;
     if (hit)
         return note(notes, err,
                     "%s/tcl: Environment Modules finds no modulefile under a directory whose "

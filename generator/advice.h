@@ -1,7 +1,8 @@
 /* advice.h - warnings about a run that is valid but may not do what the
  * admin meant: a version source passed over, a declared patch level the
  * toolkit cannot confirm, an HPC SDK whose math_libs were not named, paths
- * that some consumers of the output cannot take.  None stops a run.
+ * that some consumers of the output cannot take, a pkgconfig_dir that does
+ * not exist yet (the staging workflow: OUT/pkgconfig is copied there).  None stops a run.
  * (Full-version aliases left out: ctk_render_notes().)
  * SPDX-License-Identifier: MIT
  */

@@ -40,6 +40,7 @@ enum {
     OPT_CONFIG,
     OPT_ERROR_ON,
     OPT_STRICT,
+    OPT_TCL_WITH,
 };
 
 static const ctk_opt_t lint_opts[] = {
@@ -49,6 +50,9 @@ static const ctk_opt_t lint_opts[] = {
     { "modulecmd", 0, "FILE", OPT_MODULECMD,
       "Environment Modules' modulecmd.tcl for Tcl modulefiles (default: $MODULES_CMD, then the standard places)" },
     { "timeout", 0, "SECONDS", OPT_TIMEOUT, "limit for each Tcl module load and nvcc run (default: 30)" },
+    { "tcl-with", 0, "WHICH", OPT_TCL_WITH,
+      "what reads Tcl modulefiles: 'modules' (Environment Modules), 'lmod' (Lmod's tcl2lua), 'auto' (the first, "
+      "else the second; the default)" },
     { "trust-tcl", 0, NULL, OPT_TRUST_TCL,
       "as root, load Tcl files only root can change as root (default: every Tcl file as user nobody)" },
     { "config", 'c', "FILE", OPT_CONFIG, "site config whose \"lint\" section is the policy (nothing else of it is read)" },
@@ -76,7 +80,10 @@ const ctk_cmd_doc_t ctk_cmd_lint_doc = {
     "as root, lint loads each Tcl file as user nobody (uid 65534 without one),\n"
     "with no groups and an empty HOME and TMPDIR of its own, and a file nobody\n"
     "cannot read is reported not loaded (CTK-SKIP-004), never loaded as root;\n"
-    "--trust-tcl loads files only root can change as root.  *.pc files are\n"
+    "--trust-tcl loads files only root can change as root.  Without Environment\n"
+    "Modules (or with --tcl-with lmod), Tcl files are read as Lmod reads them:\n"
+    "its tcl2lua.tcl turns them into Lua, under the same rules, and the Lua is\n"
+    "evaluated and checked as a Lua modulefile.  *.pc files are\n"
     "resolved by libpkgconf.  Each file's toolkit is found from what it sets\n"
     "(CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, a .pc's variables and -I/-L) and\n"
     "the file is checked against it.  Lint runs no program another user can\n"
@@ -154,7 +161,9 @@ static void print_finding(const ctk_lint_file_t *f, const ctk_finding_t *x)
         printf(" by %s: ", x->rule_at ? x->rule_at : "the policy");
         put_safe(stdout, x->reason);
     }
-    printf("\n  fix: %s\n", d ? d->fix : "");
+    printf("\n  fix: ");
+    put_safe(stdout, ctk_finding_fix(x));
+    putchar('\n');
 }
 
 static void print_file(const ctk_lint_file_t *f, bool suggest)
@@ -162,7 +171,8 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
     put_safe(stdout, f->file);
     printf(": %s %s", ctk_lint_kind_name(f->kind), f->name);
     if (f->evaluated_as)
-        printf(" [evaluated as %s]", f->evaluated_as);
+        printf(strncmp(f->evaluated_as, "through ", 8) == 0 ? " [evaluated %s]" : " [evaluated as %s]",
+               f->evaluated_as);
     if (f->incomplete)
         printf(" [not fully checked]");
     if (f->root) {
@@ -187,6 +197,11 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
 
                 printf("    %.*s\n", (int)n, p);
                 p = eol ? eol + 1 : p + n;
+            }
+            for (size_t i = 0; i < f->suggestion_notes.len; i++) {
+                printf("  note: ");
+                put_safe(stdout, f->suggestion_notes.items[i]);
+                putchar('\n');
             }
         } else {
             printf("  no suggestion: no toolkit found\n");
@@ -267,6 +282,16 @@ int ctk_cmd_lint(int argc, char **argv)
         case OPT_FIX_SUGGEST: o.fix_suggest = true; break;
         case OPT_MODULECMD: o.modulecmd = arg; break;
         case OPT_TRUST_TCL: o.trust_tcl = true; break;
+        case OPT_TCL_WITH:
+            if (strcmp(arg, "auto") == 0)
+                o.tcl_with = CTK_LINT_TCL_AUTO;
+            else if (strcmp(arg, "modules") == 0)
+                o.tcl_with = CTK_LINT_TCL_MODULES;
+            else if (strcmp(arg, "lmod") == 0)
+                o.tcl_with = CTK_LINT_TCL_LMOD;
+            else
+                return ctk_cli_usage("lint", "--tcl-with takes modules, lmod or auto, not '%s'", arg);
+            break;
         case OPT_TIMEOUT:
             if (!parse_seconds(arg, &o.timeout_s))
                 return ctk_cli_usage("lint", "--timeout needs seconds from 0.01 to 86400, not '%s'", arg);
@@ -284,6 +309,8 @@ int ctk_cmd_lint(int argc, char **argv)
         return ctk_cli_usage("lint", "--modulecmd needs a file");
     if ((config && !*config) || (policy && !*policy))
         return ctk_cli_usage("lint", "--%s needs a file", config && !*config ? "config" : "policy");
+    if (o.modulecmd && o.tcl_with == CTK_LINT_TCL_LMOD)
+        return ctk_cli_usage("lint", "--modulecmd names Environment Modules, which --tcl-with lmod does not use");
 
     ctk_error_init(&err);
     ctk_lint_report_init(&rep);

@@ -955,6 +955,53 @@ static bool check_env_name(check_t *c, const char *name)
     return true;
 }
 
+/* <MODULE_NAME>_VERSION: upper case, anything but letters and digits as '_'. */
+static bool is_own_version_var(const char *module_name, const char *name)
+{
+    size_t n = strlen(module_name);
+
+    if (strlen(name) != n + 8 || strcmp(name + n, "_VERSION") != 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char m = module_name[i], u = m >= 'a' && m <= 'z' ? (char)(m - 'a' + 'A') : m;
+
+        if (!((u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9')))
+            u = '_';
+        if (name[i] != u)
+            return false;
+    }
+    return true;
+}
+
+const char *ctk_config_env_refusal(const char *module_name, const char *name, const char *value)
+{
+    const char *p;
+    size_t i;
+
+    if (!*name || (*name >= '0' && *name <= '9'))
+        return "not an environment variable name";
+    for (p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return "not an environment variable name";
+    for (i = 0; i < sizeof refused_env / sizeof refused_env[0]; i++)
+        if (strcmp(name, refused_env[i]) == 0)
+            return "a flags variable users' builds read as their own";
+    for (i = 0; i < sizeof owned_env / sizeof owned_env[0]; i++)
+        if (strcmp(name, owned_env[i]) == 0)
+            return "set by the generated module itself";
+    if (strcmp(name, "NVCC_CCBIN") == 0 || (module_name && is_own_version_var(module_name, name)))
+        return "set by the generated module itself";
+    if (!*value)
+        return "an empty value";
+    for (p = value; *p; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return "a newline or control character in the value";
+        if (*p == '~' && (p == value || p[-1] == ':'))
+            return "a '~' the shell would expand";
+    }
+    return NULL;
+}
+
 /* ---- the validation section ------------------------------------------------ */
 
 /* the longest partition name taken */

@@ -160,6 +160,13 @@ void ctk_config_free(ctk_config_t *cfg);
  * hold some of the file's rules. */
 bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into, bool *found,
                           ctk_error_t *err);
+/* Would "env" (top-level or an SDK's) take NAME=VALUE in a config whose
+ * module_name is module_name?  NULL when it would, else why not (static
+ * text): not a variable name, a variable the generated module sets itself
+ * (PATH, CUDA_HOME, <MODULE_NAME>_VERSION, NVCC_CCBIN...), LDFLAGS and
+ * the other flags, an empty value, a newline or control character, a '~'
+ * the shell would expand. */
+const char *ctk_config_env_refusal(const char *module_name, const char *name, const char *value);
 
 /* Render a config as JSON text in the schema's key order (for `scan`).
  * Caller frees. */

@@ -213,6 +213,7 @@ static void finding_fini(ctk_finding_t *x)
     free(x->text);
     free(x->reason);
     free(x->rule_at);
+    free(x->fix);
 }
 
 void ctk_findings_fini(ctk_findings_t *f)
@@ -273,6 +274,7 @@ static bool add_take(ctk_findings_t *f, const ctk_diag_t *d, const char *file, i
     x->waived = false;
     x->reason = NULL;
     x->rule_at = NULL;
+    x->fix = NULL;
     return true;
 fail:
     free(file_copy);
@@ -335,10 +337,12 @@ bool ctk_findings_extend(ctk_findings_t *dst, const ctk_findings_t *src, ctk_err
         x->waived = s->waived;
         x->reason = NULL;
         x->rule_at = NULL;
+        x->fix = NULL;
         x->text = ctk_strdup(s->text ? s->text : "", err);
         if (!x->text || (s->file && !(x->file = ctk_strdup(s->file, err))) ||
             (s->reason && !(x->reason = ctk_strdup(s->reason, err))) ||
-            (s->rule_at && !(x->rule_at = ctk_strdup(s->rule_at, err)))) {
+            (s->rule_at && !(x->rule_at = ctk_strdup(s->rule_at, err))) ||
+            (s->fix && !(x->fix = ctk_strdup(s->fix, err)))) {
             finding_fini(x);
             goto fail;
         }
@@ -363,6 +367,57 @@ void ctk_findings_drop(ctk_findings_t *f, const char *code)
     }
     if (f && code)
         f->len = k;
+}
+
+/* A printf into fresh memory (caller frees); NULL with err set. */
+static char *vformat(ctk_error_t *err, const char *fmt, va_list ap)
+{
+    va_list again;
+    char *text;
+    int n;
+
+    va_copy(again, ap);
+    n = vsnprintf(NULL, 0, fmt, again);
+    va_end(again);
+    if (n < 0) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad message format");
+        return NULL;
+    }
+    if (!(text = malloc((size_t)n + 1))) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    return text;
+}
+
+bool ctk_findings_set_fix(ctk_findings_t *f, size_t i, ctk_error_t *err, const char *fmt, ...)
+{
+    va_list ap;
+    char *fix;
+
+    if (!f || i >= f->len) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "a fix for finding %zu of %zu", i, f ? f->len : 0);
+        return false;
+    }
+    va_start(ap, fmt);
+    fix = vformat(err, fmt, ap);
+    va_end(ap);
+    if (!fix)
+        return false;
+    free(f->items[i].fix);
+    f->items[i].fix = fix;
+    return true;
+}
+
+const char *ctk_finding_fix(const ctk_finding_t *x)
+{
+    const ctk_diag_t *d;
+
+    if (x->fix)
+        return x->fix;
+    d = ctk_diag_find(x->code);
+    return d ? d->fix : "";
 }
 
 bool ctk_findings_has(const ctk_findings_t *f, const char *code)

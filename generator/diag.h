@@ -39,6 +39,8 @@ typedef struct {
     bool waived;           /* listed, but counted as no error, warning or note */
     char *reason;          /* the rule's reason */
     char *rule_at;         /* where the rule is written: "policy.json:7" */
+    char *fix;             /* a fix of its own (lint's, for a file ctkgen did not
+                            * write); NULL: the table's */
 } ctk_finding_t;
 
 typedef struct {
@@ -56,6 +58,12 @@ bool ctk_findings_add(ctk_findings_t *f, const char *code, const char *file, int
 bool ctk_findings_extend(ctk_findings_t *dst, const ctk_findings_t *src, ctk_error_t *err);
 /* Remove every finding of `code`, keeping the others in order. */
 void ctk_findings_drop(ctk_findings_t *f, const char *code);
+/* Give finding i of f a fix of its own in place of the table's (i < f->len). */
+bool ctk_findings_set_fix(ctk_findings_t *f, size_t i, ctk_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The fix to show for x: its own, else its code's from the table ("" for
+ * an unknown code).  Borrowed. */
+const char *ctk_finding_fix(const ctk_finding_t *x);
 bool ctk_findings_has(const ctk_findings_t *f, const char *code);
 /* Findings of that severity, waived ones not counted. */
 size_t ctk_findings_count(const ctk_findings_t *f, ctk_severity_t sev);

@@ -14,6 +14,9 @@
 #include "config.h"
 #include "env.h"
 #include "lint.h"
+#include "lintfix.h"
+#include "lintsuggest.h"
+#include "tcl2lua.h"
 #include "modenv.h"
 #include "modeval.h"
 #include "pc.h"
@@ -22,6 +25,7 @@
 #include "sdk.h"
 #include "trust.h"
 #include "util.h"
+#include "write.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -67,6 +71,7 @@ static void file_fini(ctk_lint_file_t *f)
     free(f->version);
     free(f->found_by);
     free(f->suggestion);
+    ctk_strlist_fini(&f->suggestion_notes);
     free(f->evaluated_as);
     ctk_findings_fini(&f->findings);
     ctk_strlist_fini(&f->unchecked);
@@ -672,6 +677,8 @@ typedef struct {
     bool tcl_untrusted;   /* Environment Modules found, but not run: rep->tcl_skip says why */
     ctk_modsys_info_t tcl;
     ctk_sandbox_t sb;     /* who evaluates Tcl when ctkgen is root */
+    bool have_t2l;        /* no Environment Modules: Tcl through Lmod's tcl2lua */
+    ctk_tcl2lua_t t2l;
     ctk_strlist_t seen;   /* real paths linted */
     const char *top;      /* the directory being walked, for the policy's relative paths; NULL: a file */
     ctk_error_t *err;
@@ -1114,8 +1121,26 @@ static bool note_refused_nvcc(ctk_lint_file_t *f, const tk_t *t, ctk_error_t *er
                 t->ex.nvcc, t->ex.why);
 }
 
-/* Record the toolkit in f and fill the suggestion. */
-static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *full_name)
+/* --fix-suggest: what a module sets beyond the toolkit (set: its
+ * variables; src->ev: a Lua file's evaluation, else src->text is Tcl). */
+static bool suggest_keep(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const ctk_env_t *set, const ctk_check_src_t *src)
+{
+    char *family = NULL;
+    bool ok;
+
+    if (!src->ev && src->text && !(family = ctk_lintsuggest_tcl_family(src->text, c->err)) &&
+        ctk_error_is_set(c->err))
+        return false;
+    ok = ctk_lintsuggest_keep(t->cfg, set, src->ev ? src->ev->family : family,
+                              src->ev ? &src->ev->properties : NULL, &f->suggestion_notes, c->err);
+    free(family);
+    return ok;
+}
+
+/* Record the toolkit in f and fill the suggestion; a module's set and src
+ * (NULL for a .pc) give what it sets beyond the toolkit. */
+static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *full_name, const ctk_env_t *set,
+                         const ctk_check_src_t *src)
 {
     const ctk_sdk_t *s = t->sdk;
     ctk_sdk_conf_t *sc = &t->cfg->sdks[0];
@@ -1156,7 +1181,36 @@ static bool note_toolkit(lctx_t *c, ctk_lint_file_t *f, tk_t *t, const char *ful
             free(mod);
         }
     }
+    if (set && !suggest_keep(c, f, t, set, src))
+        return false;
     return (f->suggestion = ctk_config_dump(t->cfg, c->err)) != NULL;
+}
+
+/* The staging workflow: generate writes OUT/pkgconfig while the modules
+ * name pkgconfig_dir, where the .pc files go when the tree is deployed
+ * (and which may not exist before).  So ctkgen's own module at
+ * OUT/{lmod,tcl}/<name>/<version>[.lua] finds pcname in OUT/pkgconfig when
+ * OUT's manifest says ctkgen wrote it there, as validate reads it: 1 it
+ * does, 0 not, -1 err set. */
+static int staged_pc(lctx_t *c, const ctk_lint_file_t *f, const char *text, const char *pcname)
+{
+    char *out, *rel, *cut = NULL;
+    int r = 0;
+
+    if (!ctk_lintfix_is_own(text) || !strchr(f->name, '/') || !(out = ctk_realpath(f->file)))
+        return 0;
+    for (int up = 0; up < 3 && (cut = strrchr(out, '/')) && cut > out; up++)
+        *cut = '\0';
+    if (cut && cut > out && (strcmp(cut + 1, "lmod") == 0 || strcmp(cut + 1, "tcl") == 0)) {
+        *cut = '\0';
+        if (!(rel = ctk_printf(c->err, "pkgconfig/%s", pcname)))
+            r = -1;
+        else
+            r = ctk_write_owns(out, rel, c->err);
+        free(rel);
+    }
+    free(out);
+    return r;
 }
 
 /* PE_PKGCONFIG_LIBS (and PE_<PRODUCT>_PKGCONFIG_LIBS for each product in
@@ -1183,6 +1237,7 @@ static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t
     for (size_t i = 0; i < vars.len; i++) {
         ctk_strlist_t pcs, dirs;
         bool good = true;
+        int r;
 
         ctk_strlist_init(&pcs);
         ctk_strlist_init(&dirs);
@@ -1197,7 +1252,9 @@ static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t
             }
             for (size_t d = 0; d < dirs.len && !there; d++)
                 there = dir_has_file(dirs.items[d], pcname);
-            if (!there)
+            if (!there && (r = staged_pc(c, f, src->text, pcname)) < 0)
+                good = false;
+            else if (!there && r == 0)
                 good = addf(f, "CTK-PC-004", ctk_check_var_line(src, vars.items[i]), c->err,
                             "%s names %s, but %s", vars.items[i], pcname,
                             pcp ? "no PKG_CONFIG_PATH dir holds it" : "the module sets no PKG_CONFIG_PATH");
@@ -1237,7 +1294,7 @@ static bool check_module(lctx_t *c, ctk_lint_file_t *f, const char *full_name, c
         ok = addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t.why_not);
         goto out;
     }
-    if (!note_toolkit(c, f, &t, full_name) ||
+    if (!note_toolkit(c, f, &t, full_name, set, src) ||
         !ctk_check_module_env(t.sdk, menv, set, src, NULL, &f->findings, c->err))
         goto out;
     if (ctk_lint_name_version_agrees(full_name, t.sdk->version.major, t.sdk->version.minor) == 0 &&
@@ -1278,23 +1335,57 @@ static bool lua_unchecked(lctx_t *c, ctk_lint_file_t *f, const ctk_modeval_t *ev
         const ctk_modop_t *op = &ev->ops[i];
 
         if (op->kind == CTK_MODOP_NOT_RUN && !op->file &&
-            !addf(f, "CTK-MOD-007", op->line, c->err,
-                  "%s was not run; what the module does with its output (or after it) was not checked",
-                  op->value))
+            (!addf(f, "CTK-MOD-007", op->line, c->err,
+                   "%s was not run; what the module does with its output (or after it) was not checked",
+                   op->value) ||
+             !ctk_lint_mark_unchecked(f, c->err, "line %d: %s was not run", op->line, op->value)))
             return false;
     }
     for (i = 0; i < ev->n_deps; i++) {
         const ctk_moddep_t *d = &ev->deps[i];
 
         if (d->why && strcmp(d->why, "already loaded") != 0 &&
-            !addf(f, "CTK-MOD-008", d->line, c->err, "%s('%s'): %s; what it sets was not checked",
-                  ctk_modop_kind_name(d->kind), d->name, d->why))
+            (!addf(f, "CTK-MOD-008", d->line, c->err, "%s('%s'): %s; what it sets was not checked",
+                   ctk_modop_kind_name(d->kind), d->name, d->why) ||
+             !ctk_lint_mark_unchecked(f, c->err, "line %d: %s('%s') was not evaluated: %s", d->line,
+                                      ctk_modop_kind_name(d->kind), d->name, d->why)))
             return false;
     }
     return true;
 }
 
-static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len)
+/* The file in the sandbox as `module load` would run it: following its
+ * dependencies on the MODULEPATH of its tree, read leniently. */
+static ctk_modeval_t *sandbox_eval(lctx_t *c, const ctk_lint_file_t *f, const char *text, size_t len,
+                                   ctk_error_t *e)
+{
+    ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true };
+    ctk_modeval_t *ev = NULL;
+    ctk_strlist_t env;
+    char *root = module_root(f, c->err), *mp = root ? ctk_printf(c->err, "MODULEPATH=%s", root) : NULL;
+    size_t i;
+
+    ctk_strlist_init(&env);
+    for (i = 0; mp && i < c->base.kv.len; i++)
+        if (!ctk_strlist_push(&env, c->base.kv.items[i], c->err))
+            break;
+    if (mp && !ctk_error_is_set(c->err) && ctk_strlist_push(&env, mp, c->err)) {
+        o.initial_env = &env;
+        ev = ctk_modeval_run(f->file, text, len, f->name, &o, e);
+    } else {
+        ctk_error_nomem(e);
+    }
+    free(root);
+    free(mp);
+    ctk_strlist_fini(&env);
+    return ev;
+}
+
+/* Evaluate Lua in the sandbox and check what it sets.  tcl: NULL for a
+ * Lua modulefile; the Tcl text when the Lua is what Lmod's tcl2lua made
+ * of a Tcl modulefile (its lines are the Tcl file's, found in that text;
+ * the Lua's own lines mean nothing to the reader). */
+static bool eval_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len, const char *tcl)
 {
     ctk_modeval_t *ev = NULL;
     ctk_env_t menv, set;
@@ -1306,34 +1397,16 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
 
     ctk_env_init(&menv);
     ctk_env_init(&set);
-    forbidden = ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
+    forbidden = !tcl && ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
     ctk_error_init(&e);
-    {
-        ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true }; /* lenient */
-        ctk_strlist_t env;
-        char *root = module_root(f, c->err), *mp = root ? ctk_printf(c->err, "MODULEPATH=%s", root) : NULL;
-
-        ctk_strlist_init(&env);
-        for (size_t i = 0; mp && i < c->base.kv.len; i++)
-            if (!ctk_strlist_push(&env, c->base.kv.items[i], c->err))
-                break;
-        if (!mp || ctk_error_is_set(c->err) || !ctk_strlist_push(&env, mp, c->err)) {
-            free(root);
-            free(mp);
-            ctk_strlist_fini(&env);
-            goto out;
-        }
-        o.initial_env = &env;
-        ev = ctk_modeval_run(f->file, text, len, f->name, &o, &e);
-        free(root);
-        free(mp);
-        ctk_strlist_fini(&env);
-    }
+    ev = sandbox_eval(c, f, text, len, &e);
     if (!ev) {
         if (e.code == CTK_E_NOMEM) {
             ctk_error_nomem(c->err);
             goto out;
         }
+        if (tcl)
+            e.line = 0;
         first_line(e.text, line, sizeof line);
         if (e.code == CTK_E_LIMIT || strstr(e.text, "stack overflow"))
             ok = addf(f, "CTK-MOD-005", e.line, c->err, "stopped: %s", line);
@@ -1361,7 +1434,7 @@ static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
             goto out;
     }
     {
-        ctk_check_src_t src = {f->file, text, ev};
+        ctk_check_src_t src = {f->file, tcl ? tcl : text, tcl ? NULL : ev};
 
         ok = check_module(c, f, f->name, &menv, &set, &src) &&
              (ev->family || ev->conflicts.len || !f->root || /* a toolkit's module only */
@@ -1372,6 +1445,11 @@ out:
     ctk_env_fini(&menv);
     ctk_env_fini(&set);
     return ok;
+}
+
+static bool lint_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len)
+{
+    return eval_lua(c, f, text, len, NULL);
 }
 
 /* ---- Tcl modulefiles -------------------------------------------------------------------- */
@@ -1397,6 +1475,72 @@ static bool tcl_has_family(const char *text)
     return false;
 }
 
+/* The MODULEPATH a Tcl file loads from by its full name: the dir above
+ * <name>/ (caller frees); NULL with a finding added (*ok) or err. */
+static char *tcl_modulepath(lctx_t *c, ctk_lint_file_t *f, bool *ok)
+{
+    char *dir, *slash;
+
+    if (!(dir = ctk_realpath(f->file))) {
+        *ok = addf(f, "CTK-MOD-001", 0, c->err, "cannot resolve the path: %s", strerror(errno));
+        return NULL;
+    }
+    if ((slash = strrchr(dir, '/')))
+        *slash = '\0';
+    if (strchr(f->name, '/') && (slash = strrchr(dir, '/')) && slash > dir)
+        *slash = '\0';
+    return dir;
+}
+
+/* "through Lmod's tcl2lua[, as user nobody (uid 65534)]" in f->evaluated_as. */
+static bool note_t2l(lctx_t *c, ctk_lint_file_t *f)
+{
+    char *was = f->evaluated_as;
+
+    f->evaluated_as = ctk_printf(c->err, "through Lmod's tcl2lua%s%s", was ? ", as " : "", was ? was : "");
+    free(was);
+    return f->evaluated_as != NULL;
+}
+
+/* A Tcl file as Lmod reads it when there is no Environment Modules:
+ * tcl2lua.tcl (run with the privilege rules of Tcl loads), then the Lua
+ * it printed through the sandbox and the Lua checks. */
+static bool lint_tcl_lmod(lctx_t *c, ctk_lint_file_t *f, const char *text)
+{
+    const ctk_sandbox_t *sb;
+    char *mp, *skip_why = NULL, *lua = NULL, line[512];
+    size_t len = 0;
+    ctk_error_t e;
+    bool ok = false;
+
+    if (!(mp = tcl_modulepath(c, f, &ok)))
+        return ok;
+    if (!(sb = ctk_sandbox_pick(&c->sb, mp, f->file, &f->evaluated_as, &skip_why, c->err)) && !skip_why)
+        goto out;
+    if (skip_why) {
+        ok = addf(f, "CTK-SKIP-004", 0, c->err, "not loaded: %s", skip_why);
+        goto out;
+    }
+    if (!note_t2l(c, f))
+        goto out;
+    ctk_error_init(&e);
+    if (!ctk_tcl2lua_run(&c->t2l, f->file, f->name, &c->base, c->timeout, sb, &lua, &len, &e)) {
+        if (e.code == CTK_E_NOMEM) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        first_line(e.text, line, sizeof line);
+        ok = addf(f, "CTK-MOD-001", 0, c->err, "%s", line);
+        goto out;
+    }
+    ok = eval_lua(c, f, lua, len, text);
+out:
+    free(lua);
+    free(skip_why);
+    free(mp);
+    return ok;
+}
+
 static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
 {
     ctk_env_t menv, set;
@@ -1407,6 +1551,10 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
 
     ctk_env_init(&menv);
     ctk_env_init(&set);
+    if (!c->have_tcl && c->have_t2l) {
+        ok = lint_tcl_lmod(c, f, text);
+        goto out;
+    }
     if (!c->have_tcl && c->tcl_untrusted) {
         ok = ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-TRUST-001): none of its checks ran") &&
              addf(f, "CTK-TRUST-001", 0, c->err,
@@ -1698,7 +1846,7 @@ static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
     } else {
         ctk_check_src_t src = {f->file, text, NULL};
 
-        if (!note_toolkit(c, f, &t, f->name))
+        if (!note_toolkit(c, f, &t, f->name, NULL, NULL))
             goto out;
         /* the toolkit-wide checks are for .pc files that give the runtime
          * (ctk-X.Y, cudart-X.Y, cuda-X.Y); a per-library .pc (cufft-X.Y) has
@@ -1849,6 +1997,9 @@ static bool lint_file(lctx_t *c, const char *path, bool from_walk)
     case CTK_LINT_PC: ok = lint_pc(c, f, text); break;
     case CTK_LINT_OTHER: break;
     }
+    /* a file ctkgen did not write is fixed by hand: fixes that say where */
+    if (ok && !ctk_lintfix_is_own(text))
+        ok = ctk_lintfix_apply(f, text, c->err);
     /* a signal stops a Lua run or a resolution short of its answer: what
      * it left is no finding, and lint unwinds */
     if (ok && ctk_proc_interrupted()) {
@@ -1964,12 +2115,11 @@ out:
 /* Tcl as root: evaluated as the sandbox's user, who must be able to run
  * Environment Modules at all (else each Tcl file gets CTK-SKIP-004,
  * unless --trust-tcl loads it as root). */
-static bool setup_sandbox(lctx_t *c, const char *tmp, ctk_error_t *err)
+static bool setup_sandbox(lctx_t *c, const char *tmp, const char *runner, const char *what, ctk_error_t *err)
 {
     char who[96];
 
-    if (!ctk_sandbox_init(&c->sb, c->o->trust_tcl, tmp, err) ||
-        !ctk_sandbox_need(&c->sb, c->tcl.cmd, "Environment Modules", err))
+    if (!ctk_sandbox_init(&c->sb, c->o->trust_tcl, tmp, err) || !ctk_sandbox_need(&c->sb, runner, what, err))
         return false;
     if (!c->sb.drop)
         return true;
@@ -1977,11 +2127,39 @@ static bool setup_sandbox(lctx_t *c, const char *tmp, ctk_error_t *err)
     return (c->rep->tcl_user = ctk_strdup(ctk_sandbox_describe(&c->sb, who, sizeof who), err)) != NULL;
 }
 
+/* No Environment Modules: Lmod's tcl2lua when it is there and trusted
+ * (then it replaces the reason Tcl files are not loaded), else that
+ * reason says what was missing of both. */
+static bool setup_t2l(lctx_t *c, const char *tmp, ctk_error_t *err)
+{
+    char *why = NULL, *both;
+    bool untrusted = false;
+
+    if (ctk_tcl2lua_find((const char *const *)environ, &c->t2l, &why, &untrusted, err)) {
+        c->have_t2l = true;
+        c->tcl_untrusted = false;
+        free(c->rep->tcl_skip);
+        c->rep->tcl_skip = NULL;
+        return (c->rep->tcl_modsys = ctk_tcl2lua_describe(&c->t2l, err)) != NULL &&
+               setup_sandbox(c, tmp, c->t2l.script, "Lmod's tcl2lua", err);
+    }
+    if (!why)
+        return false;
+    c->tcl_untrusted |= untrusted;
+    both = ctk_printf(err, "%s; %s", c->rep->tcl_skip, why);
+    free(why);
+    if (!both)
+        return false;
+    free(c->rep->tcl_skip);
+    c->rep->tcl_skip = both;
+    return true;
+}
+
 static bool setup(lctx_t *c, ctk_error_t *err)
 {
     const char *tmp = getenv("TMPDIR");
     char *home = NULL, *why = NULL;
-    bool ok = false;
+    bool ok = false, found = false;
 
     if (!(c->tmproot = ctk_printf(err, "%s/ctkgen-lint-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
         return false;
@@ -2003,13 +2181,18 @@ static bool setup(lctx_t *c, ctk_error_t *err)
         goto out;
     /* tclsh, modulecmd.tcl, /bin/sh and env run only if no other user can
      * change them; else the Tcl files get CTK-TRUST-001 */
-    if (ctk_modsys_find_tcl_trusted(c->o->modulecmd, (const char *const *)environ, &c->tcl, &why,
-                                    &c->tcl_untrusted, err)) {
+    /* --tcl-with lmod: as if there were none (no memory: why stays NULL) */
+    if (c->o->tcl_with == CTK_LINT_TCL_LMOD)
+        why = ctk_strdup("Environment Modules not used (--tcl-with lmod)", err);
+    else
+        found = ctk_modsys_find_tcl_trusted(c->o->modulecmd, (const char *const *)environ, &c->tcl, &why,
+                                            &c->tcl_untrusted, err);
+    if (found) {
         c->have_tcl = true;
         if (!(c->rep->tcl_modsys = ctk_printf(err, "Environment Modules %s (%s)", c->tcl.version ? c->tcl.version : "?",
                                               c->tcl.cmd)))
             goto out;
-        if (!setup_sandbox(c, tmp, err))
+        if (!setup_sandbox(c, tmp, c->tcl.cmd, "Environment Modules", err))
             goto out;
     } else {
         if (!why)
@@ -2020,6 +2203,11 @@ static bool setup(lctx_t *c, ctk_error_t *err)
         }
         c->rep->tcl_skip = why;
         why = NULL;
+        /* Lmod only where Environment Modules is absent: one named
+         * (--modulecmd) or found but not trusted keeps its finding */
+        if (c->o->tcl_with != CTK_LINT_TCL_MODULES && !c->o->modulecmd && !c->tcl_untrusted &&
+            !setup_t2l(c, tmp, err))
+            goto out;
     }
     ok = true;
 out:
@@ -2077,6 +2265,7 @@ out:
     free(c.tmproot);
     if (c.have_tcl)
         ctk_modsys_info_fini(&c.tcl);
+    ctk_tcl2lua_fini(&c.t2l);
     ctk_sandbox_fini(&c.sb);
     ctk_env_fini(&c.base);
     ctk_strlist_fini(&c.seen);

@@ -20,7 +20,12 @@
  *                         (sandbox.h), and a file that user cannot read
  *                         gets CTK-SKIP-004 instead of a load as root;
  *                         trust_tcl loads a file only root can change as
- *                         root.
+ *                         root.  With no Environment Modules (or
+ *                         tcl_with lmod), read as Lmod reads it: Lmod's
+ *                         tcl2lua.tcl turns it into Lua (same rules:
+ *                         clean env, timeout, the unprivileged user),
+ *                         which is evaluated and checked as a Lua file;
+ *                         evaluated_as says "through Lmod's tcl2lua".
  *   .version .modulerc .modulerc.lua, other files: not linted; listed
  *                         in the report's skipped entries with the reason
  * A module's name comes from its path: .../<name>/<version>[.lua] gives
@@ -71,6 +76,8 @@ typedef struct {
     char *found_by;           /* how the root was found ("CUDA_HOME", "PATH (bin/nvcc)"...) */
     char *suggestion;         /* with fix_suggest and a toolkit: a site config (JSON text)
                                * that makes `ctkgen generate` write a correct module for it */
+    ctk_strlist_t suggestion_notes; /* what the suggestion changed or could not keep of
+                               * the file (lintsuggest.h), one line each */
     char *evaluated_as;       /* Tcl loaded by a root ctkgen: "user nobody (uid 65534)", or
                                * "root (--trust-tcl: ...)"; NULL otherwise */
     ctk_findings_t findings;  /* after the policy: severities changed, some waived */
@@ -101,12 +108,20 @@ typedef struct {
     size_t n_incomplete;                /* files not fully checked */
 } ctk_lint_report_t;
 
+/* What reads Tcl modulefiles (--tcl-with). */
+typedef enum {
+    CTK_LINT_TCL_AUTO = 0,    /* Environment Modules, else Lmod's tcl2lua */
+    CTK_LINT_TCL_MODULES,     /* Environment Modules only */
+    CTK_LINT_TCL_LMOD         /* Lmod's tcl2lua only (tcl2lua.h) */
+} ctk_lint_tcl_with_t;
+
 typedef struct {
     const char *modulecmd;    /* modulecmd.tcl; NULL: $MODULES_CMD, then the standard places */
     double timeout_s;         /* per Tcl load or nvcc run; <= 0: 30 */
     bool fix_suggest;         /* fill ctk_lint_file_t.suggestion */
     bool trust_tcl;           /* root: load a Tcl file only root can change as root */
     const ctk_policy_t *policy; /* applied to each file's findings; NULL: none */
+    ctk_lint_tcl_with_t tcl_with;
 } ctk_lint_opts_t;
 
 void ctk_lint_report_init(ctk_lint_report_t *r);

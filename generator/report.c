@@ -643,7 +643,7 @@ static json_t *findings_json_ex(const ctk_findings_t *f, bool policy)
             !jset(o, "severity", jstr(ctk_severity_name(x->severity))) ||
             !jset(o, "file", jstr(x->file)) ||
             !jset(o, "line", x->line > 0 ? jint(x->line) : json_null()) ||
-            !jset(o, "message", jstr(x->text)) || !jset(o, "fix", jstr(d ? d->fix : NULL)) ||
+            !jset(o, "message", jstr(x->text)) || !jset(o, "fix", jstr(d ? ctk_finding_fix(x) : NULL)) ||
             (policy && !policy_json(o, x, d))) {
             json_decref(arr);
             return NULL;
@@ -849,7 +849,8 @@ static json_t *lint_file_json(const ctk_lint_file_t *f)
         json_object_set(o, "toolkit", tk) != 0 ||
         !jset(o, "findings", findings_json_ex(&f->findings, true)) ||
         !jset(o, "not_fully_checked", json_boolean(f->incomplete)) || !jset(o, "unchecked", strlist_json(&f->unchecked)) ||
-        json_object_set(o, "suggestion", sug) != 0)
+        json_object_set(o, "suggestion", sug) != 0 ||
+        (f->suggestion && !jset(o, "suggestion_notes", strlist_json(&f->suggestion_notes))))
         goto fail;
     json_decref(tk);
     json_decref(sug);
@@ -1067,7 +1068,8 @@ static bool findings_from_cache(const rd_t *rd0, const json_t *o, ctk_findings_t
                           "%s: \"%s\" is not a %s code of this ctkgen", what, code, sev);
             goto next;
         }
-        ok = ctk_findings_add(f, code, file, line, rd.err, "%s", msg);
+        ok = ctk_findings_add(f, code, file, line, rd.err, "%s", msg) &&
+             (!fix || strcmp(fix, d->fix) == 0 || ctk_findings_set_fix(f, f->len - 1, rd.err, "%s", fix));
     next:
         free(code);
         free(sev);
@@ -1353,7 +1355,7 @@ static void put_details(FILE *fp, const ctk_vart_t *a, bool color)
         put_text(fp, f->text);
         fputc('\n', fp);
         if (d)
-            fprintf(fp, "      fix: %s\n", d->fix);
+            fprintf(fp, "      fix: %s\n", ctk_finding_fix(f));
     }
     /* a skip that is not already one of the findings */
     if (a->verdict == CTK_VERDICT_SKIP && (a->skip_reason || a->skip_code) &&

@@ -699,6 +699,73 @@ static bool ours(const manifest_t *man, const manifest_t *pend, const char *rel,
     return (me && !hash_differs(data, len, me->hash)) || (pe && !hash_differs(data, len, pe->hash));
 }
 
+/* The manifest of outdir, when one this user can rely on is there: 1 read
+ * into *m, 0 none (or one another user could have written), -1 err. */
+static int manifest_load(const char *outdir, manifest_t *m, ctk_error_t *err)
+{
+    char *path = ctk_path_join(outdir, CTK_MANIFEST_NAME, err), *data = NULL, why[192];
+    size_t len = 0;
+    struct stat st;
+    int outfd, r = -1;
+
+    if (!path)
+        return -1;
+    outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0) {
+        r = 0;
+        goto out;
+    }
+    r = read_leaf(outfd, CTK_MANIFEST_NAME, path, MAX_FILE_BYTES, &data, &len, &st, err);
+    close(outfd);
+    if (r == 1 && foreign(&st, why, sizeof why))
+        r = 0;
+    if (r == 1 && !manifest_parse(path, data, len, m, err))
+        r = -1;
+out:
+    free(data);
+    free(path);
+    return r;
+}
+
+int ctk_write_owns(const char *outdir, const char *rel, ctk_error_t *err)
+{
+    manifest_t man = {NULL, 0};
+    const mentry_t *me;
+    char *data = NULL;
+    size_t len = 0;
+    ctk_error_t e;
+    int r;
+
+    ctk_error_init(&e);
+    if (relpath_problem(rel) || (r = manifest_load(outdir, &man, &e)) == 0)
+        return 0;
+    /* a manifest or file that cannot be read or parsed says "no"; only
+     * want of memory is an error */
+    if (r < 0 && e.code == CTK_E_NOMEM)
+        goto fail;
+    if (r < 0) {
+        manifest_fini(&man);
+        return 0;
+    }
+    r = 0;
+    if ((me = manifest_find(&man, rel))) {
+        int got = ctk_write_read(outdir, rel, MAX_FILE_BYTES, &data, &len, &e);
+
+        if (got < 0 && e.code == CTK_E_NOMEM)
+            goto fail;
+        r = got == 1 && !hash_differs(data, len, me->hash);
+    }
+    free(data);
+    manifest_fini(&man);
+    return r;
+fail:
+    if (err && !ctk_error_is_set(err))
+        *err = e;
+    free(data);
+    manifest_fini(&man);
+    return -1;
+}
+
 ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX], prefix[PATH_MAX];

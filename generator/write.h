@@ -131,6 +131,15 @@ bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_e
 int ctk_write_read(const char *outdir, const char *rel, size_t max, char **data, size_t *len,
                    ctk_error_t *err);
 
+/* Is OUT/rel a file ctkgen wrote and nobody changed since: listed in
+ * OUT's manifest with the hash of its bytes now?  The manifest counts only
+ * when it could not have been written by another user (as for
+ * ctk_write_plan: owned by this user, not group- or other-writable); rel
+ * and the manifest are read as ctk_write_read() reads.  1 yes, 0 no (no
+ * tree, no manifest or one that decides nothing, rel not listed, absent,
+ * changed, or not a regular file), -1 err set (no memory, I/O). */
+int ctk_write_owns(const char *outdir, const char *rel, ctk_error_t *err);
+
 /* The run lock, a flock on OUT/.ctkgen.lock.  wait_s: how long to wait
  * for another run that holds it: CTK_LOCK_WAIT_FOREVER (< 0) as long as
  * it takes, 0 not at all, else at most that many seconds; then it fails

@@ -226,53 +226,48 @@ check "missing policy file: exit 3 (exit $rc)" [ "$rc" -eq 3 ]
 check "missing policy file: named" grep -qF "$T/nonexistent.json" "$T/missing.err"
 
 # ---- not fully checked ---------------------------------------------------------------
-# A Tcl file that is not loaded: no Environment Modules (CTK-SKIP-003), or,
-# as root, a file user nobody cannot read (CTK-SKIP-004).
+# A Lua module that runs a program when loaded: the sandbox does not run it
+# (CTK-MOD-007), so the file is not fully checked, on every machine.
+UT=$T/unchecked/cuda/13.0.lua
+mkdir -p "$(dirname "$UT")"
+printf 'family("cuda")\nexecute{cmd="/opt/site/bin/log-load cuda", modeA={"load"}}\n' > "$UT"
+U() { u_n=$1; shift; L "$u_n" "$@"; }
+U inc "$UT"
+check "not fully checked (CTK-MOD-007): exit 5 (exit $rc)" [ "$rc" -eq 5 ]
+check "not fully checked: the summary counts it" grep -qE '; 1 not fully checked; ' "$T/inc.out"
+check "not fully checked: the file is marked" grep -qF "$UT: lua cuda/13.0 [not fully checked]" "$T/inc.out"
+check "not fully checked: and says what was not checked" \
+    grep -qF '  not fully checked: line 2: execute{cmd="/opt/site/bin/log-load cuda"} was not run' "$T/inc.out"
+check "not fully checked: stderr says so, and the exit status" grep -qF "1 file not fully checked (exit status 5" "$T/inc.err"
+U inc-q -q "$UT"
+check "not fully checked, -q: still listed" grep -qF "[not fully checked]" "$T/inc-q.out"
+U inc-json --json "$UT"
+check "not fully checked, --json: summary and file say so" \
+    same_text "$(sum inc-json not_fully_checked)/$(J inc-json "$UT" .not_fully_checked)/$(J inc-json "$UT" '.unchecked | length')" 1/true/1
+U inc-strict --strict "$UT"
+check "--strict: a file not fully checked fails the gate (exit $rc)" [ "$rc" -eq 1 ]
+U inc-err "$UT" "$LUA"
+check "not fully checked and an error: exit 1 (exit $rc)" [ "$rc" -eq 1 ]
+printf '{ "rules": [ { "code": "CTK-MOD-007", "severity": "off", "reason": "the load logger is audited apart" } ] }\n' \
+    > "$T/skip-off.json"
+U inc-waived --json --policy "$T/skip-off.json" "$UT"
+check "waiving CTK-MOD-007 hides the warning but not the fact: exit 5 (exit $rc)" [ "$rc" -eq 5 ]
+check "... the warning listed as waived, the file still not fully checked" \
+    same_text "$(sum inc-waived waived)/$(sum inc-waived not_fully_checked)" 1/1
+# A Tcl file left unloaded counts the same: with no Environment Modules
+# (and --tcl-with modules, so Lmod's tcl2lua is not used) CTK-SKIP-003.
 NOEM=yes
 for p in /usr/share/modules/libexec/modulecmd.tcl /usr/lib/x86_64-linux-gnu/modulecmd.tcl \
          /usr/share/Modules/libexec/modulecmd.tcl /usr/local/Modules/libexec/modulecmd.tcl \
          /opt/modules/libexec/modulecmd.tcl; do
     [ -e "$p" ] && NOEM=no
 done
-# U NAME ARGS...: lint ARGS with the Tcl file left unloaded
 if [ "$NOEM" = yes ]; then
-    SKIP=CTK-SKIP-003
-    U() { u_n=$1; shift; rc=0; TMPDIR=$LT "$CTKGEN" lint "$@" > "$T/$u_n.out" 2> "$T/$u_n.err" || rc=$?; }
-    UT=$TCL
-elif [ "$(id -u)" = 0 ]; then
-    SKIP=CTK-SKIP-004
-    fill tcl/cudatoolkit/13.0-site "$T/closed/cudatoolkit/13.0"
-    chmod 600 "$T/closed/cudatoolkit/13.0"
-    U() { u_n=$1; shift; L "$u_n" "$@"; }
-    UT=$T/closed/cudatoolkit/13.0
+    rc=0; TMPDIR=$LT "$CTKGEN" lint --tcl-with modules "$TCL" > "$T/tcl-inc.out" 2> "$T/tcl-inc.err" || rc=$?
+    check "a Tcl file not loaded (CTK-SKIP-003): exit 5 (exit $rc)" [ "$rc" -eq 5 ]
+    check "... and says so" grep -qF "  not fully checked: not loaded (CTK-SKIP-003): none of its checks ran" "$T/tcl-inc.out"
 else
-    SKIP=
-fi
-if [ -z "$SKIP" ]; then
-    echo "SKIP: Environment Modules installed in a standard place and not root: no Tcl file can be left unloaded here (not counted)"
-else
-    U inc "$UT"
-    check "not fully checked ($SKIP): exit 5 (exit $rc)" [ "$rc" -eq 5 ]
-    check "not fully checked: the summary counts it" grep -qE '; 1 not fully checked; ' "$T/inc.out"
-    check "not fully checked: the file is marked" grep -qF "$UT: tcl cudatoolkit/13.0 [not fully checked]" "$T/inc.out"
-    check "not fully checked: and says what was not checked" \
-        grep -qF "  not fully checked: not loaded ($SKIP): none of its checks ran" "$T/inc.out"
-    check "not fully checked: stderr says so, and the exit status" grep -qF "1 file not fully checked (exit status 5" "$T/inc.err"
-    U inc-q -q "$UT"
-    check "not fully checked, -q: still listed" grep -qF "[not fully checked]" "$T/inc-q.out"
-    U inc-json --json "$UT"
-    check "not fully checked, --json: summary and file say so" \
-        same_text "$(sum inc-json not_fully_checked)/$(J inc-json "$UT" .not_fully_checked)/$(J inc-json "$UT" '.unchecked | length')" 1/true/1
-    U inc-strict --strict "$UT"
-    check "--strict: a file not fully checked fails the gate (exit $rc)" [ "$rc" -eq 1 ]
-    U inc-err "$UT" "$LUA"
-    check "not fully checked and an error: exit 1 (exit $rc)" [ "$rc" -eq 1 ]
-    printf '{ "rules": [ { "code": "%s", "severity": "off", "reason": "Tcl is checked on the login nodes" } ] }\n' \
-        "$SKIP" > "$T/skip-off.json"
-    U inc-waived --json --policy "$T/skip-off.json" "$UT"
-    check "waiving $SKIP hides the note but not the fact: exit 5 (exit $rc)" [ "$rc" -eq 5 ]
-    check "... the note listed as waived, the file still not fully checked" \
-        same_text "$(sum inc-waived waived)/$(sum inc-waived note)/$(sum inc-waived not_fully_checked)" 1/0/1
+    echo "SKIP: Environment Modules is installed in a standard place: no Tcl file is left unloaded here (not counted)"
 fi
 L clean-strict --strict --error-on warning "$M/site/pc/ctk-13.0.pc"
 check "--strict --error-on warning: a clean, fully checked file passes (exit $rc)" [ "$rc" -eq 0 ]
