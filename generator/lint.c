@@ -1354,12 +1354,40 @@ static bool lua_unchecked(lctx_t *c, ctk_lint_file_t *f, const ctk_modeval_t *ev
     return true;
 }
 
+static char *module_root(const ctk_lint_file_t *f, ctk_error_t *err);
+
+/* modeval's reader of a Tcl dependency: Lmod's tcl2lua, as for a Tcl file
+ * linted by it (who runs it: ctk_sandbox_pick()). */
+static char *dep_tcl2lua(void *ud, const char *file, const char *full, size_t *len, ctk_error_t *err)
+{
+    lctx_t *c = ud;
+    const ctk_sandbox_t *sb;
+    char *as = NULL, *why = NULL, *lua = NULL, *dir;
+    size_t n = strlen(file), k = strlen(full);
+
+    /* file is DIR/full (a Tcl file has no extension): what it loads from */
+    dir = n > k + 1 && strcmp(file + n - k, full) == 0 ? ctk_strndup(file, n - k - 1, err)
+                                                      : ctk_strdup(".", err);
+    if (!dir)
+        return NULL;
+    sb = ctk_sandbox_pick(&c->sb, dir, file, &as, &why, err);
+    if (sb)
+        ctk_tcl2lua_run(&c->t2l, file, full, &c->base, c->timeout, sb, &lua, len, err);
+    else if (why)
+        ctk_error_set(err, CTK_E_ENV, file, 0, 0, "%s", why);
+    free(dir);
+    free(as);
+    free(why);
+    return lua;
+}
+
 /* The file in the sandbox as `module load` would run it: following its
- * dependencies on the MODULEPATH of its tree, read leniently. */
+ * dependencies on the MODULEPATH of its tree (Tcl ones through Lmod's
+ * tcl2lua where lint uses it), read leniently. */
 static ctk_modeval_t *sandbox_eval(lctx_t *c, const ctk_lint_file_t *f, const char *text, size_t len,
                                    ctk_error_t *e)
 {
-    ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true };
+    ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true, NULL, NULL };
     ctk_modeval_t *ev = NULL;
     ctk_strlist_t env;
     char *root = module_root(f, c->err), *mp = root ? ctk_printf(c->err, "MODULEPATH=%s", root) : NULL;
@@ -1369,6 +1397,10 @@ static ctk_modeval_t *sandbox_eval(lctx_t *c, const ctk_lint_file_t *f, const ch
     for (i = 0; mp && i < c->base.kv.len; i++)
         if (!ctk_strlist_push(&env, c->base.kv.items[i], c->err))
             break;
+    if (c->have_t2l) {
+        o.tcl_to_lua = dep_tcl2lua;
+        o.tcl_ud = c;
+    }
     if (mp && !ctk_error_is_set(c->err) && ctk_strlist_push(&env, mp, c->err)) {
         o.initial_env = &env;
         ev = ctk_modeval_run(f->file, text, len, f->name, &o, e);

@@ -75,6 +75,7 @@ typedef struct {
     frame_t *fr;
     const ctk_strlist_t *env;
     bool follow, lenient;
+    const ctk_modeval_opts_t *opts;  /* tcl_to_lua */
     var_t *vars;
     size_t n_vars, cap_vars;
     pstack_t *stacks;
@@ -1135,6 +1136,46 @@ static bool world_readable(const char *file)
     return stat(file, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & S_IROTH);
 }
 
+static bool eval_src(st_t *st, const char *file, const char *src, size_t len, const char *full,
+                     const char *user, ctk_modmode_t mode, bool mark, ctk_error_t *err);
+
+/* A module file's text as Lua: read (any user must be able to), and, for
+ * a Tcl modulefile, translated by opts->tcl_to_lua.  NULL with *why
+ * (caller frees) when it cannot be evaluated; NULL with err set (and no
+ * *why) when out of memory. */
+static char *module_source(st_t *st, const char *file, const char *full, size_t *len, char **why,
+                           ctk_error_t *err)
+{
+    char *text, *lua;
+    ctk_error_t e;
+
+    *why = NULL;
+    if (!world_readable(file)) {
+        *why = ctk_strdup("not readable by every user: not evaluated", err);
+        return NULL;
+    }
+    ctk_error_init(&e);
+    if (!(text = ctk_file_read(file, MODULEFILE_MAX_BYTES, len, &e))) {
+        *why = ctk_printf(err, "could not be read: %s", e.text);
+        return NULL;
+    }
+    if (!is_tcl_file(file, text))
+        return text;
+    free(text);
+    if (!st->opts || !st->opts->tcl_to_lua) {
+        *why = ctk_strdup("a Tcl modulefile: the Lua sandbox does not evaluate it", err);
+        return NULL;
+    }
+    ctk_error_init(&e);
+    if (!(lua = st->opts->tcl_to_lua(st->opts->tcl_ud, file, full, len, &e))) {
+        if (e.code == CTK_E_NOMEM)
+            ctk_error_nomem(err);
+        else
+            *why = ctk_printf(err, "a Tcl modulefile its reader refused: %s", e.text);
+    }
+    return lua;
+}
+
 /* Evaluate the module name resolves to on the current MODULEPATH in mode;
  * *found says whether there was one.  Lmod's errors in it are ours. */
 static bool follow_module(st_t *st, ctk_modop_kind_t kind, const char *name, ctk_modmode_t mode,
@@ -1145,7 +1186,6 @@ static bool follow_module(st_t *st, ctk_modop_kind_t kind, const char *name, ctk
     bool ok = false;
     size_t len;
     long i;
-    ctk_error_t e;
 
     *found = false;
     if (mode == CTK_MODE_UNLOAD && (i = loaded_index(st, name)) >= 0 &&
@@ -1164,25 +1204,14 @@ static bool follow_module(st_t *st, ctk_modop_kind_t kind, const char *name, ctk
         ok = add_dep(st, kind, name, file, "too deep: modules load each other in a loop", line, err);
         goto out;
     }
-    if (!world_readable(file)) {
-        ok = add_dep(st, kind, name, file, "not readable by every user: not evaluated", line, err);
-        goto out;
-    }
-    ctk_error_init(&e);
-    text = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, &e);
-    if (!text) {
-        why = ctk_printf(err, "could not be read: %s", e.text);
+    if (!(text = module_source(st, file, full, &len, &why, err))) {
         ok = why && add_dep(st, kind, name, file, why, line, err);
-        goto out;
-    }
-    if (is_tcl_file(file, text)) {
-        ok = add_dep(st, kind, name, file, "a Tcl modulefile: the Lua sandbox does not evaluate it", line, err);
         goto out;
     }
     if (!add_dep(st, kind, name, file, NULL, line, err))
         goto out;
     st->n_followed++;
-    ok = eval_file(st, file, full, name, mode, err);
+    ok = eval_src(st, file, text, len, full, name, mode, true, err);
 out:
     free(file);
     free(full);
@@ -2382,14 +2411,15 @@ static bool eval_file(st_t *st, const char *file, const char *full, const char *
                       ctk_modmode_t mode, ctk_error_t *err)
 {
     size_t len;
-    char *src = NULL;
-    ctk_error_t e;
+    char *why = NULL, *src = module_source(st, file, full, &len, &why, err);
     bool ok;
 
-    ctk_error_init(&e);
-    if (!world_readable(file) || !(src = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, &e)))
-        return add_dep(st, CTK_MODOP_LOAD, full, file, "its file cannot be read: left as it is", 0, err) &&
-               (mode == CTK_MODE_LOAD || mark_loaded(st, full, file, false, err));
+    if (!src) {
+        ok = why && add_dep(st, CTK_MODOP_LOAD, full, file, why, 0, err) &&
+             (mode == CTK_MODE_LOAD || mark_loaded(st, full, file, false, err));
+        free(why);
+        return ok;
+    }
     ok = eval_src(st, file, src, len, full, user, mode, true, err);
     free(src);
     return ok;
@@ -2574,6 +2604,7 @@ ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t l
     st.env = opts->initial_env;
     st.follow = opts->follow;
     st.lenient = opts->lenient;
+    st.opts = opts;
     ctk_strlist_init(&st.loaded);
     ctk_strlist_init(&st.files);
     ctk_strlist_init(&st.swaps);
@@ -2624,7 +2655,7 @@ ctk_modeval_t *ctk_modeval_lua(const char *path_label, const char *src, size_t l
                                const char *full_name, const ctk_strlist_t *initial_env,
                                ctk_error_t *err)
 {
-    ctk_modeval_opts_t o = { CTK_MODE_LOAD, initial_env, false, NULL, false };
+    ctk_modeval_opts_t o = { CTK_MODE_LOAD, initial_env, false, NULL, false, NULL, NULL };
 
     return ctk_modeval_run(path_label, src, len, full_name, &o, err);
 }

@@ -24,7 +24,8 @@
  * LMOD_FAMILY_<NAME>[_VERSION].  LOADEDMODULES and _LMFILES_ say what
  * isloaded() sees; with opts.follow, load/depends_on/prereq/... evaluate
  * the Lua modulefile the name resolves to on MODULEPATH (readable by every
- * user; Tcl ones are recorded, not evaluated).  In unload mode an error
+ * user; Tcl ones through opts->tcl_to_lua when given, else recorded, not
+ * evaluated).  In unload mode an error
  * stops the file but keeps what ran (as Lmod), LmodError is a warning and
  * LmodBreak does nothing; in load mode LmodBreak drops the module's
  * changes.  family() swaps out the member of the family already loaded,
@@ -169,6 +170,14 @@ typedef struct {
      * always_load, load_any) of a module that cannot be found is recorded
      * in deps and the file goes on. */
     bool lenient;
+    /* With follow: how a Tcl modulefile found on MODULEPATH is read as Lua
+     * (as Lmod reads it, through its tcl2lua), given the file and the full
+     * name it is loaded as: the Lua (caller frees, *len set), or NULL with
+     * err set: CTK_E_NOMEM fails the evaluation, any other error is the
+     * dependency's (recorded in deps with err's text; the file goes on).
+     * NULL: a Tcl dependency is recorded, not evaluated. */
+    char *(*tcl_to_lua)(void *ud, const char *file, const char *full_name, size_t *len, ctk_error_t *err);
+    void *tcl_ud;
 } ctk_modeval_opts_t;
 
 /* Evaluate a Lua modulefile as `module load full_name` (or unload) would.
