@@ -2428,11 +2428,14 @@ static bool eval_file(st_t *st, const char *file, const char *full, const char *
 static bool follow_inherit(st_t *st, const char *file, const char *full, ctk_error_t *err)
 {
     size_t len;
-    char *src = ctk_file_read(file, MODULEFILE_MAX_BYTES, &len, err);
+    char *why = NULL, *src = module_source(st, file, full, &len, &why, err);
     bool ok;
 
-    if (!src)
-        return false;
+    if (!src) {
+        ok = why && add_dep(st, CTK_MODOP_INHERIT, full, file, why, 0, err);
+        free(why);
+        return ok;
+    }
     ok = add_dep(st, CTK_MODOP_INHERIT, full, file, NULL, 0, err) &&
          eval_src(st, file, src, len, full, st->fr->user_name, st->fr->mode, false, err);
     free(src);
