@@ -41,6 +41,7 @@ enum {
     OPT_ERROR_ON,
     OPT_STRICT,
     OPT_TCL_WITH,
+    OPT_MODULEPATH,
 };
 
 static const ctk_opt_t lint_opts[] = {
@@ -53,6 +54,9 @@ static const ctk_opt_t lint_opts[] = {
     { "tcl-with", 0, "WHICH", OPT_TCL_WITH,
       "what reads Tcl modulefiles: 'modules' (Environment Modules), 'lmod' (Lmod's tcl2lua), 'auto' (the first, "
       "else the second; the default)" },
+    { "modulepath", 0, "DIRS", OPT_MODULEPATH,
+      "':'-separated module trees searched, after the linted module's own tree, for the modules it loads, "
+      "requires or inherits (default: its own tree only)" },
     { "trust-tcl", 0, NULL, OPT_TRUST_TCL,
       "as root, load Tcl files only root can change as root (default: every Tcl file as user nobody)" },
     { "config", 'c', "FILE", OPT_CONFIG, "site config whose \"lint\" section is the policy (nothing else of it is read)" },
@@ -282,6 +286,7 @@ int ctk_cmd_lint(int argc, char **argv)
         case OPT_FIX_SUGGEST: o.fix_suggest = true; break;
         case OPT_MODULECMD: o.modulecmd = arg; break;
         case OPT_TRUST_TCL: o.trust_tcl = true; break;
+        case OPT_MODULEPATH: o.modulepath = arg; break;
         case OPT_TCL_WITH:
             if (strcmp(arg, "auto") == 0)
                 o.tcl_with = CTK_LINT_TCL_AUTO;

@@ -1390,8 +1390,12 @@ static ctk_modeval_t *sandbox_eval(lctx_t *c, const ctk_lint_file_t *f, const ch
     ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true, NULL, NULL };
     ctk_modeval_t *ev = NULL;
     ctk_strlist_t env;
-    char *root = module_root(f, c->err), *mp = root ? ctk_printf(c->err, "MODULEPATH=%s", root) : NULL;
+    char *root = module_root(f, c->err), *mp = NULL;
+    const char *more = c->o->modulepath;
     size_t i;
+
+    if (root)
+        mp = ctk_printf(c->err, "MODULEPATH=%s%s%s", root, more && *more ? ":" : "", more ? more : "");
 
     ctk_strlist_init(&env);
     for (i = 0; mp && i < c->base.kv.len; i++)

@@ -122,6 +122,8 @@ typedef struct {
     bool trust_tcl;           /* root: load a Tcl file only root can change as root */
     const ctk_policy_t *policy; /* applied to each file's findings; NULL: none */
     ctk_lint_tcl_with_t tcl_with;
+    const char *modulepath;   /* ':'-separated dirs searched after the module's own tree
+                               * for what it loads, inherits or requires; NULL: none */
 } ctk_lint_opts_t;
 
 void ctk_lint_report_init(ctk_lint_report_t *r);

@@ -144,6 +144,9 @@ check "the file is checked past the capture(): its toolkit was found and found c
 f=lmod-site/CUDA/13.0.0.lua
 check "inherit() with nothing after the file's tree: CTK-MOD-008 names inherit" \
     sh -c "jq -r --arg f '$C/$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-MOD-008\") | .message' '$T/all.json' | grep -q \"^inherit('CUDA/13.0.0')\""
+rc=0; L --json --modulepath "$C/lmod" "$C/lmod-site" > "$T/inherit.json" 2>/dev/null || rc=$?
+check "--modulepath: the overlay inherits lmod/CUDA/13.0.0.lua and lints clean (exit $rc)" \
+    same_text "$rc $(jq -r '[.files[].findings[].code] | join(" ")' "$T/inherit.json") $(jq -r '.files[0].toolkit.root' "$T/inherit.json")" "0  $CUDA"
 rc=0; L "$C/lmod/UCX-CUDA" "$C/lmod/cuda/13.0-arch.lua" > "$T/unchecked.out" 2>&1 || rc=$?
 check "calls not run and dependencies not followed alone: exit 5 (not fully checked)" [ "$rc" -eq 5 ]
 check "human report: CTK-MOD-007 as file:line: warning, naming the call" \
