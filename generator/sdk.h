@@ -67,6 +67,13 @@ const char *ctk_sdk_lib_name(size_t i);
 bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
                         ctk_version_t *out, ctk_error_t *err);
 
+/* The bin dir nvcc says it runs from: the _HERE_ of `nvcc -dryrun -E -x
+ * cu /dev/null` (nvcc prints it however it was started, through any
+ * wrapper).  Runs nvcc: the caller decides it may (trust.h).  NULL when it
+ * cannot run, fails or names none; on allocation failure NULL with err
+ * set.  Caller frees. */
+char *ctk_sdk_nvcc_here(const char *nvcc, ctk_error_t *err);
+
 /* A library of the toolkit, for per-library .pc files. */
 typedef struct {
     const char *name;   /* "cublas" (static string) */
