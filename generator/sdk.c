@@ -1353,6 +1353,67 @@ out:
     return sdk;
 }
 
+/* dir/target, or target when it is absolute */
+static char *link_join(const char *path, const char *target, ctk_error_t *err)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (target[0] == '/' || !slash)
+        return ctk_strdup(target, err);
+    return ctk_printf(err, "%.*s/%s", (int)(slash - path), path, target);
+}
+
+char *ctk_sdk_base_link(const char *base, ctk_error_t *err)
+{
+    char *cur = NULL, *next, target[4096];
+    struct stat st;
+    int hops;
+    ssize_t n;
+
+    if (lstat(base, &st) != 0 || !S_ISLNK(st.st_mode) || stat(base, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return NULL;
+    if (!(cur = ctk_strdup(base, err)))
+        return NULL;
+    for (hops = 0; hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        if ((n = readlink(cur, target, sizeof target - 1)) <= 0)
+            break;
+        target[n] = '\0';
+        next = link_join(cur, target, err);
+        free(cur);
+        if (!(cur = next))
+            return NULL;
+    }
+    if (strstr(cur, "/../") || strstr(cur, "/./") || (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode))) {
+        next = ctk_realpath(cur); /* "../x" is only right against the resolved parent */
+        free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
+bool ctk_sdk_conf_pin_base(ctk_sdk_conf_t *conf, const char *module_name, char **note,
+                           ctk_error_t *err)
+{
+    char *to;
+
+    *note = NULL;
+    if (conf->follow_link || !conf->base || !(to = ctk_sdk_base_link(conf->base, err)))
+        return !ctk_error_is_set(err);
+    *note = ctk_printf(err, "%s/%s: base %s is a symbolic link to %s: the module points at %s, "
+                       "and stays there when the link is repointed (regenerate then); to have "
+                       "it follow the link instead, set \"follow_link\": true in %s",
+                       module_name, conf->module_version ? conf->module_version : conf->version,
+                       conf->base, to, to, conf->jpath);
+    if (!*note) {
+        free(to);
+        return false;
+    }
+    free(conf->base);
+    conf->base = to;
+    return true;
+}
+
 void ctk_sdk_free(ctk_sdk_t *sdk)
 {
     size_t i;
