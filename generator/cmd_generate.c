@@ -42,6 +42,7 @@ enum {
     OPT_NO_CACHE,
     OPT_SCAN,
     OPT_MAX_DEPTH,
+    OPT_KEEP_GOING,
 };
 
 static const ctk_opt_t generate_opts[] = {
@@ -53,6 +54,7 @@ static const ctk_opt_t generate_opts[] = {
     { "dry-run", 'n', NULL, OPT_DRY_RUN, "print a unified diff of what would change; write nothing" },
     { "check", 0, NULL, OPT_CHECK, "write nothing; exit 1 if the output tree would change" },
     { "force", 'f', NULL, OPT_FORCE, "overwrite or remove files edited by hand" },
+    { "keep-going", 'k', NULL, OPT_KEEP_GOING, "write the SDKs that load, leave every file of those that do not (and the .modulerc files) as it was, then exit 3 or 4 naming them" },
     { "no-wait", 0, NULL, OPT_NO_WAIT, "fail at once (exit 4) if another run holds the output lock" },
     { "wait-timeout", 0, "SECONDS", OPT_WAIT_TIMEOUT, "wait at most SECONDS for another run's output lock, then exit 4 (default: as long as it takes)" },
     { "validate", 0, NULL, OPT_VALIDATE, "then prove every artifact works, as 'ctkgen validate' does" },
@@ -76,7 +78,11 @@ const ctk_cmd_doc_t ctk_cmd_generate_doc = {
     "  tcl/<module_name>/<version>        and tcl/<module_name>/.modulerc\n"
     "  pkgconfig/<pc_prefix>-<version>.pc and one .pc per library found\n"
     "Every toolkit is checked first (nvcc, cuda_runtime.h, libcudart, its own\n"
-    "version against the declared one); any error writes nothing.  Unchanged\n"
+    "version against the declared one), all of them, and every error is printed;\n"
+    "any error writes nothing, unless --keep-going: then the SDKs that load are\n"
+    "written and the files of those that do not are left exactly as they were.\n"
+    "A base that is a symbolic link (/usr/local/cuda) is resolved, with a\n"
+    "warning, unless the SDK sets \"follow_link\": true.  Unchanged\n"
     "files are not rewritten; files from SDKs no longer configured are removed;\n"
     "a file edited by hand is never overwritten without --force.\n"
     "With --scan the config is what 'ctkgen scan DIR...' would write, and its\n"
@@ -94,6 +100,7 @@ typedef struct {
     const char *outdir;
     const char *template_dir;
     bool dry_run, check, force, no_wait;
+    bool keep_going;       /* write the SDKs that load; keep the others' files */
     double wait_s;         /* --wait-timeout; CTK_LOCK_WAIT_FOREVER when not given */
     bool validate;
     ctk_validate_cli_t vopts;
@@ -212,6 +219,162 @@ ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
     }
     ctk_cli_info("no config given: scanning the standard install places");
     return scan_config(NULL, 0, -1, false, err);
+}
+
+/* Two SDKs whose bases are one directory: two modules for one install. */
+static bool warn_same_toolkit(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_error_t *err)
+{
+    char **real = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *real);
+    size_t i, j;
+
+    if (!real) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    for (i = 0; i < cfg->n_sdks; i++)
+        real[i] = sdks[i] ? ctk_realpath(sdks[i]->root) : NULL;
+    for (i = 0; i < cfg->n_sdks; i++)
+        for (j = i + 1; real[i] && j < cfg->n_sdks; j++)
+            if (real[j] && strcmp(real[i], real[j]) == 0)
+                ctk_cli_warn("%s/%s (%s) and %s/%s (%s) are the same toolkit, %s: two modules "
+                             "for one install; drop one, or list its name in the other's "
+                             "\"aliases\"",
+                             cfg->module_name, sdks[i]->module_version, cfg->sdks[i].jpath,
+                             cfg->module_name, sdks[j]->module_version, cfg->sdks[j].jpath, real[i]);
+    for (i = 0; i < cfg->n_sdks; i++)
+        free(real[i]);
+    free(real);
+    return true;
+}
+
+/* Load SDK i, printing its error; *rc is raised to what the error says. */
+static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_sdk_t **sdk, int *rc,
+                     ctk_error_t *err)
+{
+    ctk_error_t e;
+    char *note = NULL;
+    int code;
+
+    ctk_error_init(&e);
+    if (!ctk_sdk_conf_pin_base(&cfg->sdks[i], cfg->module_name, &note, err))
+        return false;
+    if (note && notes)
+        ctk_cli_warn("%s", note);
+    free(note);
+    if ((*sdk = ctk_sdk_load(&cfg->sdks[i], cfg->source, &e))) {
+        ctk_cli_debug("%s: CUDA %s at %s", (*sdk)->module_version, (*sdk)->version_mm,
+                      (*sdk)->root);
+        return true;
+    }
+    if (e.code == CTK_E_NOMEM || e.code == CTK_E_INTERNAL) {
+        *err = e;
+        return false;
+    }
+    code = ctk_cli_error(&e);
+    /* bad input (3) wins over the environment (4): the config is to fix */
+    if (*rc == CTK_EXIT_OK || code == CTK_EXIT_INPUT)
+        *rc = code;
+    return true;
+}
+
+bool ctk_cmd_load_sdks(ctk_config_t *cfg, bool notes, ctk_sdk_t **sdks, int *rc, ctk_error_t *err)
+{
+    size_t i;
+
+    *rc = CTK_EXIT_OK;
+    for (i = 0; i < cfg->n_sdks; i++)
+        if (!load_one(cfg, i, notes, &sdks[i], rc, err))
+            return false;
+    return !notes || warn_same_toolkit(cfg, sdks, err);
+}
+
+/* "12.4 (/sdks/0), 13.0 (/sdks/2)": the SDKs that did not load.  Caller frees. */
+static char *failed_names(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t *n,
+                          ctk_error_t *err)
+{
+    ctk_buf_t b;
+    size_t i;
+
+    ctk_buf_init(&b);
+    for (i = 0, *n = 0; i < cfg->n_sdks; i++) {
+        const ctk_sdk_conf_t *c = &cfg->sdks[i];
+
+        if (sdks[i])
+            continue;
+        ctk_buf_printf(&b, "%s%s/%s (%s)", (*n)++ ? ", " : "", cfg->module_name,
+                       c->module_version ? c->module_version : c->version, c->jpath);
+    }
+    if (b.failed || !ctk_buf_append(&b, "", 0)) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    return ctk_buf_take(&b, NULL);
+}
+
+/* The error that ends a run some SDKs of which did not load (rc: what
+ * their errors said), naming them; what happened to OUT in words. */
+static int failed_sdks(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, int rc, const char *what)
+{
+    ctk_error_t e;
+    char *names;
+    size_t n;
+
+    ctk_error_init(&e);
+    if (!(names = failed_names(cfg, sdks, &n, &e)))
+        return ctk_cli_error(&e);
+    ctk_error_set(&e, rc == CTK_EXIT_INPUT ? CTK_E_SDK : CTK_E_ENV, NULL, 0, 0,
+                  "%zu of %zu SDKs did not load: %s; %s", n, cfg->n_sdks, names, what);
+    free(names);
+    ctk_cli_error(&e);
+    return rc;
+}
+
+/* With --keep-going: a config of the SDKs that loaded (its sdks array is
+ * the caller's to free, its strings borrowed from cfg) and their records
+ * in good; keep gets every path of those that did not, and the shared
+ * .modulerc files, whose default and aliases stay as they were. */
+static bool select_loaded(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_config_t *sub,
+                          ctk_sdk_t **good, ctk_strlist_t *keep, ctk_error_t *err)
+{
+    size_t i, n = 0;
+    bool shared = false;
+
+    *sub = *cfg;
+    if (!(sub->sdks = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *sub->sdks))) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    for (i = 0; i < cfg->n_sdks; i++) {
+        if (sdks[i]) {
+            sub->sdks[n] = cfg->sdks[i];
+            good[n++] = sdks[i];
+        } else if (!ctk_render_sdk_paths(cfg, &cfg->sdks[i], !shared, keep, err)) {
+            return false;
+        } else {
+            shared = true;
+        }
+    }
+    sub->n_sdks = n;
+    if (shared)
+        sub->default_version = NULL; /* its .modulerc files are kept as they are */
+    return true;
+}
+
+/* Take the files named in keep out of the outset: they stay as on disk. */
+static void outset_drop(ctk_outset_t *out, const ctk_strlist_t *keep)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < out->n; i++) {
+        if (ctk_strlist_contains(keep, out->files[i].relpath)) {
+            free(out->files[i].relpath);
+            free(out->files[i].data);
+            continue;
+        }
+        out->files[n++] = out->files[i];
+    }
+    out->n = n;
 }
 
 static const char *change_word(ctk_change_kind_t k)
@@ -348,26 +511,34 @@ static int run(const gen_opts_t *o)
     ctk_lock_t *lock = NULL;
     char *absout = NULL, *pcdir = NULL, *diff = NULL;
     ctk_render_opts_t ropts;
-    int rc = CTK_EXIT_OK;
+    ctk_config_t part;     /* the SDKs that loaded: cfg itself unless --keep-going dropped some */
+    ctk_sdk_t **good = NULL;
+    ctk_strlist_t keep;    /* with --keep-going: paths of the SDKs that did not load */
+    int rc = CTK_EXIT_OK, lrc = CTK_EXIT_OK;
     size_t i;
 
     ctk_error_init(&err);
     ctk_outset_init(&out);
+    ctk_strlist_init(&keep);
+    memset(&part, 0, sizeof part);
     cfg = o->scan ? scan_config(o->scan_dirs, o->n_scan_dirs, o->max_depth, true, &err)
                   : ctk_cmd_load_config(o->config, &err);
     if (!cfg)
         goto fail;
     sdks = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *sdks);
-    if (!sdks) {
+    good = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *good);
+    if (!sdks || !good) {
         ctk_error_nomem(&err);
         goto fail;
     }
-    for (i = 0; i < cfg->n_sdks; i++) {
-        sdks[i] = ctk_sdk_load(&cfg->sdks[i], cfg->source, &err);
-        if (!sdks[i])
-            goto fail;
-        ctk_cli_debug("%s: CUDA %s at %s", sdks[i]->module_version, sdks[i]->version_mm,
-                      sdks[i]->root);
+    if (!ctk_cmd_load_sdks(cfg, true, sdks, &lrc, &err) ||
+        !select_loaded(cfg, sdks, &part, good, &keep, &err))
+        goto fail;
+    if (lrc != CTK_EXIT_OK && (!o->keep_going || part.n_sdks == 0)) {
+        rc = failed_sdks(cfg, sdks, lrc, o->keep_going ? "none did: nothing was written"
+                                                       : "nothing was written (--keep-going "
+                                                         "writes the others)");
+        goto done;
     }
     absout = absolute_dir(o->outdir, &err);
     if (!absout)
@@ -378,9 +549,10 @@ static int run(const gen_opts_t *o)
         goto fail;
     ropts.template_dir = o->template_dir;
     ropts.pkgconfig_dir = pcdir;
-    if (!ctk_render_all(cfg, sdks, cfg->n_sdks, &ropts, &out, &err))
+    if (!ctk_render_all(&part, good, part.n_sdks, &ropts, &out, &err))
         goto fail;
-    if (!warn_advice(cfg, sdks, absout, &err))
+    outset_drop(&out, &keep);
+    if (!warn_advice(&part, good, absout, &err))
         goto fail;
 
     /* --dry-run and --check only read: they share the lock with each other,
@@ -391,7 +563,7 @@ static int run(const gen_opts_t *o)
             ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
-    plan = ctk_write_plan(absout, &out, &err);
+    plan = ctk_write_plan_keep(absout, &out, &keep, &err);
     if (!plan)
         goto fail;
     for (i = 0; i < plan->notes.len; i++)
@@ -411,7 +583,7 @@ static int run(const gen_opts_t *o)
     if (o->check) {
         if (!ctk_plan_allowed(plan, o->force, &err))
             goto fail;
-        print_summary(o, cfg, sdks, plan, absout);
+        print_summary(o, &part, good, plan, absout);
         rc = ctk_plan_has_changes(plan) ? CTK_EXIT_CHECK : CTK_EXIT_OK;
         goto done;
     }
@@ -419,7 +591,7 @@ static int run(const gen_opts_t *o)
         ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
-    print_summary(o, cfg, sdks, plan, absout);
+    print_summary(o, &part, good, plan, absout);
     if (o->validate) {
         /* the lock is ours until validation ends: nobody rewrites what we check */
         ctk_validate_cli_t v = o->vopts;
@@ -427,12 +599,18 @@ static int run(const gen_opts_t *o)
         v.v.outdir = absout;
         v.v.modulecmd = cfg->modulecmd;
         fflush(stdout);
-        rc = ctk_validate_and_report(cfg, sdks, &v);
+        rc = ctk_validate_and_report(&part, good, &v);
     }
     goto done;
 fail:
     rc = ctk_cli_error(&err);
 done:
+    /* --keep-going: the run did what it could; the SDKs left out decide the exit */
+    if (lrc != CTK_EXIT_OK && part.n_sdks && rc != CTK_EXIT_INTERNAL && !ctk_error_is_set(&err))
+        rc = failed_sdks(cfg, sdks, lrc, "their files were left as they were");
+    ctk_strlist_fini(&keep);
+    free(part.sdks);
+    free(good);
     ctk_write_unlock(lock);
     free(diff);
     ctk_plan_free(plan);
@@ -467,6 +645,7 @@ int ctk_cmd_generate(int argc, char **argv)
         case OPT_DRY_RUN: o.dry_run = true; break;
         case OPT_CHECK: o.check = true; break;
         case OPT_FORCE: o.force = true; break;
+        case OPT_KEEP_GOING: o.keep_going = true; break;
         case OPT_NO_WAIT: o.no_wait = true; break;
         case OPT_WAIT_TIMEOUT:
             if (ctk_cmd_parse_wait("generate", arg, &o.wait_s) != CTK_EXIT_OK)

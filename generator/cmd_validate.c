@@ -481,9 +481,11 @@ int ctk_cmd_validate(int argc, char **argv)
         ctk_error_nomem(&err);
         goto fail;
     }
-    for (i = 0; i < cfg->n_sdks; i++)
-        if (!(sdks[i] = ctk_sdk_load(&cfg->sdks[i], cfg->source, &err)))
-            goto fail;
+    /* every SDK's error at once; links pinned as generate pins them */
+    if (!ctk_cmd_load_sdks(cfg, false, sdks, &rc, &err))
+        goto fail;
+    if (rc != CTK_EXIT_OK)
+        goto done;
     if (!ctk_is_dir(o.v.outdir)) {
         ctk_error_set(&err, CTK_E_CONFIG, o.v.outdir, 0, 0,
                       "no such directory; write it first with: ctkgen generate -o %s", o.v.outdir);

@@ -27,6 +27,16 @@ extern const ctk_cmd_doc_t ctk_cmd_lint_doc;
  * finding no toolkit is CTK_E_ENV. */
 ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err);
 
+/* Load every SDK of cfg into sdks (cfg->n_sdks entries, NULL for each
+ * that does not load).  A base that is a moving link is pinned first
+ * (ctk_sdk_conf_pin_base, sdk.h; with notes each pin is a warning).
+ * Every SDK is tried and every error printed as it comes, so one broken or
+ * unmounted toolkit hides no other; two SDKs that are one toolkit get a
+ * warning.  *rc: CTK_EXIT_OK when all loaded, else CTK_EXIT_INPUT when any
+ * error is bad input, else CTK_EXIT_ENV.  False only when memory runs out
+ * (err set); sdks may then hold records for the caller to free. */
+bool ctk_cmd_load_sdks(ctk_config_t *cfg, bool notes, ctk_sdk_t **sdks, int *rc, ctk_error_t *err);
+
 /* After err from writing what the user named with -o (named: a directory
  * to write in when is_dir, else a file to write): when the cause is that
  * this user may not write there (ctk_write_denied), err becomes a CTK_E_ENV

@@ -1348,6 +1348,7 @@ static const keyspec_t sdk_keys[] = {
     { "help", K_TEXT, false, SF(help), 0, -1 },
     { "env", K_ENV, false, SF(env), SF(n_env), -1 },
     { "aliases", K_ALIASES, false, SF(aliases), SF(n_aliases), -1 },
+    { "follow_link", K_BOOL, false, SF(follow_link), 0, -1 },
 };
 
 static const keyspec_t comm_keys[] = {
@@ -2621,6 +2622,8 @@ static bool dump_sdk(dump_t *d, json_t *arr, const ctk_sdk_conf_t *sdk)
             !put_str(d, sub, "ccbin", sdk->host_compiler_ccbin))
             return false;
     }
+    if (sdk->follow_link && !put_new(d, o, "follow_link", json_true()))
+        return false;
     return put_str(d, o, "help", sdk->help) && put_env(d, o, sdk->env, sdk->n_env) &&
            put_strs(d, o, "aliases", sdk->aliases, sdk->n_aliases);
 }

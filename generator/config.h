@@ -59,6 +59,9 @@ typedef struct {
     size_t n_env;
     char **aliases;       /* "aliases": extra module versions pointing at this one */
     size_t n_aliases;
+    bool follow_link;     /* "follow_link": a base that is a symbolic link is kept as
+                             spelled (the module follows the link); default false:
+                             generate resolves it (ctk_sdk_conf_pin_base, sdk.h) */
     /* where it came from, for messages */
     char jpath[32];       /* "/sdks/3" */
     ctk_pos_t pos[CTK_F__COUNT]; /* position of each field's value */

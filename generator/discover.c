@@ -65,6 +65,7 @@ const char *ctk_scan_event_name(ctk_scan_event_kind_t kind)
     case CTK_SCAN_DANGLING: return "dangling";
     case CTK_SCAN_LOOP: return "loop";
     case CTK_SCAN_DEPTH: return "depth";
+    case CTK_SCAN_WRAPPER: return "wrapper";
     }
     return "?";
 }
@@ -126,6 +127,7 @@ typedef struct {
     cands_t cs;
     vis_t *vis;
     size_t vis_n, vis_cap; /* vis_cap: a power of two, or 0 */
+    ctk_strlist_t wrapped; /* toolkits that wrappers run: scanned after the roots */
     ctk_error_t *err;
 } scanner_t;
 
@@ -169,6 +171,7 @@ static void scanner_fini(scanner_t *s)
     size_t i;
 
     cands_fini(&s->cs);
+    ctk_strlist_fini(&s->wrapped);
     for (i = 0; i < s->vis_cap; i++)
         free(s->vis[i].path);
     free(s->vis);
@@ -492,6 +495,158 @@ static bool collect(scanner_t *s, const char *path, ctk_layout_t layout, size_t 
     return true;
 }
 
+static char *child_path(const char *dir, const char *name, ctk_error_t *err);
+
+/* ---- wrappers and system prefixes ------------------------------------------------------------ */
+
+bool ctk_scan_is_system_prefix(const char *path)
+{
+    static const char *const prefixes[] = {"/", "/usr", "/usr/local", "/opt"};
+    char *real = ctk_realpath(path);
+    bool hit = false;
+    size_t i;
+
+    for (i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        hit = hit || strcmp(path, prefixes[i]) == 0 || (real && strcmp(real, prefixes[i]) == 0);
+    free(real);
+    return hit;
+}
+
+/* The first bytes of the regular file rel under dfd, NUL-terminated, when
+ * it is a script ("#!"); NULL otherwise (or on allocation failure, err
+ * set).  O_NONBLOCK: a FIFO planted as bin/nvcc never hangs the scan. */
+static char *read_script(int dfd, const char *rel, ctk_error_t *err)
+{
+    enum { MAX = 16384 };
+    int fd = openat(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    char *text = NULL;
+    ssize_t n;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        goto out;
+    if (!(text = malloc(MAX + 1))) {
+        ctk_error_nomem(err);
+        goto out;
+    }
+    n = read(fd, text, MAX);
+    if (n < 2 || text[0] != '#' || text[1] != '!') {
+        free(text);
+        text = NULL;
+        goto out;
+    }
+    text[n] = '\0';
+out:
+    close(fd);
+    return text;
+}
+
+/* Does the executable nvcc lead to a file other than self_real? */
+static bool other_nvcc(const char *nvcc, const char *self_real)
+{
+    char *real;
+    bool other;
+
+    if (!ctk_is_executable(nvcc) || !(real = ctk_realpath(nvcc)))
+        return false;
+    other = !self_real || strcmp(real, self_real) != 0;
+    free(real);
+    return other;
+}
+
+/* The root of the toolkit a wrapper script names: the first absolute path
+ * ending in /bin/nvcc, as a word of its own, whose file is an executable
+ * other than the wrapper (self_real); NULL when none (err set only for
+ * memory). */
+static char *named_root(const char *text, const char *self_real, ctk_error_t *err)
+{
+    static const char tail[] = "/bin/nvcc", stops[] = " \t\r\n\"'=(:;|&`";
+    const char *p, *b, *end;
+
+    for (p = strstr(text, tail); p; p = strstr(p + 1, tail)) {
+        char *nvcc;
+        bool ok;
+
+        end = p + sizeof tail - 1;
+        if (*end && !strchr(stops, *end))
+            continue;
+        for (b = p; b > text && !strchr(stops, b[-1]); b--)
+            ;
+        if (*b != '/' || !(nvcc = ctk_strndup(b, (size_t)(end - b), err)))
+            continue;
+        ok = other_nvcc(nvcc, self_real);
+        free(nvcc);
+        if (ok)
+            return ctk_strndup(b, (size_t)(p - b), err);
+    }
+    return NULL;
+}
+
+/* A system prefix's bin/nvcc (spelled nvcc, resolving to real): a link
+ * into a toolkit's bin/, or what a trusted nvcc names as its _HERE_.
+ * *how says which; *why, when neither, why not. */
+static char *prefix_root(const char *nvcc, const char *real, const char **how, char *why,
+                         size_t why_len, ctk_error_t *err)
+{
+    char *here, *root = NULL;
+
+    if (real && strcmp(real, nvcc) != 0 && strlen(real) > 9 &&
+        strcmp(real + strlen(real) - 9, "/bin/nvcc") == 0) {
+        *how = "is a link to";
+        return ctk_strndup(real, strlen(real) - 9, err);
+    }
+    if (!ctk_trust_exec(nvcc, why, why_len))
+        return NULL; /* another user's program: never run */
+    snprintf(why, why_len, "`%s -dryrun` names no other toolkit", nvcc);
+    if (!(here = ctk_sdk_nvcc_here(nvcc, err)))
+        return NULL;
+    *how = "says (its _HERE_ in `nvcc -dryrun`) it is";
+    if (strcmp(base_name(here), "bin") == 0 && here != base_name(here))
+        root = ctk_strndup(here, (size_t)(base_name(here) - here - 1), err);
+    free(here);
+    return root;
+}
+
+/* Is the directory path (dfd) a wrapper's, not a toolkit?  When its
+ * bin/nvcc runs another toolkit's nvcc, that toolkit is queued for the
+ * scan and a WRAPPER event says so; a system prefix is never a toolkit
+ * (a BROKEN event when it leads nowhere).  False: take it as a toolkit
+ * (or memory ran out: s->err is set). */
+static bool follow_wrapper(scanner_t *s, int dfd, const char *path)
+{
+    bool sys = ctk_scan_is_system_prefix(path), taken = false;
+    char *nvcc = child_path(path, "bin/nvcc", s->err), *real = NULL, *text = NULL, *root = NULL;
+    const char *how = "is a wrapper script of";
+    char why[1024] = "it is no wrapper script naming another nvcc";
+
+    if (!nvcc)
+        return false;
+    real = ctk_realpath(nvcc);
+    if ((text = read_script(dfd, "bin/nvcc", s->err)))
+        root = named_root(text, real, s->err);
+    if (!root && sys && !ctk_error_is_set(s->err))
+        root = prefix_root(nvcc, real, &how, why, sizeof why, s->err);
+    if (ctk_error_is_set(s->err))
+        goto out;
+    if (root) {
+        taken = (ctk_strlist_contains(&s->wrapped, root) || ctk_strlist_push(&s->wrapped, root, s->err)) &&
+                event(s, CTK_SCAN_WRAPPER, path, root, ": bin/nvcc %s %s/bin/nvcc: %s is scanned, not %s",
+                      how, root, root, path) != NULL;
+    } else if (sys) {
+        taken = event(s, CTK_SCAN_BROKEN, path, NULL,
+                      ": a system prefix, never a toolkit by itself, and its bin/nvcc leads to no "
+                      "toolkit (%s)", why) != NULL;
+    }
+out:
+    free(nvcc);
+    free(real);
+    free(text);
+    free(root);
+    return taken;
+}
+
 /* ---- recognising layouts ------------------------------------------------------------------ */
 
 typedef enum {
@@ -555,6 +710,9 @@ static seen_t recognise(scanner_t *s, int dfd, const char *path, const ents_t *e
         /* the NVIDIA HPC SDK's compiler driver: its CUDA is ../cuda */
         if (strcmp(base_name(path), "compilers") == 0 && at_dir(dfd, "../cuda"))
             return SEEN_LEAVE;
+        /* Debian's bin/nvcc is a wrapper of its own lib/nvidia-cuda-toolkit */
+        if (layout != CTK_LAYOUT_DEBIAN && follow_wrapper(s, dfd, path))
+            return SEEN_NOTHING;
         if (!collect(s, path, layout, &idx))
             return SEEN_NOTHING;
         vis->flags |= VIS_TOOLKIT;
@@ -1206,6 +1364,7 @@ static ctk_scan_t *scan_roots(const root_t *roots, size_t n, const ctk_scan_opts
     bool ok = false;
 
     memset(&s, 0, sizeof s);
+    ctk_strlist_init(&s.wrapped);
     ctk_error_init(&e);
     s.err = &e;
     if (max_depth > CTK_SCAN_MAX_DEPTH)
@@ -1223,6 +1382,13 @@ static ctk_scan_t *scan_roots(const root_t *roots, size_t n, const ctk_scan_opts
             goto out;
         if (!walk(&s, AT_FDCWD, p, p, 0, roots[i].depth >= 0 ? roots[i].depth : max_depth,
                   false))
+            goto out;
+    }
+    /* the toolkits wrappers run, wherever they are (the list may grow) */
+    for (i = 0; i < s.wrapped.len; i++) {
+        char *p = ctk_strdup(s.wrapped.items[i], &e);
+
+        if (!p || !walk(&s, AT_FDCWD, p, p, 0, 0, false))
             goto out;
     }
     if (!drop_duplicates(&s))

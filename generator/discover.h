@@ -20,6 +20,16 @@
  *   link back to a directory being walked is a loop (reported, not
  *   followed), a second spelling of a toolkit is a duplicate (reported once,
  *   under its preferred spelling);
+ * - takes a directory whose bin/nvcc is a wrapper script naming another
+ *   toolkit's nvcc by absolute path (`exec /usr/local/cuda-13.0/bin/nvcc
+ *   "$@"`) for what it is: not a toolkit; the toolkit it names is scanned
+ *   instead (even outside the roots) and the walk goes on below.  The
+ *   wrapper is read, never run;
+ * - never takes a system prefix (ctk_scan_is_system_prefix: /usr/local,
+ *   /usr but for Debian's layout, /opt, /) as a toolkit: its bin/nvcc is
+ *   followed to the toolkit it runs (a wrapper as above, a link by its
+ *   resolved path, or else, when ctk_trust_exec() trusts it, the _HERE_
+ *   that `nvcc -dryrun` names), and the walk goes on below;
  * - never descends into a recognised toolkit, except into the X.Y children
  *   of an HPC SDK's cuda/ directory, nor into names starting with a dot;
  * - looks at most max_depth levels below each root (the root is level 0);
@@ -64,11 +74,15 @@ typedef enum {
     CTK_SCAN_DANGLING,     /* a symbolic link to nothing (other: its target) */
     CTK_SCAN_LOOP,         /* a link leading back to a directory being walked
                               (other: that directory), or a link chain that loops */
-    CTK_SCAN_DEPTH         /* subdirectories left alone: max_depth reached */
+    CTK_SCAN_DEPTH,        /* subdirectories left alone: max_depth reached */
+    CTK_SCAN_WRAPPER       /* bin/nvcc runs another toolkit's nvcc (a wrapper script
+                              such as /usr/local/bin/nvcc, or a link in a system
+                              prefix): that toolkit is scanned (other: its root),
+                              never the directory holding the wrapper */
 } ctk_scan_event_kind_t;
 
 /* "found", "duplicate", "runtime-only", "broken", "unreadable", "dangling",
- * "loop", "depth" */
+ * "loop", "depth", "wrapper" */
 const char *ctk_scan_event_name(ctk_scan_event_kind_t kind);
 /* BROKEN, UNREADABLE, DANGLING and LOOP are problems: worth a look, never fatal. */
 bool ctk_scan_event_is_problem(ctk_scan_event_kind_t kind);
@@ -138,6 +152,10 @@ ctk_scan_t *ctk_scan(const char *const *roots, size_t n_roots, const ctk_scan_op
  * Debian's layout (the root only: /usr is never walked).  Places that do
  * not exist are left out silently.  Otherwise as ctk_scan(). */
 ctk_scan_t *ctk_scan_standard(const ctk_scan_opts_t *opts, ctk_error_t *err);
+
+/* Is path (as spelled or resolved) a prefix the system's own software
+ * shares, never a toolkit root by itself: /, /usr, /usr/local, /opt. */
+bool ctk_scan_is_system_prefix(const char *path);
 
 /* The standard places in words, for messages. */
 extern const char ctk_scan_standard_text[];

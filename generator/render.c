@@ -1135,6 +1135,30 @@ static int version_cmp(const ctk_version_t *a, const ctk_version_t *b)
     return 0;
 }
 
+static bool push_path(ctk_strlist_t *paths, char *rel, ctk_error_t *err)
+{
+    return rel && ctk_strlist_take(paths, rel, err);
+}
+
+bool ctk_render_sdk_paths(const ctk_config_t *cfg, const ctk_sdk_conf_t *conf, bool with_shared,
+                          ctk_strlist_t *paths, ctk_error_t *err)
+{
+    const char *mv = conf->module_version ? conf->module_version : conf->version, *lib;
+    const char *mn = cfg->module_name, *pc = cfg->pc_prefix;
+    size_t i;
+
+    if (!push_path(paths, ctk_printf(err, "lmod/%s/%s.lua", mn, mv), err) ||
+        !push_path(paths, ctk_printf(err, "tcl/%s/%s", mn, mv), err) ||
+        !push_path(paths, ctk_printf(err, "pkgconfig/%s-%s.pc", pc, mv), err))
+        return false;
+    for (i = 0; (lib = ctk_sdk_lib_name(i)); i++)
+        if (!push_path(paths, ctk_printf(err, "pkgconfig/%s-%s-%s.pc", pc, lib, mv), err))
+            return false;
+    return !with_shared ||
+           (push_path(paths, ctk_printf(err, "lmod/%s/.modulerc.lua", mn), err) &&
+            push_path(paths, ctk_printf(err, "tcl/%s/.modulerc", mn), err));
+}
+
 const char *ctk_render_default(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks)
 {
     size_t i, best = 0;

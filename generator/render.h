@@ -65,6 +65,14 @@ typedef struct {
 bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                     const ctk_render_opts_t *opts, ctk_outset_t *out, ctk_error_t *err);
 
+/* Every path ctk_render_all() may write for the SDK conf of cfg, whether
+ * it loads or not: its modulefiles, its .pc and one .pc per library
+ * ctk_sdk_lib_name() knows.  with_shared adds the two .modulerc files
+ * every SDK shares (default and aliases).  Appended to paths (copies).
+ * False only for memory. */
+bool ctk_render_sdk_paths(const ctk_config_t *cfg, const ctk_sdk_conf_t *conf, bool with_shared,
+                          ctk_strlist_t *paths, ctk_error_t *err);
+
 /* The module version `module load <module_name>` loads, which both
  * .modulerc files name (borrowed; NULL when there is no SDK):
  *   1. the config's "default";

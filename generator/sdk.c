@@ -296,12 +296,13 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Run argv (no shell) with stdin and stderr on /dev/null and collect its
- * stdout into *outp (caller frees; at most NVCC_OUTPUT_MAX bytes kept).
+/* Run argv (no shell) with stdin on /dev/null, stderr on /dev/null or
+ * (with_stderr) with stdout, and collect its stdout into *outp (caller frees; at most NVCC_OUTPUT_MAX bytes kept).
  * The child runs in its own process group, which is killed when it has not
  * finished within timeout_ms.  Returns 1 when it exited with status 0,
  * 0 when it could not run, failed or timed out, -1 on allocation failure. */
-static int run_capture(char *const argv[], int timeout_ms, char **outp, ctk_error_t *err)
+static int run_capture(char *const argv[], int timeout_ms, bool with_stderr, char **outp,
+                       ctk_error_t *err)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
@@ -328,7 +329,8 @@ static int run_capture(char *const argv[], int timeout_ms, char **outp, ctk_erro
     sigaddset(&dfl, SIGPIPE);
     if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) != 0 ||
         posix_spawn_file_actions_adddup2(&fa, pfd[1], 1) != 0 ||
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0) != 0 ||
+        (with_stderr ? posix_spawn_file_actions_adddup2(&fa, pfd[1], 2)
+                     : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)) != 0 ||
         posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                             POSIX_SPAWN_SETSIGDEF) != 0 ||
         posix_spawnattr_setpgroup(&attr, 0) != 0 ||
@@ -448,7 +450,7 @@ static int try_nvcc(const char *nvcc, ctk_sdk_exec_t *ex, ctk_version_t *out, ct
     argv[0] = copy;
     argv[1] = (char *)"--version";
     argv[2] = NULL;
-    r = run_capture(argv, NVCC_TIMEOUT_MS, &text, err);
+    r = run_capture(argv, NVCC_TIMEOUT_MS, false, &text, err);
     if (r <= 0) {
         rc = r;
         goto out;
@@ -469,6 +471,26 @@ out:
     free(text);
     free(copy);
     return rc;
+}
+
+char *ctk_sdk_nvcc_here(const char *nvcc, ctk_error_t *err)
+{
+    static const char key[] = "_HERE_=";
+    char *argv[] = {NULL, (char *)"-dryrun", (char *)"-E", (char *)"-x", (char *)"cu",
+                    (char *)"/dev/null", NULL};
+    char *text = NULL, *p, *end, *here = NULL;
+
+    if (!(argv[0] = ctk_strdup(nvcc, err)))
+        return NULL;
+    if (run_capture(argv, NVCC_TIMEOUT_MS, true, &text, err) > 0 && (p = strstr(text, key))) {
+        p += sizeof key - 1;
+        end = p + strcspn(p, "\r\n");
+        if (*p == '/' && end > p)
+            here = ctk_strndup(p, (size_t)(end - p), err);
+    }
+    free(text);
+    free(argv[0]);
+    return here;
 }
 
 static bool version_detect(const char *root, const char *incdir, const char *nvcc, ctk_sdk_exec_t *ex,
@@ -1329,6 +1351,67 @@ out:
             *err = e;
     }
     return sdk;
+}
+
+/* dir/target, or target when it is absolute */
+static char *link_join(const char *path, const char *target, ctk_error_t *err)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (target[0] == '/' || !slash)
+        return ctk_strdup(target, err);
+    return ctk_printf(err, "%.*s/%s", (int)(slash - path), path, target);
+}
+
+char *ctk_sdk_base_link(const char *base, ctk_error_t *err)
+{
+    char *cur = NULL, *next, target[4096];
+    struct stat st;
+    int hops;
+    ssize_t n;
+
+    if (lstat(base, &st) != 0 || !S_ISLNK(st.st_mode) || stat(base, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return NULL;
+    if (!(cur = ctk_strdup(base, err)))
+        return NULL;
+    for (hops = 0; hops < 40 && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+        if ((n = readlink(cur, target, sizeof target - 1)) <= 0)
+            break;
+        target[n] = '\0';
+        next = link_join(cur, target, err);
+        free(cur);
+        if (!(cur = next))
+            return NULL;
+    }
+    if (strstr(cur, "/../") || strstr(cur, "/./") || (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode))) {
+        next = ctk_realpath(cur); /* "../x" is only right against the resolved parent */
+        free(cur);
+        cur = next;
+    }
+    return cur;
+}
+
+bool ctk_sdk_conf_pin_base(ctk_sdk_conf_t *conf, const char *module_name, char **note,
+                           ctk_error_t *err)
+{
+    char *to;
+
+    *note = NULL;
+    if (conf->follow_link || !conf->base || !(to = ctk_sdk_base_link(conf->base, err)))
+        return !ctk_error_is_set(err);
+    *note = ctk_printf(err, "%s/%s: base %s is a symbolic link to %s: the module points at %s, "
+                       "and stays there when the link is repointed (regenerate then); to have "
+                       "it follow the link instead, set \"follow_link\": true in %s",
+                       module_name, conf->module_version ? conf->module_version : conf->version,
+                       conf->base, to, to, conf->jpath);
+    if (!*note) {
+        free(to);
+        return false;
+    }
+    free(conf->base);
+    conf->base = to;
+    return true;
 }
 
 void ctk_sdk_free(ctk_sdk_t *sdk)

@@ -67,6 +67,13 @@ const char *ctk_sdk_lib_name(size_t i);
 bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
                         ctk_version_t *out, ctk_error_t *err);
 
+/* The bin dir nvcc says it runs from: the _HERE_ of `nvcc -dryrun -E -x
+ * cu /dev/null` (nvcc prints it however it was started, through any
+ * wrapper).  Runs nvcc: the caller decides it may (trust.h).  NULL when it
+ * cannot run, fails or names none; on allocation failure NULL with err
+ * set.  Caller frees. */
+char *ctk_sdk_nvcc_here(const char *nvcc, ctk_error_t *err);
+
 /* A library of the toolkit, for per-library .pc files. */
 typedef struct {
     const char *name;   /* "cublas" (static string) */
@@ -138,5 +145,23 @@ typedef struct {
 ctk_sdk_t *ctk_sdk_load_ex(const ctk_sdk_conf_t *conf, const char *config_source, ctk_sdk_exec_t *ex,
                            ctk_error_t *err);
 void ctk_sdk_free(ctk_sdk_t *sdk);
+
+/* Where base leads when its last component is a symbolic link (followed
+ * link by link, at most 40: /usr/local/cuda -> /etc/alternatives/cuda ->
+ * /usr/local/cuda-13.0); the directories above it stay as spelled, unless
+ * a link names a relative path up ("../x"), when the whole path is
+ * resolved.  NULL when base is no link, or it leads nowhere (the load
+ * then says what is wrong), or on allocation failure (err set).  Caller
+ * frees. */
+char *ctk_sdk_base_link(const char *base, ctk_error_t *err);
+
+/* A moving link as base (/usr/local/cuda, repointed at each install)
+ * would have a module named 13.0 silently follow it to 13.1.  Unless
+ * conf->follow_link, replace conf->base by where it leads
+ * (ctk_sdk_base_link) and set *note (caller frees) to a line saying so
+ * and how to keep following the link; *note NULL when base is no link or
+ * follow_link is set.  False only on allocation failure. */
+bool ctk_sdk_conf_pin_base(ctk_sdk_conf_t *conf, const char *module_name, char **note,
+                           ctk_error_t *err);
 
 #endif

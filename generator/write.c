@@ -766,14 +766,48 @@ fail:
     return -1;
 }
 
+static int mentry_ptr_cmp(const void *x, const void *y)
+{
+    return strcmp((*(const mentry_t *const *)x)->rel, (*(const mentry_t *const *)y)->rel);
+}
+
+/* The manifest text: every file of the outset (sorted) and every kept
+ * entry (sorted, none of them in the outset) by path, merged. */
+static void manifest_text(ctk_buf_t *mb, const ctk_outfile_t **files, size_t n,
+                          const mentry_t **kept, size_t n_kept)
+{
+    size_t i = 0, k = 0;
+
+    ctk_buf_puts(mb, MANIFEST_HEADER);
+    while (i < n || k < n_kept) {
+        char h[17];
+
+        if (k < n_kept && (i == n || strcmp(kept[k]->rel, files[i]->relpath) < 0)) {
+            ctk_buf_printf(mb, "%s %s\n", kept[k]->hash, kept[k]->rel);
+            k++;
+            continue;
+        }
+        ctk_hash_hex(files[i]->data ? files[i]->data : "", files[i]->len, h);
+        ctk_buf_printf(mb, "%s %s\n", h, files[i]->relpath);
+        i++;
+    }
+}
+
 ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_error_t *err)
+{
+    return ctk_write_plan_keep(outdir, set, NULL, err);
+}
+
+ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
+                                const ctk_strlist_t *keep, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX], prefix[PATH_MAX];
     const ctk_outfile_t **files = NULL;
+    const mentry_t **kept = NULL;
     ctk_plan_t *plan = NULL, *res = NULL;
     manifest_t man = {NULL, 0}, pend = {NULL, 0};
     char *mpath = NULL, *mdata = NULL, *old = NULL, *ppath = NULL, *pdata = NULL;
-    size_t mlen = 0, oldlen = 0, plen = 0, i, n, stop = 0;
+    size_t mlen = 0, oldlen = 0, plen = 0, i, n, stop = 0, n_kept = 0;
     bool have_manifest = false;
     struct stat st;
     ctk_buf_t mb;
@@ -845,7 +879,8 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
     }
 
     plan->items = malloc((set->n + man.n + pend.n + 1) * sizeof *plan->items);
-    if (!plan->items) {
+    kept = malloc((man.n + pend.n + 1) * sizeof *kept);
+    if (!plan->items || !kept) {
         ctk_error_nomem(err);
         goto out;
     }
@@ -903,6 +938,12 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
             goto out;
         if (w != WALK_FOUND)
             continue; /* already gone */
+        if (keep && ctk_strlist_contains(keep, me->rel)) {
+            kept[n_kept++] = me; /* as it is, and recorded as it was */
+            free(old);
+            old = NULL;
+            continue;
+        }
         c = plan_add(plan, me->rel, err);
         if (!c)
             goto out;
@@ -918,13 +959,9 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
     if (outfd >= 0 && !sweep_tmp(outfd, plan, false, &plan->notes, err))
         goto out;
 
-    ctk_buf_puts(&mb, MANIFEST_HEADER);
-    for (i = 0; i < set->n; i++) {
-        char h[17];
-
-        ctk_hash_hex(files[i]->data ? files[i]->data : "", files[i]->len, h);
-        ctk_buf_printf(&mb, "%s %s\n", h, files[i]->relpath);
-    }
+    if (n_kept > 1)
+        qsort(kept, n_kept, sizeof *kept, mentry_ptr_cmp);
+    manifest_text(&mb, files, set->n, kept, n_kept);
     if (mb.failed) {
         ctk_error_nomem(err);
         goto out;
@@ -946,6 +983,7 @@ out:
     free(pdata);
     free(ppath);
     free(files);
+    free(kept);
     ctk_plan_free(plan);
     return res;
 }

@@ -96,6 +96,15 @@ typedef struct {
  * that kind is left where it is by apply.  Each such file gets a line in
  * plan->notes. */
 ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_error_t *err);
+
+/* ctk_write_plan(), but a file ctkgen wrote before (in the manifest or a
+ * pending one), no longer in the outset and named in keep (relative
+ * paths; NULL: none) is left exactly as it is: not removed, not
+ * rewritten, and kept in the new manifest with the record it had (so a
+ * later hand edit is still told apart).  generate --keep-going keeps the
+ * files of an SDK that did not load this way. */
+ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
+                                const ctk_strlist_t *keep, ctk_error_t *err);
 void ctk_plan_free(ctk_plan_t *plan);
 
 /* Counts of each kind, and of conflicts. */

@@ -497,6 +497,59 @@ START_TEST(test_scan_take_config_and_summary)
 }
 END_TEST
 
+/* /usr/local/bin/nvcc as CI hosts have it: a script that execs a toolkit's nvcc */
+START_TEST(test_scan_wrapper_leads_to_the_toolkit_it_runs)
+{
+    ctk_scan_t *r;
+    const ctk_scan_event_t *e;
+
+    fake_toolkit("elsewhere/cuda-12.4", 12040);
+    fake_toolkit("local/cuda-12.6", 12060);
+    fake_headers("local/include", 12060);
+    wr("local/bin/nvcc", S("#!/bin/sh\nexec %s/elsewhere/cuda-12.4/bin/nvcc \"$@\"\n", g_tmp));
+    ck_assert_int_eq(chmod(S("%s/local/bin/nvcc", g_tmp), 0755), 0);
+    r = scan1(S("%s/local", g_tmp), -1);
+    e = ev(r, CTK_SCAN_WRAPPER, S("%s/local", g_tmp));
+    ck_assert_str_eq(e->other, S("%s/elsewhere/cuda-12.4", g_tmp));
+    ck_assert_ptr_nonnull(strstr(e->text, "is a wrapper script of"));
+    /* the prefix is no toolkit; the one below it and the one it runs are */
+    ck_assert_uint_eq(r->cfg->n_sdks, 2);
+    ck_assert_str_eq(r->cfg->sdks[0].base, S("%s/elsewhere/cuda-12.4", g_tmp));
+    ck_assert_str_eq(r->cfg->sdks[1].base, S("%s/local/cuda-12.6", g_tmp));
+    ck_assert_uint_eq(r->n_problems, 0);
+    ctk_scan_free(r);
+}
+END_TEST
+
+/* a script that names no other nvcc (or only itself) is the toolkit's own */
+START_TEST(test_scan_script_nvcc_naming_no_other_toolkit_is_kept)
+{
+    ctk_scan_t *r;
+
+    fake_toolkit("t/cuda-12.4", 12040);
+    wr("t/cuda-12.4/bin/nvcc", S("#!/bin/sh\nexec %s/t/cuda-12.4/bin/nvcc \"$@\"\n", g_tmp));
+    ck_assert_int_eq(chmod(S("%s/t/cuda-12.4/bin/nvcc", g_tmp), 0755), 0);
+    r = scan1(S("%s/t", g_tmp), -1);
+    ck_assert_uint_eq(count(r, CTK_SCAN_WRAPPER), 0);
+    ck_assert_uint_eq(r->cfg->n_sdks, 1);
+    ck_assert_str_eq(r->cfg->sdks[0].base, S("%s/t/cuda-12.4", g_tmp));
+    ctk_scan_free(r);
+}
+END_TEST
+
+START_TEST(test_scan_system_prefixes_are_never_toolkits)
+{
+    ck_assert(ctk_scan_is_system_prefix("/usr/local"));
+    ck_assert(ctk_scan_is_system_prefix("/usr"));
+    ck_assert(ctk_scan_is_system_prefix("/opt"));
+    ck_assert(ctk_scan_is_system_prefix("/"));
+    ck_assert(!ctk_scan_is_system_prefix("/usr/local/cuda-13.0"));
+    ck_assert(!ctk_scan_is_system_prefix(g_tmp));
+    ck_assert_str_eq(ctk_scan_event_name(CTK_SCAN_WRAPPER), "wrapper");
+    ck_assert(!ctk_scan_event_is_problem(CTK_SCAN_WRAPPER));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("discover");
@@ -519,6 +572,9 @@ int main(void)
                         (int)(sizeof default_cases / sizeof default_cases[0]));
     tcase_add_test(tc, test_scan_relative_root_gives_absolute_bases);
     tcase_add_test(tc, test_scan_take_config_and_summary);
+    tcase_add_test(tc, test_scan_wrapper_leads_to_the_toolkit_it_runs);
+    tcase_add_test(tc, test_scan_script_nvcc_naming_no_other_toolkit_is_kept);
+    tcase_add_test(tc, test_scan_system_prefixes_are_never_toolkits);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -328,6 +328,44 @@ static const struct {
     {"", false, 0, 0, 0},          {"1234567890.1", false, 0, 0, 0},
 };
 
+/* /usr/local/cuda -> /etc/alternatives/cuda -> /usr/local/cuda-13.0, in small */
+START_TEST(test_sdk_base_link_pinned_unless_follow_link)
+{
+    ctk_sdk_conf_t conf;
+    ctk_error_t e;
+    char *note = NULL, *to;
+
+    mkd("local/cuda-13.0");
+    mkd("alt");
+    lnk(S("%s/local/cuda-13.0", g_tmp), "alt/cuda");
+    lnk(S("%s/alt/cuda", g_tmp), "local/cuda");
+    lnk("cuda", "local/cuda-13");
+    ctk_error_init(&e);
+    to = ctk_sdk_base_link(S("%s/local/cuda-13", g_tmp), &e);
+    ck_assert_str_eq(to, S("%s/local/cuda-13.0", g_tmp));
+    free(to);
+    ck_assert_ptr_null(ctk_sdk_base_link(S("%s/local/cuda-13.0", g_tmp), &e));
+    ck_assert_ptr_null(ctk_sdk_base_link(S("%s/local/nothing", g_tmp), &e));
+    memset(&conf, 0, sizeof conf);
+    conf.version = (char *)"13.0";
+    snprintf(conf.jpath, sizeof conf.jpath, "/sdks/0");
+    conf.base = strdup(S("%s/local/cuda", g_tmp));
+    ck_assert(ctk_sdk_conf_pin_base(&conf, "cudatoolkit", &note, &e));
+    ck_assert_str_eq(conf.base, S("%s/local/cuda-13.0", g_tmp));
+    ck_assert_ptr_nonnull(strstr(note, "cudatoolkit/13.0: base "));
+    ck_assert_ptr_nonnull(strstr(note, "\"follow_link\": true in /sdks/0"));
+    free(note);
+    free(conf.base);
+    conf.base = strdup(S("%s/local/cuda", g_tmp));
+    conf.follow_link = true;
+    ck_assert(ctk_sdk_conf_pin_base(&conf, "cudatoolkit", &note, &e));
+    ck_assert_ptr_null(note);
+    ck_assert_str_eq(conf.base, S("%s/local/cuda", g_tmp));
+    free(conf.base);
+    ck_assert(!ctk_error_is_set(&e));
+}
+END_TEST
+
 START_TEST(test_version_parse_table)
 {
     int a = -9, b = -9, c = -9;
@@ -1660,6 +1698,7 @@ static Suite *sdk_suite(bool have_cuda)
     tcase_add_test(tc, test_sdk_debian_multiarch_layout);
     tcase_add_test(tc, test_sdk_targets_only_layout);
     tcase_add_test(tc, test_sdk_comm_libs_and_module_version);
+    tcase_add_test(tc, test_sdk_base_link_pinned_unless_follow_link);
     suite_add_tcase(s, tc);
 
     tc = tcase("discover");

@@ -35,6 +35,10 @@
 #   spack/opt/spack/linux-debian12-<cpu>/gcc-12.2.0/cuda-X.Y.88-<hash>/
 #                                 .spack/spec.json + runfile layout
 #   deep/a/b/c/cuda-X.Y           a toolkit four levels below deep/ (depth limit)
+#   wrapper/usr/local/            /usr/local as CI hosts have it: bin/nvcc a script that
+#                                 execs cuda-X.Y/bin/nvcc (by its absolute path under
+#                                 OUTDIR), include/ and lib64 links into cuda-X.Y, and
+#                                 cuda -> cuda-X.Y; /usr/local itself is no toolkit
 #   problems/dangling -> nowhere, problems/loop/a/b -> .., problems/selfloop -> selfloop,
 #   problems/locked/ (mode 000, holding a toolkit), problems/cuda-X.Y (a toolkit)
 #
@@ -59,7 +63,7 @@ case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 src=${src%/}
 out=${out%/}
 here=$(cd "$(dirname "$0")" && pwd)
-stamp_text="$src scan-fixtures 2"
+stamp_text="$src scan-fixtures 3"
 
 . "$here/fixture-lib.sh"
 fixture_begin
@@ -275,6 +279,21 @@ EOF
 # ---- depth -------------------------------------------------------------------------------------------
 mkdir -p "$tmp/deep/a/b/c"
 copy "$st" "$tmp/deep/a/b/c/cuda-$mm"
+
+# ---- /usr/local with a wrapper nvcc ----------------------------------------------------------------
+wl=$tmp/wrapper/usr/local
+mkdir -p "$wl/bin" "$wl/include"
+copy "$st" "$wl/cuda-$mm"
+ln -s "cuda-$mm" "$wl/cuda"
+ln -s "cuda-$mm/lib64" "$wl/lib64"
+for f in "$wl/cuda-$mm/include"/*; do
+    ln -s "../cuda-$mm/include/${f##*/}" "$wl/include/${f##*/}"
+done
+put "$wl/bin/nvcc" <<EOF
+#!/bin/sh
+exec $out/wrapper/usr/local/cuda-$mm/bin/nvcc "\$@"
+EOF
+chmod 755 "$wl/bin/nvcc"
 
 # ---- problems: a dangling link, loops, an unreadable directory --------------------------------------------
 p=$tmp/problems

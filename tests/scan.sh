@@ -230,6 +230,20 @@ check "spack: the exact config" same spack
 check "spack: layout named" err_has spack "found $SP: CUDA $MM.0 (version.json), spack"
 check "spack: loads with generate -c" loads spack
 
+# ---- /usr/local with a wrapper nvcc: the toolkit it runs, never /usr/local itself --------------------------------
+WL=$FIX/wrapper/usr/local
+S wr "$WL"
+one_sdk wr "$WL/cuda-$MM"
+check "wrapper: exit 0" rc_is wr 0
+check "wrapper: the exact config (cuda-$MM, not the prefix)" same wr
+check "wrapper: the wrapper is reported with the toolkit it runs" \
+    grep -q "^ctkgen: wrapper $WL: bin/nvcc is a wrapper script of .*/wrapper/usr/local/cuda-$MM/bin/nvcc: .*/cuda-$MM is scanned, not $WL$" "$T/wr.err"
+check "wrapper: no problem counted" grep -q "^ctkgen: 1 toolkit, 0 runtime-only trees, 0 problems;" "$T/wr.err"
+check "wrapper: loads with generate -c" loads wr
+check "wrapper: the module prepends cuda-$MM/bin, never the prefix's bin" \
+    eval "grep -qF 'prepend_path(\"PATH\", \"$WL/cuda-$MM/bin\")' '$T/out-wr/lmod/cudatoolkit/$MM.lua' &&
+          ! grep -qF '\"$WL/bin\"' '$T/out-wr/lmod/cudatoolkit/$MM.lua'"
+
 # ---- everything at once: names distinct, generate -c and generate --scan agree ---------------------------------
 S all "$FIX"
 check "all: exit 0 despite the problems" rc_is all 0
