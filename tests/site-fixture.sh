@@ -270,6 +270,10 @@ apt_update() {
         sed 's/^/  /' "$cache/apt/$1/log/update.log" | tail -n 5 >&2
         cannot "cannot fetch Debian $1's package lists from $MIRROR (no network?)"
     }
+    grep -qE 'Failed to fetch|Could not (connect|resolve)|Temporary failure|Unable to connect' "$cache/apt/$1/log/update.log" && {
+        grep '^[WE]: ' "$cache/apt/$1/log/update.log" | head -n 3 >&2
+        cannot "cannot fetch Debian $1's package lists from $MIRROR (no network?)"
+    }
     grep -q '^[WE]: ' "$cache/apt/$1/log/update.log" && {
         grep '^[WE]: ' "$cache/apt/$1/log/update.log" >&2
         cannot "Debian $1's package lists from $MIRROR are incomplete or unsigned"
