@@ -55,9 +55,9 @@
 # release.
 #
 # CACHE is $CTK_FIXTURE_CACHE, else /var/cache/ctkgen-fixtures as root,
-# else ${XDG_CACHE_HOME:-$HOME/.cache}/ctkgen-fixtures.  About 2.7 GB of
-# packages and wheels; 4.2 GB of trees (docs/testing.md has the
-# measurements).  Safe to run concurrently: one lock (flock, else a mkdir
+# else ${XDG_CACHE_HOME:-$HOME/.cache}/ctkgen-fixtures.  About 3.3 GB of
+# packages and wheels downloaded, 7.7 GB in the cache with the trees
+# (docs/testing.md has the measurements).  Safe to run concurrently: one lock (flock, else a mkdir
 # lock) on CACHE/.lock serialises builders, each tree is built in
 # DIR.tmp and renamed into place.  CTK_FIXTURE_MIRROR is the Debian mirror
 # (default http://deb.debian.org/debian).
