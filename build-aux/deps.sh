@@ -14,11 +14,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # recommendation of clang, so they are named; procps gives the tests pgrep
 # and ps, which see processes left behind; Slurm's daemons and munge are for
 # the test cluster tests/slurm-cluster.sh starts and stops by itself; xmllint
-# checks the HTML page validate writes
+# checks the HTML page validate writes; gcc-11/g++-11 are the host compiler
+# of CUDA 11.8 (its nvcc refuses gcc 12) in the multi-toolkit fixture
+# (tests/site-fixture.sh), which also needs debian-archive-keyring to check
+# the package lists it fetches
 pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
       libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang
       libclang-rt-dev valgrind procps slurmctld slurmd slurm-client munge
-      libxml2-utils
+      libxml2-utils gcc-11 g++-11 debian-archive-keyring
       ${CTK_DEPS_EXTRA:-}"
 missing=
 for p in $pkgs; do
