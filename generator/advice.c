@@ -17,18 +17,6 @@
  * module path, so `module use DIR` finds nothing under such a DIR. */
 #define MODULEPATH_SPECIAL "[]{}$\\"
 
-static bool note(ctk_strlist_t *notes, ctk_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool note(ctk_strlist_t *notes, ctk_error_t *err, const char *fmt, ...)
-{
-    char text[2048];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return ctk_strlist_push(notes, text, err);
-}
 
 /* The first path of the SDK's .pc files holding one of chars; NULL if none. */
 static const char *pc_path_with(const ctk_sdk_t *s, const char *chars, char *which)
@@ -82,12 +70,12 @@ static bool advise_sdk(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i
     char c;
 
     if (s->version.passed_over[0] &&
-        !note(notes, err, "%s/%s: %s; the version was read from %s instead", name, mv,
+        !ctk_strlist_pushf(notes, err, "%s/%s: %s; the version was read from %s instead", name, mv,
               s->version.passed_over, ctk_version_source_name(s->version.source)))
         return false;
     if (s->conf->version && ctk_version_parse(s->conf->version, NULL, NULL, &dpatch) &&
         dpatch >= 0 && s->version.patch < 0 &&
-        !note(notes, err,
+        !ctk_strlist_pushf(notes, err,
               "%s/%s: the toolkit at %s does not record its patch level (%s gives %s): "
               "the declared %s is taken on trust",
               name, mv, s->root, ctk_version_source_name(s->version.source), s->version_mm,
@@ -99,7 +87,7 @@ static bool advise_sdk(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i
 
         if (!ml && ctk_error_is_set(err))
             return false;
-        ok = !ml || note(notes, err,
+        ok = !ml || ctk_strlist_pushf(notes, err,
                          "%s/%s: no cuBLAS under %s; an NVIDIA HPC SDK keeps it in %s: "
                          "add \"math_libs\": \"%s\" to its SDK",
                          name, mv, s->root, ml, ml);
@@ -108,14 +96,14 @@ static bool advise_sdk(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i
             return false;
     }
     if ((p = pc_path_with(s, PC_UNESCAPED, &c)) &&
-        !note(notes, err,
+        !ctk_strlist_pushf(notes, err,
               "%s/%s: %s holds '%c', which pkgconf prints unescaped: a make recipe or eval "
               "that re-reads `pkg-config --cflags --libs %s-%s` expands it ($(pkg-config ...) "
               "in a shell does not)",
               name, mv, p, c, cfg->pc_prefix, mv))
         return false;
     if ((p = pc_path_with(s, "\"", &c)) &&
-        !note(notes, err,
+        !ctk_strlist_pushf(notes, err,
               "%s/%s: %s holds '\"', which nvcc refuses in any argument: "
               "`nvcc $(pkg-config --cflags %s-%s)` fails; the modulefiles work",
               name, mv, p, cfg->pc_prefix, mv))
@@ -135,13 +123,13 @@ bool ctk_advise(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n, const
     /* the staging workflow: fine, but the modules are only right once the
      * .pc files are copied there */
     if (cfg->pkgconfig_dir && !ctk_is_dir(cfg->pkgconfig_dir) &&
-        !note(notes, err,
+        !ctk_strlist_pushf(notes, err,
               "pkgconfig_dir %s does not exist yet: the modules put it on PKG_CONFIG_PATH, so copy "
               "%s/pkgconfig there before users load them",
               cfg->pkgconfig_dir, outdir))
         return false;
     if (hit)
-        return note(notes, err,
+        return ctk_strlist_pushf(notes, err,
                     "%s/tcl: Environment Modules finds no modulefile under a directory whose "
                     "path holds '%c'; Lmod and pkg-config are not affected",
                     outdir, *hit);

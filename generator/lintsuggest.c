@@ -11,18 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool note(ctk_strlist_t *notes, ctk_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool note(ctk_strlist_t *notes, ctk_error_t *err, const char *fmt, ...)
-{
-    char text[2048];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return ctk_strlist_push(notes, text, err);
-}
 
 static bool env_push(ctk_sdk_conf_t *sc, const char *name, size_t name_len, const char *value, ctk_error_t *err)
 {
@@ -73,15 +61,15 @@ static bool keep_var(ctk_config_t *cfg, const char *kv, ctk_strlist_t *notes, ct
      * flags are a finding (CTK-ENV-003) and never kept */
     if ((why = ctk_config_env_refusal(cfg->module_name, name, eq + 1)))
         return strncmp(why, "set by", 6) == 0 || strncmp(why, "a flags", 7) == 0 ||
-               note(notes, err, "%s is not kept: %s", name, why);
+               ctk_strlist_pushf(notes, err, "%s is not kept: %s", name, why);
     if (vendor_pc_var(name, n))
-        return note(notes, err, "%s=\"%s\" is not kept: it names .pc files ctkgen does not write; add it to the "
+        return ctk_strlist_pushf(notes, err, "%s=\"%s\" is not kept: it names .pc files ctkgen does not write; add it to the "
                     "SDK's \"env\" with the .pc files it names on PKG_CONFIG_PATH", name, eq + 1);
     if (strcmp(name, "PE_PKGCONFIG_LIBS") == 0) {
         snprintf(pc, sizeof pc, "%s-%s", cfg->pc_prefix ? cfg->pc_prefix : "ctk",
                  sc->module_version ? sc->module_version : sc->version);
         if (strcmp(eq + 1, pc) != 0 &&
-            !note(notes, err, "PE_PKGCONFIG_LIBS was \"%s\"; the suggestion names %s.pc, which generate writes",
+            !ctk_strlist_pushf(notes, err, "PE_PKGCONFIG_LIBS was \"%s\"; the suggestion names %s.pc, which generate writes",
                   eq + 1, pc))
             return false;
         return env_push(sc, name, n, pc, err);
@@ -108,7 +96,7 @@ bool ctk_lintsuggest_keep(ctk_config_t *cfg, const ctk_env_t *set, const char *f
     for (size_t i = 0; properties && i < properties->len; i++) {
         const char *p = properties->items[i], *eq = strchr(p, '=');
 
-        if (!note(notes, err, "add_property(\"%.*s\", \"%s\") is not kept: the site config has no field for "
+        if (!ctk_strlist_pushf(notes, err, "add_property(\"%.*s\", \"%s\") is not kept: the site config has no field for "
                   "properties; add it to the generated Lua module by hand", eq ? (int)(eq - p) : (int)strlen(p), p,
                   eq ? eq + 1 : ""))
             return false;

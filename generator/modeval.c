@@ -76,6 +76,7 @@ typedef struct {
     const ctk_strlist_t *env;
     bool follow, lenient;
     const ctk_modeval_opts_t *opts;  /* tcl_to_lua */
+    ctk_lua_reg_t *fns;              /* what the module sees: lmod_impl's names, each to dispatch() */
     var_t *vars;
     size_t n_vars, cap_vars;
     pstack_t *stacks;
@@ -1993,74 +1994,6 @@ static bool dispatch(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_
     return true;
 }
 
-/* What the module sees: every name goes through dispatch(). */
-static const ctk_lua_reg_t lmod_fns[] = {
-    { "prepend_path", dispatch },
-    { "append_path", dispatch },
-    { "remove_path", dispatch },
-    { "setenv", dispatch },
-    { "pushenv", dispatch },
-    { "unsetenv", dispatch },
-    { "family", dispatch },
-    { "conflict", dispatch },
-    { "prereq", dispatch },
-    { "prereq_any", dispatch },
-    { "depends_on", dispatch },
-    { "load", dispatch },
-    { "always_load", dispatch },
-    { "try_load", dispatch },
-    { "try_add", dispatch },
-    { "load_any", dispatch },
-    { "depends_on_any", dispatch },
-    { "unload", dispatch },
-    { "always_unload", dispatch },
-    { "whatis", dispatch },
-    { "help", dispatch },
-    { "LmodMessage", dispatch },
-    { "LmodMsgRaw", dispatch },
-    { "LmodWarning", dispatch },
-    { "LmodError", dispatch },
-    { "LmodBreak", dispatch },
-    { "requireFullName", dispatch },
-    { "myModuleName", dispatch },
-    { "myModuleVersion", dispatch },
-    { "myModuleFullName", dispatch },
-    { "myModuleUsrName", dispatch },
-    { "myFileName", dispatch },
-    { "mode", dispatch },
-    { "myShellName", dispatch },
-    { "myShellType", dispatch },
-    { "LmodVersion", dispatch },
-    { "os.getenv", dispatch },
-    { "os.date", dispatch },
-    { "os.time", dispatch },
-    { "isloaded", dispatch },
-    { "isPending", dispatch },
-    { "isAvail", dispatch },
-    { "isDir", dispatch },
-    { "isFile", dispatch },
-    { "userInGroups", dispatch },
-    { "userInGroup", dispatch },
-    { "pathJoin", dispatch },
-    { "path_regularize", dispatch },
-    { "extensions", dispatch },
-    { "add_property", dispatch },
-    { "remove_property", dispatch },
-    { "complete", dispatch },
-    { "uncomplete", dispatch },
-    { "set_alias", dispatch },
-    { "unset_alias", dispatch },
-    { "set_shell_function", dispatch },
-    { "unset_shell_function", dispatch },
-    { "execute", dispatch },
-    { "capture", dispatch },
-    { "subprocess", dispatch },
-    { "source_sh", dispatch },
-    { "os.execute", dispatch },
-    { "mkdir_recursive", dispatch },
-    { "inherit", dispatch },
-    { NULL, NULL }
-};
 
 /* Lmod's helpers written in Lua, run before each modulefile: the string
  * methods Lmod adds (reachable as ("x"):trim(), not as string.trim), the
@@ -2196,6 +2129,23 @@ static const char prelude[] =
     "  if o.help then help(o.help, '\\nVersion ' .. o._pkgVersion .. '\\n') end\n"
     "  return o\n"
     "end\n";
+
+/* What the module sees: every name of lmod_impl, each to dispatch(). */
+static ctk_lua_reg_t *dispatch_table(ctk_error_t *err)
+{
+    size_t n = sizeof lmod_impl / sizeof lmod_impl[0], i;
+    ctk_lua_reg_t *t = malloc(n * sizeof *t);
+
+    if (!t) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        t[i].name = lmod_impl[i].name;
+        t[i].fn = lmod_impl[i].name ? dispatch : NULL;
+    }
+    return t;
+}
 
 /* ---- evaluating a file ----------------------------------------------------------- */
 typedef struct {
@@ -2382,7 +2332,7 @@ static bool eval_src(st_t *st, const char *file, const char *src, size_t len, co
         goto out;
     st->fr = &fr;
     ctk_error_init(&e);
-    ran = ctk_lua_run_prelude(file, prelude, sizeof prelude - 1, src, len, lmod_fns, st,
+    ran = ctk_lua_run_prelude(file, prelude, sizeof prelude - 1, src, len, st->fns, st,
                               CTK_LUA_ALLOW_GLOBALS, &lim, &e);
     st->fr = fr.up;
     if (!ran && fr.breaking) {        /* LmodBreak: this module's changes are dropped */
@@ -2624,6 +2574,8 @@ ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t l
     ctk_strlist_init(&ev->extensions);
     ctk_strlist_init(&ev->not_run);
     st.ev = ev;
+    if (!(st.fns = dispatch_table(err)))
+        goto out;
     if (!split_env_list(&st, "LOADEDMODULES", &st.loaded, err) ||
         !split_env_list(&st, "_LMFILES_", &st.files, err))
         goto out;
@@ -2650,6 +2602,7 @@ out:
     ctk_strlist_fini(&st.loaded);
     ctk_strlist_fini(&st.files);
     ctk_strlist_fini(&st.swaps);
+    free(st.fns);
     ctk_modeval_free(ev);
     return result;
 }

@@ -219,6 +219,17 @@ bool ctk_strlist_push(ctk_strlist_t *l, const char *s, ctk_error_t *err)
     return copy ? ctk_strlist_take(l, copy, err) : false;
 }
 
+bool ctk_strlist_pushf(ctk_strlist_t *l, ctk_error_t *err, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return ctk_strlist_push(l, text, err);
+}
+
 bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s)
 {
     size_t i;

@@ -51,6 +51,9 @@ typedef struct {
 void ctk_strlist_init(ctk_strlist_t *l);
 void ctk_strlist_fini(ctk_strlist_t *l);
 bool ctk_strlist_push(ctk_strlist_t *l, const char *s, ctk_error_t *err); /* copies s */
+/* Push a formatted line (cut at 2047 bytes). */
+bool ctk_strlist_pushf(ctk_strlist_t *l, ctk_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 bool ctk_strlist_take(ctk_strlist_t *l, char *s, ctk_error_t *err);      /* owns s, even on failure */
 bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s);
 
