@@ -960,24 +960,51 @@ static bool check_env_name(check_t *c, const char *name)
  * add-property arch gpu. */
 #define PROPERTY_MAX 64
 
+/* Why s is no property word (static text), or NULL when it is one. */
+static const char *property_refusal(const char *s)
+{
+    const char *p;
+
+    if (!*s)
+        return "it is empty";
+    if (strlen(s) > PROPERTY_MAX)
+        return "it is longer than 64 bytes";
+    for (p = s; *p; p++)
+        if (!is_name_char(*p) || *p == '+')
+            return "it has a character other than letters, digits, '.', '_' and '-'";
+    return NULL;
+}
+
+const char *ctk_config_property_refusal(const char *name, const char *value)
+{
+    if (property_refusal(name))
+        return "the name is not a word of letters, digits, '.', '_' and '-' (at most 64 bytes)";
+    if (property_refusal(value))
+        return "the value is not a word of letters, digits, '.', '_' and '-' (at most 64 bytes)";
+    return NULL;
+}
+
 static bool check_property_word(check_t *c, const char *s, bool name)
 {
     const char *what = name ? "property name" : "property value";
     char q[96], ch[8], why[256];
     const char *p;
 
-    why[0] = '\0';
+    if (!property_refusal(s))
+        return true;
     if (!*s)
         snprintf(why, sizeof why, "an empty %s%s", what,
                  name ? " names no property" : " (leave the property out to not set it)");
     else if (strlen(s) > PROPERTY_MAX)
         snprintf(why, sizeof why, "%s %s is longer than %d bytes", what, show(s, q), PROPERTY_MAX);
-    for (p = s; !why[0] && *p; p++)
-        if (!is_name_char(*p) || *p == '+')
-            snprintf(why, sizeof why, "%s %s contains %s; use letters, digits, '.', '_' and '-'",
-                     what, show(s, q), show_char((unsigned char)*p, ch));
-    if (!why[0])
-        return true;
+    else
+        for (p = s; *p; p++)
+            if (!is_name_char(*p) || *p == '+') {
+                snprintf(why, sizeof why,
+                         "%s %s contains %s; use letters, digits, '.', '_' and '-'", what,
+                         show(s, q), show_char((unsigned char)*p, ch));
+                break;
+            }
     return name ? fail_key(c, "%s", why) : fail(c, "%s", why);
 }
 

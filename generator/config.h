@@ -179,6 +179,11 @@ bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into
  * the shell would expand. */
 const char *ctk_config_env_refusal(const char *module_name, const char *name, const char *value);
 
+/* Would "properties" take NAME: VALUE?  NULL when it would, else why not
+ * (static text): a name or value that is not a word of letters, digits,
+ * '.', '_' and '-' of at most 64 bytes. */
+const char *ctk_config_property_refusal(const char *name, const char *value);
+
 /* The properties a module of sdk gets, in order: the top level's (an SDK
  * property of the same name gives the value), then the SDK's other ones.
  * Fills out[] (room for cfg->n_properties + sdk->n_properties entries) with
