@@ -955,6 +955,59 @@ static bool check_env_name(check_t *c, const char *name)
     return true;
 }
 
+/* A property's name (at its key) or value: a word both module systems
+ * write as it is, in Lua's add_property("arch", "gpu") and Tcl's
+ * add-property arch gpu. */
+#define PROPERTY_MAX 64
+
+/* Why s is no property word (static text), or NULL when it is one. */
+static const char *property_refusal(const char *s)
+{
+    const char *p;
+
+    if (!*s)
+        return "it is empty";
+    if (strlen(s) > PROPERTY_MAX)
+        return "it is longer than 64 bytes";
+    for (p = s; *p; p++)
+        if (!is_name_char(*p) || *p == '+')
+            return "it has a character other than letters, digits, '.', '_' and '-'";
+    return NULL;
+}
+
+const char *ctk_config_property_refusal(const char *name, const char *value)
+{
+    if (property_refusal(name))
+        return "the name is not a word of letters, digits, '.', '_' and '-' (at most 64 bytes)";
+    if (property_refusal(value))
+        return "the value is not a word of letters, digits, '.', '_' and '-' (at most 64 bytes)";
+    return NULL;
+}
+
+static bool check_property_word(check_t *c, const char *s, bool name)
+{
+    const char *what = name ? "property name" : "property value";
+    char q[96], ch[8], why[256];
+    const char *p;
+
+    if (!property_refusal(s))
+        return true;
+    if (!*s)
+        snprintf(why, sizeof why, "an empty %s%s", what,
+                 name ? " names no property" : " (leave the property out to not set it)");
+    else if (strlen(s) > PROPERTY_MAX)
+        snprintf(why, sizeof why, "%s %s is longer than %d bytes", what, show(s, q), PROPERTY_MAX);
+    else
+        for (p = s; *p; p++)
+            if (!is_name_char(*p) || *p == '+') {
+                snprintf(why, sizeof why,
+                         "%s %s contains %s; use letters, digits, '.', '_' and '-'", what,
+                         show(s, q), show_char((unsigned char)*p, ch));
+                break;
+            }
+    return name ? fail_key(c, "%s", why) : fail(c, "%s", why);
+}
+
 /* <MODULE_NAME>_VERSION: upper case, anything but letters and digits as '_'. */
 static bool is_own_version_var(const char *module_name, const char *name)
 {
@@ -1269,6 +1322,7 @@ typedef enum {
     K_FILE,    /* host_compiler.ccbin */
     K_BOOL,
     K_ENV,
+    K_PROPERTIES,
     K_ALIASES,
     K_COMM,
     K_HOSTCC,
@@ -1331,6 +1385,7 @@ static const keyspec_t top_keys[] = {
     { "modulecmd", K_FILE, false, CF(modulecmd), 0, -1 },
     { "help", K_TEXT, false, CF(help), 0, -1 },
     { "env", K_ENV, false, CF(env), CF(n_env), -1 },
+    { "properties", K_PROPERTIES, false, CF(properties), CF(n_properties), -1 },
     { "validation", K_VALIDATION, false, CF(validation), 0, -1 },
     { "lint", K_LINT, false, CF(lint), 0, -1 },
     { "sdks", K_SDKS, true, 0, 0, -1 },
@@ -1347,6 +1402,7 @@ static const keyspec_t sdk_keys[] = {
     { "host_compiler", K_HOSTCC, false, 0, 0, -1 },
     { "help", K_TEXT, false, SF(help), 0, -1 },
     { "env", K_ENV, false, SF(env), SF(n_env), -1 },
+    { "properties", K_PROPERTIES, false, SF(properties), SF(n_properties), -1 },
     { "aliases", K_ALIASES, false, SF(aliases), SF(n_aliases), -1 },
     { "follow_link", K_BOOL, false, SF(follow_link), 0, -1 },
 };
@@ -1560,6 +1616,46 @@ static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
         if (json_string_length(val) == 0)
             return fail(c, "expected a non-empty string (leave %s out to not set it)", name);
         if (!check_env_value(c, json_string_value(val)))
+            return false;
+        kv[i].name = ctk_strdup(name, c->err);
+        if (!kv[i].name)
+            return false;
+        (*n)++;
+        kv[i].value = ctk_strdup(json_string_value(val), c->err);
+        if (!kv[i].value)
+            return false;
+        pop(c, saved);
+    }
+    return true;
+}
+
+/* "properties": {"arch": "gpu"}, kept in file order. */
+static bool take_properties(check_t *c, const json_t *v, ctk_kv_t **props, size_t *n)
+{
+    const char *name;
+    json_t *val;
+    ctk_kv_t *kv;
+
+    if (!json_is_object(v))
+        return fail(c, "expected an object of NAME: \"value\" (Lmod's add_property), got %s",
+                    type_name(v));
+    if (json_object_size(v) == 0)
+        return true;
+    kv = calloc(json_object_size(v), sizeof *kv);
+    if (!kv) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    *props = kv;
+    *n = 0;
+    json_object_foreach((json_t *)v, name, val) {
+        size_t saved, i = *n;
+
+        if (!push_key(c, name, &saved) || !check_property_word(c, name, true))
+            return false;
+        if (!json_is_string(val))
+            return fail_not_string(c, val);
+        if (!check_property_word(c, json_string_value(val), false))
             return false;
         kv[i].name = ctk_strdup(name, c->err);
         if (!kv[i].name)
@@ -1924,6 +2020,9 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
     case K_ENV:
         return take_env(c, v, (ctk_kv_t **)((char *)base + k->off),
                         (size_t *)((char *)base + k->off2));
+    case K_PROPERTIES:
+        return take_properties(c, v, (ctk_kv_t **)((char *)base + k->off),
+                               (size_t *)((char *)base + k->off2));
     case K_ALIASES:
         return take_aliases(c, v, (char ***)((char *)base + k->off),
                             (size_t *)((char *)base + k->off2));
@@ -2231,6 +2330,7 @@ static void sdk_conf_fini(ctk_sdk_conf_t *sdk)
     free(sdk->host_compiler_ccbin);
     free(sdk->help);
     kv_free(sdk->env, sdk->n_env);
+    kv_free(sdk->properties, sdk->n_properties);
     for (i = 0; i < sdk->n_aliases; i++)
         free(sdk->aliases[i]);
     free(sdk->aliases);
@@ -2275,6 +2375,7 @@ void ctk_config_free(ctk_config_t *cfg)
         sdk_conf_fini(&cfg->sdks[i]);
     free(cfg->sdks);
     kv_free(cfg->env, cfg->n_env);
+    kv_free(cfg->properties, cfg->n_properties);
     free(cfg->help);
     free(cfg->pkgconfig_dir);
     free(cfg->modulecmd);
@@ -2545,7 +2646,8 @@ static bool put_new(dump_t *d, json_t *obj, const char *key, json_t *child)
     return true;
 }
 
-static bool put_env(dump_t *d, json_t *obj, const ctk_kv_t *env, size_t n)
+/* obj[key] = {NAME: VALUE...} unless there are none ("env", "properties"). */
+static bool put_kvs(dump_t *d, json_t *obj, const char *key, const ctk_kv_t *env, size_t n)
 {
     json_t *e;
     size_t i;
@@ -2553,12 +2655,13 @@ static bool put_env(dump_t *d, json_t *obj, const ctk_kv_t *env, size_t n)
     if (n == 0)
         return true;
     e = json_object();
-    if (!put_new(d, obj, "env", e))
+    if (!put_new(d, obj, key, e))
         return false;
     for (i = 0; i < n; i++) {
         if (!utf8_valid(env[i].name)) {
             ctk_error_set(d->err, CTK_E_QUOTE, NULL, 0, 0,
-                          "%s/env: a name is not valid UTF-8, which JSON cannot hold", d->where);
+                          "%s/%s: a name is not valid UTF-8, which JSON cannot hold", d->where,
+                          key);
             return false;
         }
         if (!put_str(d, e, env[i].name, env[i].value ? env[i].value : ""))
@@ -2624,7 +2727,8 @@ static bool dump_sdk(dump_t *d, json_t *arr, const ctk_sdk_conf_t *sdk)
     }
     if (sdk->follow_link && !put_new(d, o, "follow_link", json_true()))
         return false;
-    return put_str(d, o, "help", sdk->help) && put_env(d, o, sdk->env, sdk->n_env) &&
+    return put_str(d, o, "help", sdk->help) && put_kvs(d, o, "env", sdk->env, sdk->n_env) &&
+           put_kvs(d, o, "properties", sdk->properties, sdk->n_properties) &&
            put_strs(d, o, "aliases", sdk->aliases, sdk->n_aliases);
 }
 
@@ -2695,6 +2799,28 @@ static bool dump_validation(dump_t *d, json_t *root, const ctk_validation_conf_t
     return ok;
 }
 
+size_t ctk_config_properties(const ctk_config_t *cfg, const ctk_sdk_conf_t *sdk,
+                             const ctk_kv_t **out)
+{
+    size_t i, j, n = 0;
+
+    for (i = 0; i < cfg->n_properties; i++) {
+        out[n] = &cfg->properties[i];
+        for (j = 0; sdk && j < sdk->n_properties; j++)
+            if (strcmp(sdk->properties[j].name, cfg->properties[i].name) == 0)
+                out[n] = &sdk->properties[j];
+        n++;
+    }
+    for (j = 0; sdk && j < sdk->n_properties; j++) {
+        for (i = 0; i < cfg->n_properties; i++)
+            if (strcmp(sdk->properties[j].name, cfg->properties[i].name) == 0)
+                break;
+        if (i == cfg->n_properties)
+            out[n++] = &sdk->properties[j];
+    }
+    return n;
+}
+
 static bool differs(const char *s, const char *dflt)
 {
     return s && strcmp(s, dflt) != 0;
@@ -2723,7 +2849,8 @@ char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err)
         goto out;
     if (!cfg->pc_rpath && !put_new(&d, root, "pc_rpath", json_false()))
         goto out;
-    if (!put_str(&d, root, "help", cfg->help) || !put_env(&d, root, cfg->env, cfg->n_env) ||
+    if (!put_str(&d, root, "help", cfg->help) || !put_kvs(&d, root, "env", cfg->env, cfg->n_env) ||
+        !put_kvs(&d, root, "properties", cfg->properties, cfg->n_properties) ||
         !dump_validation(&d, root, &cfg->validation))
         goto out;
     arr = json_array();

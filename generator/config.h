@@ -57,6 +57,10 @@ typedef struct {
     char *help;           /* extra help text for this SDK; NULL if absent */
     ctk_kv_t *env;        /* "env": extra environment variables, in file order */
     size_t n_env;
+    ctk_kv_t *properties; /* "properties": Lmod properties, NAME: VALUE in file
+                             order; each adds to, or by name overrides, the
+                             top level's (ctk_config_properties) */
+    size_t n_properties;
     char **aliases;       /* "aliases": extra module versions pointing at this one */
     size_t n_aliases;
     bool follow_link;     /* "follow_link": a base that is a symbolic link is kept as
@@ -125,6 +129,10 @@ typedef struct {
     char *help;             /* site-wide help text; NULL if absent */
     ctk_kv_t *env;          /* site-wide extra environment variables */
     size_t n_env;
+    ctk_kv_t *properties;   /* "properties": site-wide Lmod properties
+                               (add_property(NAME, VALUE)), in file order;
+                               names and values [A-Za-z0-9_.-], at most 64 bytes */
+    size_t n_properties;
     ctk_validation_conf_t validation; /* zeroed when absent */
     ctk_policy_t lint;      /* "lint": the policy `ctkgen lint --config` applies;
                                no rules when absent.  Checked on every load;
@@ -170,6 +178,18 @@ bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into
  * the other flags, an empty value, a newline or control character, a '~'
  * the shell would expand. */
 const char *ctk_config_env_refusal(const char *module_name, const char *name, const char *value);
+
+/* Would "properties" take NAME: VALUE?  NULL when it would, else why not
+ * (static text): a name or value that is not a word of letters, digits,
+ * '.', '_' and '-' of at most 64 bytes. */
+const char *ctk_config_property_refusal(const char *name, const char *value);
+
+/* The properties a module of sdk gets, in order: the top level's (an SDK
+ * property of the same name gives the value), then the SDK's other ones.
+ * Fills out[] (room for cfg->n_properties + sdk->n_properties entries) with
+ * borrowed pointers and returns how many. */
+size_t ctk_config_properties(const ctk_config_t *cfg, const ctk_sdk_conf_t *sdk,
+                             const ctk_kv_t **out);
 
 /* Render a config as JSON text in the schema's key order (for `scan`).
  * Caller frees. */

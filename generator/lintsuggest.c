@@ -77,6 +77,43 @@ static bool keep_var(ctk_config_t *cfg, const char *kv, ctk_strlist_t *notes, ct
     return env_push(sc, name, n, eq + 1, err);
 }
 
+/* One add_property "name=value": into the SDK's properties, or a note why
+ * not.  The config holds one value a name; Lmod takes more. */
+static bool keep_property(ctk_sdk_conf_t *sc, const char *p, ctk_strlist_t *notes, ctk_error_t *err)
+{
+    const char *eq = strchr(p, '='), *why;
+    char name[256];
+    ctk_kv_t *props;
+    size_t n = eq ? (size_t)(eq - p) : strlen(p), i;
+
+    if (!eq || n >= sizeof name)
+        return ctk_strlist_pushf(notes, err, "add_property(\"%.*s\") is not kept: it has no value", (int)n, p);
+    memcpy(name, p, n);
+    name[n] = '\0';
+    if ((why = ctk_config_property_refusal(name, eq + 1)))
+        return ctk_strlist_pushf(notes, err, "add_property(\"%s\", \"%s\") is not kept: %s", name, eq + 1, why);
+    for (i = 0; i < sc->n_properties; i++)
+        if (strcmp(sc->properties[i].name, name) == 0)
+            return strcmp(sc->properties[i].value, eq + 1) == 0 ||
+                   ctk_strlist_pushf(notes, err, "add_property(\"%s\", \"%s\") is not kept: the site config holds "
+                        "one value a property, and %s is \"%s\"", name, eq + 1, name,
+                        sc->properties[i].value);
+    props = realloc(sc->properties, (sc->n_properties + 1) * sizeof *props);
+    if (!props) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    sc->properties = props;
+    props[sc->n_properties].name = ctk_strdup(name, err);
+    props[sc->n_properties].value = props[sc->n_properties].name ? ctk_strdup(eq + 1, err) : NULL;
+    if (!props[sc->n_properties].value) {
+        free(props[sc->n_properties].name);
+        return false;
+    }
+    sc->n_properties++;
+    return true;
+}
+
 bool ctk_lintsuggest_keep(ctk_config_t *cfg, const ctk_env_t *set, const char *family,
                           const ctk_strlist_t *properties, ctk_strlist_t *notes, ctk_error_t *err)
 {
@@ -93,14 +130,9 @@ bool ctk_lintsuggest_keep(ctk_config_t *cfg, const ctk_env_t *set, const char *f
         free(cfg->family);
         cfg->family = copy;
     }
-    for (size_t i = 0; properties && i < properties->len; i++) {
-        const char *p = properties->items[i], *eq = strchr(p, '=');
-
-        if (!ctk_strlist_pushf(notes, err, "add_property(\"%.*s\", \"%s\") is not kept: the site config has no field for "
-                  "properties; add it to the generated Lua module by hand", eq ? (int)(eq - p) : (int)strlen(p), p,
-                  eq ? eq + 1 : ""))
+    for (size_t i = 0; properties && i < properties->len; i++)
+        if (!keep_property(&cfg->sdks[0], properties->items[i], notes, err))
             return false;
-    }
     return true;
 }
 

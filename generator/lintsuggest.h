@@ -6,7 +6,7 @@
  * sets more than the toolkit's paths: its programming environment's
  * variables (CRAY_CUDATOOLKIT_VERSION, PE_PKGCONFIG_LIBS), a family, Lmod
  * properties.  Whatever the config can say goes into the suggestion (the
- * SDK's "env", the top-level "family"); what it cannot is a note next to
+ * SDK's "env" and "properties", the top-level "family"); what it cannot is a note next to
  * the suggestion, so nothing the file did is dropped without a word.
  */
 #ifndef CTK_LINTSUGGEST_H
@@ -27,9 +27,11 @@
  * goes to sdks[0].env, in order; family (NULL: none) to cfg->family.
  * PE_PKGCONFIG_LIBS names the .pc generate writes (<pc_prefix>-<version>);
  * PE_PKGCONFIG_PRODUCTS and PE_<P>_PKGCONFIG_LIBS, which name .pc files
- * generate does not write, are left out.  properties ("name=value", may
- * be NULL) have no config field.  Each change, each variable left out and
- * each property get one line in notes.  False only when memory runs out. */
+ * generate does not write, are left out.  properties ("name=value", as
+ * add_property gave them; may be NULL) go to sdks[0].properties, in
+ * order, but for one the config refuses (ctk_config_property_refusal) or
+ * a second value of a name.  Each change and each variable or property
+ * left out get one line in notes.  False only when memory runs out. */
 bool ctk_lintsuggest_keep(ctk_config_t *cfg, const ctk_env_t *set, const char *family,
                           const ctk_strlist_t *properties, ctk_strlist_t *notes, ctk_error_t *err);
 

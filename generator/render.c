@@ -948,7 +948,9 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     const ctk_sdk_conf_t *c = s->conf;
     const char *shown = s->version_full ? s->version_full : s->version_mm;
     ctk_lval_t *m = ctk_lval_map(), *paths = ctk_lval_list(), *env = ctk_lval_list();
-    ctk_lval_t *whatis = ctk_lval_list(), *prereq = ctk_lval_list();
+    ctk_lval_t *whatis = ctk_lval_list(), *prereq = ctk_lval_list(), *props = ctk_lval_list();
+    const ctk_kv_t **prop = calloc(cfg->n_properties + c->n_properties + 1, sizeof *prop);
+    size_t n_prop = prop ? ctk_config_properties(cfg, c, prop) : 0;
     char *vvar = version_var(cfg->module_name, err);
     char *pc_name = ctk_printf(err, "%s-%s", cfg->pc_prefix, s->module_version);
     char *desc = ctk_printf(err, "NVIDIA CUDA Toolkit %s", shown);
@@ -971,9 +973,11 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
 
     ctk_strlist_init(&pcpath);
     ctk_buf_init(&help);
-    if (!vvar || !pc_name || !desc || !vsrc || !contents ||
+    if (!vvar || !pc_name || !desc || !vsrc || !contents || !prop ||
         !ctk_strlist_push(&pcpath, pkgconfig_dir, err))
         b->ok = false;
+    if (!prop)
+        ctk_error_nomem(err);
 
     bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
     bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
@@ -1019,6 +1023,11 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     if (c->host_compiler_module)
         bpush(b, prereq, ctk_lval_str(c->host_compiler_module));
     bput(b, m, "prereq", prereq);
+
+    /* Lmod's add_property: the site's, then the SDK's (config.h) */
+    for (i = 0; i < n_prop; i++)
+        bpush(b, props, pair_val(b, prop[i]->name, prop[i]->value));
+    bput(b, m, "properties", props);
 
     bpush(b, whatis, ctk_lval_str("Name: NVIDIA CUDA Toolkit"));
     bpush(b, whatis, str_take(ctk_printf(err, "Version: %s", shown)));
@@ -1066,6 +1075,7 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     free(desc);
     free(vsrc);
     free(contents);
+    free(prop);
     return m;
 }
 

@@ -17,6 +17,11 @@ emitln("family(", lua_q(ctk.family), ")")
 for _, m in ipairs(ctk.prereq) do
   emitln("prereq(", lua_q(m), ")")
 end
+-- Lmod refuses a property its lmodrc.lua's propT does not list
+-- (docs/site-config.md, properties).
+for _, p in ipairs(ctk.properties) do
+  emitln("add_property(", lua_q(p.name), ", ", lua_q(p.value), ")")
+end
 emitln()
 -- Prepending the dirs in reverse leaves them in the decided order, first
 -- one first, ahead of whatever the variable held before.

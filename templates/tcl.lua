@@ -23,6 +23,11 @@ emitln("}")
 for _, m in ipairs(ctk.prereq) do
   emitln("prereq ", tcl_q(m))
 end
+-- Environment Modules 5 defines add-property and ignores it; Lmod reading
+-- this file turns it into add_property.
+for _, p in ipairs(ctk.properties) do
+  emitln("add-property ", tcl_q(p.name), " ", tcl_q(p.value))
+end
 emitln()
 for _, var in ipairs(ctk.paths) do
   for i = #var.dirs, 1, -1 do

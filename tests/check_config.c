@@ -86,7 +86,9 @@ static bool sdk_eq(const ctk_sdk_conf_t *a, const ctk_sdk_conf_t *b)
         !str_eq(a->nvshmem, b->nvshmem) ||
         !str_eq(a->host_compiler_module, b->host_compiler_module) ||
         !str_eq(a->host_compiler_ccbin, b->host_compiler_ccbin) || !str_eq(a->help, b->help) ||
-        !env_eq(a->env, a->n_env, b->env, b->n_env) || a->n_aliases != b->n_aliases)
+        !env_eq(a->env, a->n_env, b->env, b->n_env) ||
+        !env_eq(a->properties, a->n_properties, b->properties, b->n_properties) ||
+        a->n_aliases != b->n_aliases)
         return false;
     for (i = 0; i < a->n_aliases; i++)
         if (!str_eq(a->aliases[i], b->aliases[i]))
@@ -136,6 +138,7 @@ static bool config_eq(const ctk_config_t *a, const ctk_config_t *b)
         !str_eq(a->default_version, b->default_version) || !str_eq(a->pc_prefix, b->pc_prefix) ||
         !str_eq(a->pkgconfig_dir, b->pkgconfig_dir) || a->pc_rpath != b->pc_rpath ||
         !str_eq(a->help, b->help) || !env_eq(a->env, a->n_env, b->env, b->n_env) ||
+        !env_eq(a->properties, a->n_properties, b->properties, b->n_properties) ||
         !validation_eq(&a->validation, &b->validation) || a->n_sdks != b->n_sdks)
         return false;
     for (i = 0; i < a->n_sdks; i++)
@@ -567,6 +570,38 @@ static const bad_case_t duplicates[] = {
     { "{'default': '12.6', 'sdks': [{'version': '12.4', 'base': '/a'}, {'version': '12.6', 'name': 'hpcsdk', 'base': '/b'}]}",
       CTK_E_CONFIG, 1, 13,
       "/default: \"12.6\" is not the version or alias of any SDK (versions: 12.4, hpcsdk)" },
+};
+
+static const bad_case_t bad_properties[] = {
+    { "{'properties': ['arch'], 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 16,
+      "/properties: expected an object of NAME: \"value\" (Lmod's add_property), got array" },
+    { "{'properties': {'arch': 1}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 25,
+      "/properties/arch: expected a string, got number; write \"1\" in quotes" },
+    { "{'properties': {'arch': ''}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 25,
+      "/properties/arch: an empty property value (leave the property out to not set it)" },
+    { "{'sdks': [{'version': '12.4', 'base': '/x', 'properties': {'arch': 'gpu mic'}}]}",
+      CTK_E_CONFIG, 1, 68,
+      "/sdks/0/properties/arch: property value \"gpu mic\" contains 0x20; use letters, digits, '.', '_' and '-'" },
+    { "{'sdks': [{'version': '12.4', 'base': '/x', 'properties': {'ar\\u0022ch': 'gpu'}}]}",
+      CTK_E_CONFIG, 1, 60,
+      "/sdks/0/properties/ar\"ch: property name \"ar\\\"ch\" contains '\"'; use letters, digits, '.', '_' and '-'" },
+    { "{'properties': {'': 'gpu'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 17,
+      "/properties/: an empty property name names no property" },
+    { "{'properties': {'a+b': 'gpu'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 17,
+      "/properties/a+b: property name \"a+b\" contains '+'; use letters, digits, '.', '_' and '-'" },
+    { "{'properties': {'state': 'a]b'}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 26,
+      "/properties/state: property value \"a]b\" contains ']'; use letters, digits, '.', '_' and '-'" },
+    { "{'properties': {'arch': 'x12345678901234567890123456789012345678901234567890123456789012345'},"
+      " 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 25,
+      "/properties/arch: property value \"x12345678901234567890123456789012345678901234567890123456789012345\" "
+      "is longer than 64 bytes" },
 };
 
 static const bad_case_t bad_env[] = {
@@ -1234,6 +1269,39 @@ END_TEST
 START_TEST(test_config_rejects_bad_or_owned_env)
 {
     expect_error(&bad_env[_i]);
+}
+END_TEST
+
+START_TEST(test_config_rejects_bad_properties)
+{
+    expect_error(&bad_properties[_i]);
+}
+END_TEST
+
+/* The SDK's properties override the top level's by name and add to them. */
+START_TEST(test_config_sdk_properties_add_to_and_override_the_top_level)
+{
+    ctk_config_t *cfg = load_ok("{'properties': {'arch': 'gpu', 'state': 'testing'},"
+                                " 'sdks': [{'version': '12.4', 'base': '/a',"
+                                " 'properties': {'lmod': 'sticky', 'state': 'experimental'}},"
+                                " {'version': '12.6', 'base': '/b'}]}");
+    const ctk_kv_t *p[4];
+    size_t n;
+
+    ck_assert_uint_eq(cfg->n_properties, 2);
+    ck_assert_uint_eq(cfg->sdks[0].n_properties, 2);
+    n = ctk_config_properties(cfg, &cfg->sdks[0], p);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_str_eq(p[0]->name, "arch");
+    ck_assert_str_eq(p[0]->value, "gpu");
+    ck_assert_str_eq(p[1]->name, "state");
+    ck_assert_str_eq(p[1]->value, "experimental");
+    ck_assert_str_eq(p[2]->name, "lmod");
+    ck_assert_str_eq(p[2]->value, "sticky");
+    n = ctk_config_properties(cfg, &cfg->sdks[1], p);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(p[1]->value, "testing");
+    ctk_config_free(cfg);
 }
 END_TEST
 
@@ -1912,6 +1980,8 @@ static const char *const round_trips[] = {
     "{'family': 'gpu', 'pc_prefix': 'cuda', 'default': '12', 'help': 'say \\'hi\\' \\\\ ~/ \\u2603',"
     " 'sdks': [{'version': '12.4', 'base': '/opt/\\u00fcn\\u00efcode/cuda', 'aliases': ['12', 'latest'],"
     " 'comm_libs': {'nccl': '/opt/nccl'}, 'env': {'A': 'x\\ty'}}]}",
+    "{'properties': {'arch': 'gpu', 'state': 'testing'}, 'sdks': [{'version': '12.4', 'base': '/x',"
+    " 'properties': {'state': 'experimental', 'x.y_z-1': 'A.b_C-2'}}]}",
     validation_example,
     "{'validation': {}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
     "{'validation': {'launcher': 'local', 'queue_timeout': 0.25}, 'sdks': [{'version': '12.4',"
@@ -2329,6 +2399,8 @@ int main(void)
     tcase_add_loop_test(tc, test_config_rejects_duplicate_version_alias_or_unknown_default, 0,
                         N_OF(duplicates));
     tcase_add_loop_test(tc, test_config_rejects_bad_or_owned_env, 0, N_OF(bad_env));
+    tcase_add_loop_test(tc, test_config_rejects_bad_properties, 0, N_OF(bad_properties));
+    tcase_add_test(tc, test_config_sdk_properties_add_to_and_override_the_top_level);
     tcase_add_loop_test(tc, test_config_rejects_bad_validation, 0, N_OF(bad_validation));
     tcase_add_test(tc, test_config_rejects_nul_in_validation_strings);
     tcase_add_test(tc, test_config_loads_validation_field_by_field);

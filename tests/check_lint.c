@@ -255,16 +255,27 @@ START_TEST(test_lintsuggest_keeps_what_the_module_sets_beyond_the_toolkit)
     ck_assert(ctk_env_set(&set, "LMOD_FAMILY_CUDA", "cudatoolkit", &err));
     ck_assert(ctk_env_set(&set, "CUDATOOLKIT_VERSION", "13.0", &err));
     ck_assert(ctk_strlist_push(&props, "arch=gpu", &err));
+    ck_assert(ctk_strlist_push(&props, "state=testing", &err));
+    ck_assert(ctk_strlist_push(&props, "arch=gpu", &err)); /* again: nothing to say */
+    ck_assert(ctk_strlist_push(&props, "arch=mic", &err));
+    ck_assert(ctk_strlist_push(&props, "lmod=sticky now", &err));
     ck_assert(ctk_lintsuggest_keep(cfg, &set, "cuda_tk", &props, &notes, &err));
     ck_assert_uint_eq(cfg->sdks[0].n_env, 2);
     ck_assert_str_eq(cfg->sdks[0].env[0].name, "CRAY_CUDATOOLKIT_VERSION");
     ck_assert_str_eq(cfg->sdks[0].env[1].name, "PE_PKGCONFIG_LIBS");
     ck_assert_str_eq(cfg->sdks[0].env[1].value, "ctk-13.0");
     ck_assert_str_eq(cfg->family, "cuda_tk");
-    ck_assert_uint_eq(notes.len, 3);
+    ck_assert_uint_eq(cfg->sdks[0].n_properties, 2);
+    ck_assert_str_eq(cfg->sdks[0].properties[0].name, "arch");
+    ck_assert_str_eq(cfg->sdks[0].properties[0].value, "gpu");
+    ck_assert_str_eq(cfg->sdks[0].properties[1].name, "state");
+    ck_assert_str_eq(cfg->sdks[0].properties[1].value, "testing");
+    ck_assert_uint_eq(notes.len, 4);
     ck_assert_ptr_nonnull(strstr(notes.items[0], "PE_PKGCONFIG_LIBS was \"cudatoolkit_13.0\""));
     ck_assert_ptr_nonnull(strstr(notes.items[1], "PE_PKGCONFIG_PRODUCTS=\"PE_CUDATOOLKIT\" is not kept"));
-    ck_assert_ptr_nonnull(strstr(notes.items[2], "add_property(\"arch\", \"gpu\") is not kept"));
+    ck_assert_str_eq(notes.items[2], "add_property(\"arch\", \"mic\") is not kept: the site config holds one "
+                                     "value a property, and arch is \"gpu\"");
+    ck_assert_ptr_nonnull(strstr(notes.items[3], "add_property(\"lmod\", \"sticky now\") is not kept: the value"));
     fam = ctk_lintsuggest_tcl_family("#%Module\nconflict x\n  family  cray_cuda\n", &err);
     ck_assert_str_eq(fam, "cray_cuda");
     free(fam);

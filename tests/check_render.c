@@ -347,6 +347,75 @@ static const char *out_file(const ctk_outset_t *out, const char *relpath)
     return NULL;
 }
 
+/* ---- properties -------------------------------------------------------------- */
+static void kv_set(ctk_kv_t **kv, size_t *n, const char *name, const char *value)
+{
+    *kv = realloc(*kv, (*n + 1) * sizeof **kv);
+    ck_assert_ptr_nonnull(*kv);
+    (*kv)[*n].name = strdup(name);
+    (*kv)[*n].value = strdup(value);
+    (*n)++;
+}
+
+/* The site's properties then the SDK's, an SDK one of the same name in the
+ * site one's place; a module with none gets no add_property line (the
+ * golden cases have none). */
+START_TEST(test_render_properties_site_then_sdk)
+{
+    ctk_config_t *cfg = base_config();
+    ctk_sdk_conf_t *c;
+    ctk_sdk_t *s[2];
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig" };
+    const char *lua, *tcl;
+    size_t i;
+
+    cfg->sdks = calloc(2, sizeof *cfg->sdks);
+    cfg->n_sdks = 2;
+    kv_set(&cfg->properties, &cfg->n_properties, "arch", "gpu");
+    kv_set(&cfg->properties, &cfg->n_properties, "state", "testing");
+    for (i = 0; i < 2; i++) {
+        c = &cfg->sdks[i];
+        c->version = strdup(i ? "12.6" : "12.4");
+        c->base = tu_str("/usr/local/cuda-%s", c->version);
+        c->base = strdup(c->base);
+        snprintf(c->jpath, sizeof c->jpath, "/sdks/%zu", i);
+        s[i] = fake_sdk(c, c->version, i ? "12.6.3" : "12.4.1", tu_str("%s/include", c->base),
+                        tu_str("%s/lib64", c->base), NULL, NULL, tu_str("%s/extras/CUPTI/include", c->base),
+                        tu_str("%s/extras/CUPTI/lib64", c->base), tu_str("%s/nvvm/lib64", c->base), NULL,
+                        NULL);
+    }
+    kv_set(&cfg->sdks[0].properties, &cfg->sdks[0].n_properties, "lmod", "sticky");
+    kv_set(&cfg->sdks[0].properties, &cfg->sdks[0].n_properties, "state", "experimental");
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_render_all(cfg, s, 2, &o, &out, &err), "%s:%d: %s", err.source, err.line, err.text);
+
+    lua = out_file(&out, "lmod/cudatoolkit/12.4.lua");
+    tcl = out_file(&out, "tcl/cudatoolkit/12.4");
+    ck_assert_msg(strstr(lua, "family(\"cuda\")\n"
+                              "add_property(\"arch\", \"gpu\")\n"
+                              "add_property(\"state\", \"experimental\")\n"
+                              "add_property(\"lmod\", \"sticky\")\n\n") != NULL, "%s", lua);
+    ck_assert_msg(strstr(tcl, "}\n"
+                              "add-property \"arch\" \"gpu\"\n"
+                              "add-property \"state\" \"experimental\"\n"
+                              "add-property \"lmod\" \"sticky\"\n\n") != NULL, "%s", tcl);
+    lua = out_file(&out, "lmod/cudatoolkit/12.6.lua");
+    tcl = out_file(&out, "tcl/cudatoolkit/12.6");
+    ck_assert_msg(strstr(lua, "add_property(\"arch\", \"gpu\")\n"
+                              "add_property(\"state\", \"testing\")\n\n") != NULL, "%s", lua);
+    ck_assert_msg(strstr(tcl, "add-property \"arch\" \"gpu\"\n"
+                              "add-property \"state\" \"testing\"\n\n") != NULL, "%s", tcl);
+    ck_assert_ptr_null(strstr(lua, "sticky"));
+    ck_assert_ptr_null(strstr(tcl, "sticky"));
+    ck_assert_ptr_null(strstr(out_file(&out, "pkgconfig/ctk-12.4.pc"), "arch"));
+    ctk_outset_fini(&out);
+    free_all(cfg, s, 2);
+}
+END_TEST
+
 /* ---- NVSHMEM, per-SDK help --------------------------------------------------- */
 START_TEST(test_render_nvshmem_and_sdk_help_match_golden)
 {
@@ -1254,6 +1323,7 @@ int main(void)
     tcase_add_test(tc, test_render_refuses_newline_in_path);
     tcase_add_test(tc, test_render_uses_site_template_dir);
     tcase_add_test(tc, test_render_nvshmem_and_sdk_help_match_golden);
+    tcase_add_test(tc, test_render_properties_site_then_sdk);
     tcase_add_test(tc, test_render_whatis_names_only_what_the_toolkit_holds);
     tcase_add_test(tc, test_render_multi_sdk_modulerc_matches_golden);
     tcase_add_loop_test(tc, test_render_default_follows_the_rule, 0,

@@ -628,4 +628,37 @@ for sys in lmod tcl; do
     check "u/$sys: avail lists 13.0-hpc, not as default ($(echo $m))" sh -c "[ -n '$m' ] && ! printf '%s\n' '$m' | grep -qx default"
 done
 
+# ---- 6. properties: add_property in Lua, add-property in Tcl -------------------
+# Lmod marks the module with them ((g) for arch=gpu, (E) for
+# state=experimental), reading the Tcl file too (tcl2lua); Environment
+# Modules loads it (add-property is its no-op); validate passes on both.
+P=$T/props
+cat > "$T/props.json" <<JSON
+{ "module_name": "cudatoolkit", "properties": { "arch": "gpu", "state": "testing" },
+  "sdks": [ { "version": "13.0", "base": "$CTK_TEST_CUDA", "properties": { "state": "experimental" } } ] }
+JSON
+check "props: generate exits 0" "$CTKGEN" -q generate -c "$T/props.json" -o "$P"
+check "props: the Lua module has the site's property and the SDK's in its place" sh -c \
+    "grep -A2 -x 'family(\"cuda\")' '$P/lmod/cudatoolkit/13.0.lua' | tail -n 2 | tr '\n' '|' |
+     grep -qx 'add_property(\"arch\", \"gpu\")|add_property(\"state\", \"experimental\")|'"
+check "props: the Tcl module has the same as add-property" sh -c \
+    "grep -x 'add-property .*' '$P/tcl/cudatoolkit/13.0' | tr '\n' '|' |
+     grep -qx 'add-property \"arch\" \"gpu\"|add-property \"state\" \"experimental\"|'"
+for sys in lmod tcl; do
+    v=$(in_modules "$sys" "$P/$sys" 'module load cudatoolkit/13.0 && printf "CUDA_HOME=%s\n" "$CUDA_HOME"' 2>&1)
+    check "props/$sys: the module loads ($v)" same_text "$v" "CUDA_HOME=$CTK_TEST_CUDA"
+    v=$(in_modules lmod "$P/$sys" 'module load cudatoolkit/13.0 && module list' 2>&1)
+    check "props/$sys: Lmod lists the module with its properties ($(echo $v))" sh -c \
+        "printf '%s\n' '$v' | grep -q 'cudatoolkit/13.0 (g,E)'"
+done
+chmod 755 "$T" # as root, validate loads the modulefiles as user nobody
+mkdir -p "$T/vtmp"
+rc=0; TMPDIR=$T/vtmp "$CTKGEN" -q validate -c "$T/props.json" -o "$P" --no-cache --cache-dir "$T/vcache" \
+    --lmod-cmd "$LMOD_EXEC" --modulecmd "$EM_CMD" > "$T/props.validate" 2>&1 || rc=$?
+check "props: validate (sandbox, real Lmod, Environment Modules) passes (exit $rc)" [ "$rc" -eq 0 ]
+for f in "$P/lmod/cudatoolkit/13.0.lua" "$P/tcl/cudatoolkit/13.0"; do
+    rc=0; "$CTKGEN" -q lint "$f" > "$T/props.lint" 2>&1 || rc=$?
+    check "props: lint of ${f#"$P"/} finds nothing (exit $rc)" [ "$rc" -eq 0 ]
+done
+
 finish

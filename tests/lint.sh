@@ -302,7 +302,7 @@ check "nvcc on PATH: CTK-PC-001 from nvcc itself" \
 
 # ---- --fix-suggest: generate what it proposes, and lint that ------------------------------
 for rel in lmod/cuda/13.0.lua lmod/nvhpc/25.9.lua tcl/cudatoolkit/13.0 pc/cray/ctk-13.0.pc lmod/cudatoolkit/12.4.lua \
-           lmod/cudatoolkit/13.0-cray.lua; do
+           lmod/cudatoolkit/13.0-cray.lua lmod/CUDA/13.0.0.lua; do
     tag=$(echo "$rel" | tr '/.' '__')
     rc=0; L --json --fix-suggest --modulecmd "$EM_CMD" "$C/$rel" > "$T/$tag.json" || rc=$?
     jq '.files[0].suggestion' "$T/$tag.json" > "$T/$tag.site.json"
@@ -344,6 +344,14 @@ check "Cray Lua: the file's family is kept" jqt '.family == "cudatoolkit"' "$T/l
 check "Cray Lua: a note says PE_PKGCONFIG_LIBS was changed" \
     jqt '[.files[0].suggestion_notes[] | select(startswith("PE_PKGCONFIG_LIBS was \"cudatoolkit_13.0\""))] | length == 1' \
     "$T/lmod_cudatoolkit_13_0-cray_lua.json"
+check "EasyBuild: add_property(\"arch\",\"gpu\") is kept in the SDK's properties" \
+    jqt '.sdks[0].properties == {"arch": "gpu"}' "$T/lmod_CUDA_13_0_0_lua.site.json"
+check "EasyBuild: no note about the property" \
+    jqt '[.files[0].suggestion_notes[] | select(contains("add_property"))] | length == 0' "$T/lmod_CUDA_13_0_0_lua.json"
+check "EasyBuild: the regenerated Lua module has add_property(\"arch\", \"gpu\")" \
+    grep -qx 'add_property("arch", "gpu")' "$T/lmod_CUDA_13_0_0_lua.out/lmod/CUDA/13.0.0.lua"
+check "EasyBuild: the regenerated Tcl module has add-property arch gpu" \
+    grep -qx 'add-property "arch" "gpu"' "$T/lmod_CUDA_13_0_0_lua.out/tcl/CUDA/13.0.0"
 check "human --fix-suggest prints the notes" \
     sh -c "TMPDIR='$LT' '$CTKGEN' lint --fix-suggest '$C/lmod/cudatoolkit/13.0-cray.lua' | grep -q '^  note: PE_PKGCONFIG_PRODUCTS='"
 check "human --fix-suggest prints the entry" \
