@@ -28,6 +28,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,6 +597,41 @@ static void report_refusal(const ctk_modsys_info_t *m, const char *modulepath,
 
 /* The module system's environment: base without module state, plus the
  * search path and settings that keep its messages plain. */
+
+/* MODULEPATH with each relative entry made absolute from ctkgen's working
+ * directory: the module system runs in a directory of its own (and, as
+ * another user, may not be allowed into ours). */
+static bool set_modulepath(ctk_env_t *env, const char *modulepath, ctk_error_t *err)
+{
+    char cwd[PATH_MAX];
+    ctk_buf_t b;
+    const char *p = modulepath;
+    char *v;
+    bool ok;
+
+    if (!getcwd(cwd, sizeof cwd))
+        return ctk_env_set(env, "MODULEPATH", modulepath, err);
+    ctk_buf_init(&b);
+    while (*p) {
+        size_t n = strcspn(p, ":");
+
+        if (b.len)
+            ctk_buf_puts(&b, ":");
+        if (n && *p != '/')
+            ctk_buf_printf(&b, "%s/", cwd);
+        ctk_buf_append(&b, p, n);
+        p += n + (p[n] == ':');
+    }
+    if (b.failed || !ctk_buf_puts(&b, "") || !(v = ctk_buf_take(&b, NULL))) {
+        ctk_buf_fini(&b);
+        ctk_error_nomem(err);
+        return false;
+    }
+    ok = ctk_env_set(env, "MODULEPATH", v, err);
+    free(v);
+    return ok;
+}
+
 static bool modsys_env(const ctk_modsys_info_t *m, const ctk_env_t *base, const char *modulepath,
                        ctk_env_t *env, ctk_error_t *err)
 {
@@ -623,7 +659,7 @@ static bool modsys_env(const ctk_modsys_info_t *m, const ctk_env_t *base, const 
             return false;
         i++;
     }
-    if (!ctk_env_set(env, "MODULEPATH", modulepath, err))
+    if (!set_modulepath(env, modulepath, err))
         return false;
     for (i = 0; set[i][0]; i++)
         if (!ctk_env_set(env, set[i][0], set[i][1], err))

@@ -144,6 +144,10 @@ check "the file is checked past the capture(): its toolkit was found and found c
 f=lmod-site/CUDA/13.0.0.lua
 check "inherit() with nothing after the file's tree: CTK-MOD-008 names inherit" \
     sh -c "jq -r --arg f '$C/$f' '.files[] | select(.file == \$f) | .findings[] | select(.code == \"CTK-MOD-008\") | .message' '$T/all.json' | grep -q \"^inherit('CUDA/13.0.0')\""
+# a relative path: the module system runs elsewhere (as root, as user nobody)
+(cd "$C" && TMPDIR=$LT "$CTKGEN" -q lint --json --modulecmd "$EM_CMD" tcl/cuda/13.0 > "$T/rel.json" 2>/dev/null) || :
+check "a Tcl file named by a relative path gets the codes it gets by its absolute one" \
+    same_text "$(codes "$T/rel.json" tcl/cuda/13.0)." "$(codes "$T/all.json" "$C/tcl/cuda/13.0")."
 rc=0; L --json --modulepath "$C/lmod" "$C/lmod-site" > "$T/inherit.json" 2>/dev/null || rc=$?
 check "--modulepath: the overlay inherits lmod/CUDA/13.0.0.lua and lints clean (exit $rc)" \
     same_text "$rc $(jq -r '[.files[].findings[].code] | join(" ")' "$T/inherit.json") $(jq -r '.files[0].toolkit.root' "$T/inherit.json")" "0  $CUDA"

@@ -48,6 +48,10 @@ rc=0; V -c "$T/site.json" -o "$OUT" --no-cache > "$T/good.json" || rc=$?
 check "validate of a generated tree exits 0" [ "$rc" -eq 0 ]
 check "the JSON report parses" jq -e . "$T/good.json" >/dev/null
 check "three artifacts checked" [ "$(jq '.sdks[0].artifacts | length' "$T/good.json")" -eq 3 ]
+# the output tree named by a relative path: the module systems run in a
+# directory of their own (as root, as user nobody), not in ours
+rc=0; (cd "$T" && V -c site.json -o out --no-cache > "$T/rel.json") || rc=$?
+check "validate -o RELATIVE exits 0 (the module systems find the tree)" [ "$rc" -eq 0 ]
 check "no artifact failed" [ "$(jq '.summary.fail' "$T/good.json")" -eq 0 ]
 if [ "$(id -u)" = 0 ]; then
     check "as root, the report says the modulefiles ran as user nobody" \
