@@ -301,9 +301,13 @@ int main(int argc, char **argv)
         free(full);
     }
 
-    qsort(env.items, env.len, sizeof *env.items, cmp_str);
-    qsort(aliases.items, aliases.len, sizeof *aliases.items, cmp_pair);
-    qsort(functions.items, functions.len, sizeof *functions.items, cmp_pair);
+    /* qsort() of no elements may get a NULL base, which it must not */
+    if (env.len)
+        qsort(env.items, env.len, sizeof *env.items, cmp_str);
+    if (aliases.len)
+        qsort(aliases.items, aliases.len, sizeof *aliases.items, cmp_pair);
+    if (functions.len)
+        qsort(functions.items, functions.len, sizeof *functions.items, cmp_pair);
     if (!shell) {
         for (k = 0; k < env.len; k++)
             printf("%s\n", env.items[k]);
