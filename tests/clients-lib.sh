@@ -112,3 +112,19 @@ WHY_WHEEL="the 13.5 wheel tree has only versioned libraries (libcudart.so.13, li
 WHY_CCBIN="nvcc 11.8 ignores the NVCC_CCBIN=/usr/bin/g++-11 the module sets and refuses gcc 12: 'unsupported GNU version! gcc versions later than 11 are not supported!'"
 WHY_CCBIN_PC="the .pc carries no host compiler, and nvcc 11.8 refuses gcc 12: 'unsupported GNU version!'"
 WHY_SPLIT="FindCUDAToolkit searches the system's directories before the HPC SDK's math_libs: CUDA::cublas and CUDA::cublasLt are /usr/local/lib64's (CUDA 13.0's system copy), not math_libs/13.0's"
+
+# check_version TAG NAME RUN PROG WHY: PROG, run through RUN, prints
+# "cudart <cudaRuntimeGetVersion>" and that is NAME's release.  CUDA 11's
+# runtime asks the driver even for its own version: where no driver is
+# (no GPU here), its cudaErrorInsufficientDriver (35) is said, not passed.
+if [ -e /proc/driver/nvidia/version ]; then CL_GPU=yes; else CL_GPU=no; fi
+check_version() {
+    cv_got=$($3 "$4" 2>&1)
+    case $CL_GPU:$2:$cv_got in
+        no:11.*:*"error 35"*)
+            unchecked "$1: the program reports cudart $(expect_rt "$2")" "no GPU driver here: CUDA 11's cudaRuntimeGetVersion answers cudaErrorInsufficientDriver without one"
+            return 0 ;;
+    esac
+    claim "$1: the program reports cudart $(expect_rt "$2") ($cv_got)" \
+        "$5" same_text "$(echo "$cv_got" | awk '{print $2}')" "$(expect_rt "$2")"
+}
