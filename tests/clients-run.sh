@@ -10,9 +10,12 @@ sys=$1 out=$2 mod=$3; shift 3
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 LMOD_EXEC=${LMOD_EXEC:-/usr/share/lmod/lmod/libexec/lmod}
 EM_CMD=${EM_CMD:-$top_srcdir/.deps-local/environment-modules/usr/lib/modulecmd.tcl}
+# the tclsh on the caller's PATH (the GPU machine's kit has its own),
+# found before the clean environment takes PATH away
+tclsh=$(command -v tclsh || echo tclsh)
 case $sys in
     lmod) mp=$out/lmod; load="\"$LMOD_EXEC\" bash load \"$mod\"" ;;
-    tcl) mp=$out/tcl; load="tclsh \"$EM_CMD\" bash load \"$mod\"" ;;
+    tcl) mp=$out/tcl; load="\"$tclsh\" \"$EM_CMD\" bash load \"$mod\"" ;;
     *) echo "clients-run.sh: unknown module system $sys" >&2; exit 2 ;;
 esac
 exec env -i HOME="${HOME:-/tmp}" PATH=/usr/bin:/bin LANG=C.UTF-8 TMPDIR="${TMPDIR:-/tmp}" \
