@@ -25,6 +25,8 @@ OUT=$T/out
 "$CTKGEN" -q generate -c "$T/site.json" -o "$OUT" || { echo "FAIL: generate"; exit 1; }
 root=$(readlink -f "$CTK_TEST_CUDA")
 under_root() { case $(realpath -s -m "$1") in "$CTK_TEST_CUDA"/*|"$root"/*) return 0 ;; esac; echo "# $1 is not under $CTK_TEST_CUDA"; return 1; }
+# is_root DIR: DIR is the toolkit's root, as spelled or resolved
+is_root() { [ "$(realpath -s -m "$1")" = "$CTK_TEST_CUDA" ] || [ "$(readlink -f "$1")" = "$root" ] || { echo "# $1 is not $CTK_TEST_CUDA"; return 1; }; }
 pybin=$(dirname "$PY")
 systems=tcl
 [ -f "$LMOD_EXEC" ] && systems="lmod tcl"
@@ -39,7 +41,7 @@ for sys in $systems; do
     check "$tag: load_inline builds the extension and its kernel adds one on the GPU" \
         same_text "$(printf '%s' "$j" | jq -r .ok 2>/dev/null)" true
     check "$tag: torch's CUDA_HOME is the module's ($(printf '%s' "$j" | jq -r .cuda_home 2>/dev/null))" \
-        under_root "$(printf '%s' "$j" | jq -r '.cuda_home + "/"' 2>/dev/null)"
+        is_root "$(printf '%s' "$j" | jq -r '.cuda_home // "none"' 2>/dev/null)"
     nv=$(sed -n 's/^nvcc = \([^ ]*\).*/\1/p' "$B/build.ninja" 2>/dev/null)
     check "$tag: the nvcc the extension's build ran is the toolkit's ($nv)" under_root "${nv:-none}"
     ld=$(sed -n 's/^ldflags = //p' "$B/build.ninja" 2>/dev/null | tr ' ' '\n' | sed -n 's/^-L\(.*\)/\1/p' | grep -i cuda | head -n 1)
