@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2034,SC2154
 # clients-lib.sh - what the client tests (tests/clients_*.sh) share: the
 # multi-toolkit site, generated once into $OUT, and the checks that a
 # library a client used came from the toolkit it was given.  Sourced after
