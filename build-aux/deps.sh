@@ -17,11 +17,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # checks the HTML page validate writes; gcc-11/g++-11 are the host compiler
 # of CUDA 11.8 (its nvcc refuses gcc 12) in the multi-toolkit fixture
 # (tests/site-fixture.sh), which also needs debian-archive-keyring to check
-# the package lists it fetches
+# the package lists it fetches; cmake, meson, ninja-build and python3-venv
+# are the build tools the client tests (tests/clients_*.sh) run over it
+# (autoconf and automake above build the tiny autotools project too)
 pkgs="build-essential autoconf automake pkgconf libpkgconf-dev liblua5.4-dev
       libjansson-dev check lmod tcl8.6 lua5.4 jq strace python3-pip clang
       libclang-rt-dev valgrind procps slurmctld slurmd slurm-client munge
       libxml2-utils gcc-11 g++-11 debian-archive-keyring
+      cmake meson ninja-build python3-venv
       ${CTK_DEPS_EXTRA:-}"
 missing=
 for p in $pkgs; do
