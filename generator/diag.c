@@ -172,8 +172,6 @@ const ctk_diag_t ctk_diags[] = {
       "raise --queue-timeout, or run when the partition has free GPUs; the pending reason says what Slurm waits for" },
     { "CTK-SKIP-004", N, "Tcl modulefile not checked: it cannot be evaluated here without root's rights",
       "make it and its directories readable by nobody (files 0644, directories 0755), or use --trust-tcl for a file only root can change" },
-    { "CTK-SKIP-006", N, "module not checked: a module it requires (host_compiler.module, a prereq or load) is not found on the MODULEPATH validate was given",
-      "give validate the site's module trees: --modulepath DIRS, \"modulepath\" in the site config, or --modulepath-from-env" },
 
     { NULL, N, NULL, NULL }
 };
