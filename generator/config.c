@@ -949,9 +949,11 @@ static bool check_env_name(check_t *c, const char *name)
     for (i = 0; i < sizeof owned_env / sizeof owned_env[0]; i++)
         if (strcmp(name, owned_env[i]) == 0)
             return fail_key(c, "%s is set by the generated module itself", name);
-    if (strcmp(name, "NVCC_CCBIN") == 0)
-        return fail_key(c, "NVCC_CCBIN is set by the generated module from host_compiler.ccbin; "
-                           "set that instead");
+    if (strcmp(name, "NVCC_CCBIN") == 0 || strcmp(name, "NVCC_PREPEND_FLAGS") == 0 ||
+        strcmp(name, "CUDAHOSTCXX") == 0)
+        return fail_key(c, "the host compiler goes in host_compiler.ccbin, from which the generated "
+                           "module sets NVCC_PREPEND_FLAGS (-ccbin=PATH, read by every nvcc; 11.8 and "
+                           "12.4 ignore NVCC_CCBIN) and CUDAHOSTCXX (CMake)");
     return true;
 }
 
@@ -1042,7 +1044,8 @@ const char *ctk_config_env_refusal(const char *module_name, const char *name, co
     for (i = 0; i < sizeof owned_env / sizeof owned_env[0]; i++)
         if (strcmp(name, owned_env[i]) == 0)
             return "set by the generated module itself";
-    if (strcmp(name, "NVCC_CCBIN") == 0 || (module_name && is_own_version_var(module_name, name)))
+    if (strcmp(name, "NVCC_CCBIN") == 0 || strcmp(name, "NVCC_PREPEND_FLAGS") == 0 ||
+        strcmp(name, "CUDAHOSTCXX") == 0 || (module_name && is_own_version_var(module_name, name)))
         return "set by the generated module itself";
     if (!*value)
         return "an empty value";

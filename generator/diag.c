@@ -107,10 +107,15 @@ const ctk_diag_t ctk_diags[] = {
     { "CTK-BUILD-004", E, "linking the probe failed",
       "read the quoted linker error; check LIBRARY_PATH and the .pc's Libs" },
     { "CTK-HOSTCC-001", E, "nvcc refuses the host compiler: its version is outside this CUDA's range",
-      "load a supported compiler (host_compiler.module) or set host_compiler.ccbin" },
+      "load a supported compiler (host_compiler.module) or set host_compiler.ccbin; when that is set "
+      "already, the message says whether the artifact hands it to nvcc" },
     { "CTK-HOSTCC-002", W,
       "the host compiler is newer than this CUDA release supports, though nvcc accepted it",
       "use a compiler in the supported range for production builds" },
+    { "CTK-HOSTCC-003", W,
+      "the module names a host compiler in a variable this nvcc ignores: nvcc runs another one",
+      "name it in NVCC_PREPEND_FLAGS (-ccbin=PATH), which nvcc 11.8, 12.4 and 13.0 all read (ctkgen "
+      "generate writes that from host_compiler.ccbin); nvcc 11.8 and 12.4 ignore NVCC_CCBIN" },
 
     /* ---- running the probes ---------------------------------------------- */
     { "CTK-RUN-001", E, "the probe did not run to completion",

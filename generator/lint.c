@@ -535,7 +535,8 @@ bool ctk_lint_pc_unused(const char *text, ctk_strlist_t *names, int *lines, ctk_
         const char *nm = pc.items[i].name;
 
         if (!pc.items[i].is_var || used[i] || strcmp(nm, "prefix") == 0 || strcmp(nm, "exec_prefix") == 0 ||
-            strcmp(nm, "pcfiledir") == 0 || n_out >= MAX_UNUSED || ctk_strlist_contains(names, nm))
+            strcmp(nm, "pcfiledir") == 0 || strcmp(nm, "ccbin") == 0 /* --variable=ccbin (render.c) */ ||
+            n_out >= MAX_UNUSED || ctk_strlist_contains(names, nm))
             continue;
         if (!ctk_strlist_push(names, nm, err))
             goto out;

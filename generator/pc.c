@@ -78,6 +78,7 @@ void ctk_pc_result_init(ctk_pc_result_t *r)
         return;
     r->stop = CTK_PC_STOP_NONE;
     r->version = NULL;
+    r->ccbin = NULL;
     ctk_strlist_init(&r->versions);
     ctk_strlist_init(&r->cflags);
     ctk_strlist_init(&r->libs);
@@ -100,6 +101,7 @@ void ctk_pc_result_fini(ctk_pc_result_t *r)
     if (!r)
         return;
     free(r->version);
+    free(r->ccbin);
     ctk_strlist_fini(&r->versions);
     ctk_strlist_fini(&r->cflags);
     ctk_strlist_fini(&r->libs);
@@ -384,6 +386,18 @@ static bool collect_versions(const pkgconf_pkg_t *world, ctk_pc_result_t *out, c
             out->version = ctk_strdup(first->match->version, err);
             if (!out->version)
                 return false;
+        }
+        /* the package's variables are stored expanded */
+        if (first->match) {
+            PKGCONF_FOREACH_LIST_ENTRY(first->match->vars.head, node) {
+                const pkgconf_tuple_t *t = node->data;
+
+                if (t->key && t->value && strcmp(t->key, "ccbin") == 0) {
+                    free(out->ccbin);
+                    if (!(out->ccbin = ctk_strdup(t->value, err)))
+                        return false;
+                }
+            }
         }
     }
     return true;

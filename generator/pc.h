@@ -102,6 +102,8 @@ typedef struct {
 typedef struct {
     ctk_pc_stop_t stop;     /* after a failure: why it stopped */
     char *version;          /* Version: of the first requested package; NULL if it has none */
+    char *ccbin;            /* its variable "ccbin" (the host compiler for nvcc), expanded;
+                             * NULL if it has none */
     ctk_strlist_t versions; /* one per requested package, as --modversion prints them */
     ctk_strlist_t cflags;   /* one entry per argument, unescaped, e.g. "-I/opt/a b" */
     ctk_strlist_t libs;     /* same for --libs: "-L/x", "-lcudart", "-Xlinker", "-rpath=a:b" */

@@ -884,6 +884,10 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
     bput(b, pc, "libs", ctk_lval_str("-lcudart"));
     bput(b, pc, "rpath", ctk_lval_bool(cfg->pc_rpath));
     bput(b, pc, "description", ctk_lval_str(desc));
+    /* for `nvcc -ccbin $(pkg-config --variable=ccbin ...)`: the one
+     * variable no field uses, as prefix is in other .pc files */
+    if (s->conf->host_compiler_ccbin)
+        bput(b, pc, "ccbin", ctk_lval_str(s->conf->host_compiler_ccbin));
     return pc;
 }
 
@@ -1012,8 +1016,11 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     bpush(b, env, pair_val(b, "CUDAToolkit_ROOT", s->root));
     if (vvar)
         bpush(b, env, pair_val(b, vvar, shown));
+    /* CMake's CUDA language takes its host compiler from CUDAHOSTCXX; nvcc
+     * itself from NVCC_PREPEND_FLAGS (the templates), which 11.8, 12.4
+     * and 13.0 all read, where 11.8 and 12.4 ignore NVCC_CCBIN */
     if (c->host_compiler_ccbin)
-        bpush(b, env, pair_val(b, "NVCC_CCBIN", c->host_compiler_ccbin));
+        bpush(b, env, pair_val(b, "CUDAHOSTCXX", c->host_compiler_ccbin));
     for (i = 0; i < cfg->n_env; i++)
         bpush(b, env, pair_val(b, cfg->env[i].name, cfg->env[i].value));
     for (i = 0; i < c->n_env; i++)
@@ -1023,6 +1030,11 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     if (c->host_compiler_module)
         bpush(b, prereq, ctk_lval_str(c->host_compiler_module));
     bput(b, m, "prereq", prereq);
+    /* "-ccbin=PATH", one word: the module prepends it to the user's own
+     * NVCC_PREPEND_FLAGS as a " "-separated path entry, so that unloading
+     * removes that word alone (a user's later -ccbin still wins) */
+    if (c->host_compiler_ccbin)
+        bput(b, m, "ccbin_flag", str_take(ctk_printf(err, "-ccbin=%s", c->host_compiler_ccbin)));
 
     /* Lmod's add_property: the site's, then the SDK's (config.h) */
     for (i = 0; i < n_prop; i++)

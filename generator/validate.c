@@ -334,6 +334,100 @@ static bool addf(ctk_vart_t *a, const char *code, int line, ctk_error_t *err, co
     return ctk_findings_add(&a->findings, code, a->file, line, err, "%s", text);
 }
 
+/* The host compiler NVCC_PREPEND_FLAGS names: its last "-ccbin=X",
+ * "-ccbin X", "--compiler-bindir=X" or "--compiler-bindir X" (nvcc takes
+ * the last), or NULL; caller frees. */
+static char *prepend_ccbin(const char *flags)
+{
+    char *copy = flags ? ctk_strdup(flags, NULL) : NULL, *w, *save = NULL, *got = NULL;
+    bool want = false;
+
+    for (w = copy ? strtok_r(copy, " \t", &save) : NULL; w; w = strtok_r(NULL, " \t", &save)) {
+        const char *v = NULL;
+
+        if (want)
+            v = w;
+        else if (strncmp(w, "-ccbin=", 7) == 0)
+            v = w + 7;
+        else if (strncmp(w, "--compiler-bindir=", 18) == 0)
+            v = w + 18;
+        want = strcmp(w, "-ccbin") == 0 || strcmp(w, "--compiler-bindir") == 0;
+        if (v) {
+            free(got);
+            got = ctk_strdup(v, NULL);
+        }
+    }
+    free(copy);
+    return got;
+}
+
+/* The host compiler that nvcc runs in env, from `nvcc -dryrun`: the
+ * program of its first host preprocessing step ("#$ \"/usr/bin\"/g++-11
+ * ... -E -x c++ ..."), searched on env's PATH when bare; NULL when it
+ * cannot say (caller frees). */
+static char *nvcc_host_compiler(vjob_t *j, const char *nvcc, ctk_env_t *env)
+{
+    const char *argv[] = {nvcc, "-dryrun", "-c", "probe.cu", "-o", "probe_dry.o", NULL};
+    ctk_proc_result_t r;
+    char *got = NULL;
+
+    ctk_proc_result_init(&r);
+    if (run_step(j, argv, env, &r) && ctk_proc_ok(&r)) {
+        const char *text = r.err && strstr(r.err, "#$ ") ? r.err : r.out;
+
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+            const char *end = strchr(l, '\n');
+            size_t n = end ? (size_t)(end - l) : strlen(l);
+            char word[PATH_MAX], *line;
+            size_t k = 0;
+
+            if (strncmp(l, "#$ ", 3) != 0 || !(line = ctk_strndup(l, n, NULL)))
+                continue;
+            if (strstr(line, " -E -x c++ ")) {
+                for (const char *p = line + 3; *p && *p != ' ' && k + 1 < sizeof word; p++)
+                    if (*p != '"')
+                        word[k++] = *p;
+                word[k] = '\0';
+                got = strchr(word, '/') ? ctk_strdup(word, NULL) : ctk_env_which(env, word, NULL);
+            }
+            free(line);
+            if (got)
+                break;
+        }
+    }
+    ctk_proc_result_fini(&r);
+    return got;
+}
+
+/* CTK-HOSTCC-001's advice when the site config names the host compiler
+ * (ccbin): whether the artifact hands it to nvcc, and how. */
+static void ccbin_hint(vjob_t *j, const ctk_vart_t *a, const char *ccbin, int gmax, char *hint, size_t size)
+{
+    char older[64] = "an older one";
+    const ctk_env_t *menv = a->kind == CTK_ART_LMOD ? &j->menv[0] : a->kind == CTK_ART_TCL ? &j->menv[1] : NULL;
+    char *named = NULL;
+    bool handed;
+
+    if (gmax > 0)
+        snprintf(older, sizeof older, "GCC %d or older", gmax);
+    if (a->kind == CTK_ART_PC)
+        handed = j->pc.ccbin && ctk_same_file(j->pc.ccbin, ccbin);
+    else
+        handed = menv && (named = prepend_ccbin(ctk_env_get(menv, "NVCC_PREPEND_FLAGS"))) &&
+                 ctk_same_file(named, ccbin);
+    free(named);
+    if (handed)
+        snprintf(hint, size, "nvcc ran %s, the compiler host_compiler.ccbin names, and refuses it: "
+                 "name %s in host_compiler.ccbin", ccbin, older);
+    else if (a->kind == CTK_ART_PC)
+        snprintf(hint, size, "the .pc has no ccbin variable naming host_compiler.ccbin %s, so nvcc ran its "
+                 "default; run ctkgen generate (it writes ccbin=%s)", ccbin, ccbin);
+    else
+        snprintf(hint, size, "the module does not hand host_compiler.ccbin %s to nvcc, which ran its default "
+                 "(nvcc 11.8 and 12.4 ignore NVCC_CCBIN; every release reads NVCC_PREPEND_FLAGS=-ccbin=%s); "
+                 "run ctkgen generate", ccbin, ccbin);
+}
+
 /* A failed compile or link: the finding that says why. */
 static bool build_failure(vjob_t *j, ctk_vart_t *a, const char *what, const ctk_proc_result_t *r)
 {
@@ -349,10 +443,10 @@ static bool build_failure(vjob_t *j, ctk_vart_t *a, const char *what, const ctk_
                  strstr(text, "-allow-unsupported-compiler"))) {
         int gmax = ctk_facts_gcc_max(j->sdk->version.major, j->sdk->version.minor);
         const char *ccbin = j->sdk->conf->host_compiler_ccbin;
-        char hint[256] = "";
+        char hint[768] = "";
 
         if (ccbin)
-            snprintf(hint, sizeof hint, "use the compiler the site config names: %s", ccbin);
+            ccbin_hint(j, a, ccbin, gmax, hint, sizeof hint);
         else if (gmax > 0) {
             char name[32];
             int v;
@@ -1047,15 +1141,11 @@ static bool trust_findings(vjob_t *j, ctk_art_t k)
 /* ---- builds ---------------------------------------------------------------------------- */
 
 /* The environment the .pc steps run in: the base, no CPATH/LIBRARY_PATH/
- * LD_LIBRARY_PATH (the base has none), plus NVCC_CCBIN when the site
- * config names the host compiler for this SDK. */
+ * LD_LIBRARY_PATH (the base has none).  The host compiler comes from the
+ * .pc's ccbin variable, on nvcc's command line, as a .pc user passes it. */
 static bool pc_env(vjob_t *j, ctk_env_t *env)
 {
-    if (!ctk_env_copy(env, &j->c->base, j->err))
-        return false;
-    if (j->sdk->conf->host_compiler_ccbin)
-        return ctk_env_set(env, "NVCC_CCBIN", j->sdk->conf->host_compiler_ccbin, j->err);
-    return true;
+    return ctk_env_copy(env, &j->c->base, j->err);
 }
 
 /* argv = prefix..., then each flag of list, then suffix...; caller frees the array. */
@@ -1202,13 +1292,20 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
         (j->nvcc_release && !(a->nvcc_release = ctk_strdup(j->nvcc_release, j->err))))
         goto out;
     {
-        const char *pre[] = {s->nvcc, "-c", "probe.cu", NULL};
+        const char *pre[] = {s->nvcc, "-c", "probe.cu", NULL, NULL, NULL};
         const char *post[] = {"-o", "probe.o", NULL};
 
+        if (j->pc.ccbin) {
+            pre[3] = "-ccbin";
+            pre[4] = j->pc.ccbin;
+        }
         if (!run_argv(j, pre, &a->cflags, post, &env, &r))
             goto out;
         if (!ctk_proc_ok(&r)) {
-            ok = build_failure(j, a, "nvcc -c probe.cu $(pkg-config --cflags)", &r);
+            ok = build_failure(j, a,
+                               j->pc.ccbin ? "nvcc -ccbin $(pkg-config --variable=ccbin) -c probe.cu $(pkg-config --cflags)"
+                                           : "nvcc -c probe.cu $(pkg-config --cflags)",
+                               &r);
             goto out;
         }
         if (!(j->probe_o = ctk_path_join(j->dir, "probe.o", j->err)))
@@ -1232,9 +1329,13 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
          * and makes nvcc stop with "Unknown option".  nvcc checks its
          * options before it runs anything, so a dry run answers that in
          * 10 ms; the link itself is proven by the c++ link above. */
-        const char *pre[] = {s->nvcc, "-dryrun", "probe.o", NULL};
+        const char *pre[] = {s->nvcc, "-dryrun", "probe.o", NULL, NULL, NULL};
         const char *post[] = {"-o", "probe_pc_nvcc", NULL};
 
+        if (j->pc.ccbin) {
+            pre[3] = "-ccbin";
+            pre[4] = j->pc.ccbin;
+        }
         ctk_proc_result_fini(&r);
         ctk_proc_result_init(&r);
         if (!run_argv(j, pre, &a->libs, post, &env, &r))
@@ -1329,6 +1430,45 @@ static bool reuse_module_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
     return ok;
 }
 
+/* The module's own nvcc and host compiler, as a user's plain `nvcc` runs
+ * them: which compiler `nvcc -dryrun` runs against the one the module
+ * names (CTK-HOSTCC-003 when the variable naming it is one this nvcc
+ * ignores), and `nvcc -E` (a host preprocessing, ~0.3 s), where nvcc
+ * refuses a host compiler outside its range.  The probe object itself
+ * comes from the .pc build, compiled with the .pc's flags. */
+static bool check_module_nvcc(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
+{
+    const char *cc_var = ctk_env_get(menv, "NVCC_CCBIN"), *var = "NVCC_PREPEND_FLAGS";
+    char *named = prepend_ccbin(ctk_env_get(menv, "NVCC_PREPEND_FLAGS")), *ran = NULL;
+    const char *argv[] = {a->nvcc, "-E", "probe.cu", "-o", "probe_mod.ii", NULL};
+    ctk_proc_result_t r;
+    bool ok = true;
+
+    if (!a->nvcc)
+        goto out;
+    if (!named && cc_var) {
+        named = ctk_strdup(cc_var, NULL);
+        var = "NVCC_CCBIN";
+    }
+    if (named && (ran = nvcc_host_compiler(j, a->nvcc, menv)) && !ctk_same_file(named, ran))
+        ok = addf(a, "CTK-HOSTCC-003", var_line(j, a, var), j->err,
+                  "the module names the host compiler %s in %s, which nvcc%s%s ignores: it runs %s; name it "
+                  "in NVCC_PREPEND_FLAGS (-ccbin=%s), which every nvcc reads",
+                  named, var, a->nvcc_release ? " " : "", a->nvcc_release ? a->nvcc_release : "", ran, named);
+    if (!ok || !j->probe_o)
+        goto out; /* without the .pc's object, build_module compiles with this nvcc itself */
+    ctk_proc_result_init(&r);
+    if (!(ok = run_step(j, argv, menv, &r)))
+        ;
+    else if (!ctk_proc_ok(&r))
+        ok = build_failure(j, a, "nvcc -E probe.cu (the module's nvcc and host compiler)", &r);
+    ctk_proc_result_fini(&r);
+out:
+    free(named);
+    free(ran);
+    return ok;
+}
+
 static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
     const char *tag = ctk_art_name(a->kind);
@@ -1338,6 +1478,8 @@ static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 
     if (a->kind == CTK_ART_TCL && j->same_env && !j->res->art[CTK_ART_LMOD].findings.len)
         return reuse_module_probes(j, a, menv);
+    if (!check_module_nvcc(j, a, menv))
+        return false;
     snprintf(host_exe, sizeof host_exe, "host_%s", tag);
     snprintf(cuda_exe, sizeof cuda_exe, "probe_%s", tag);
     ctk_proc_result_init(&r);

@@ -33,6 +33,16 @@ for _, var in ipairs(ctk.paths) do
     emitln("append_path(", lua_q(var.name), ", \"\")")
   end
 end
+-- The host compiler as one word ("-ccbin=PATH") of the " "-separated
+-- NVCC_PREPEND_FLAGS, ahead of the user's own words: unloading removes that
+-- word alone, and a -ccbin of the user's, later on nvcc's line, wins.
+if ctk.ccbin_flag then
+  if string.find(ctk.ccbin_flag, "%s") then
+    error(string.format("SDK %s: host_compiler/ccbin: the path holds a blank, which would split it "
+      .. "in the \" \"-separated NVCC_PREPEND_FLAGS", ctk.version), 0)
+  end
+  emitln("prepend_path(", lua_q("NVCC_PREPEND_FLAGS"), ", ", lua_q(ctk.ccbin_flag), ", \" \")")
+end
 emitln()
 -- Lmod hands a value to the shell with a backslash before blanks, quotes
 -- and specials, but a newline left bare: the shell would run what follows

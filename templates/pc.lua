@@ -25,6 +25,12 @@ for _, v in ipairs(pc.vars) do
   end
   emitln(v.name, "=", value)
 end
+-- The host compiler nvcc needs, for `nvcc -ccbin $(pkg-config
+-- --variable=ccbin ...)`; no field uses it.
+if pc.ccbin then
+  emitln("ccbin=", pc_q(pc.ccbin, string.format("SDK %s: host_compiler/ccbin (.pc variable ccbin)",
+                                                 ctk.version)))
+end
 
 -- Each Cflags and Libs argument, expanded, must fit what pkgconf keeps of
 -- one argument; pc_q() refuses one that does not (its text is not used).

@@ -37,13 +37,21 @@ for _, var in ipairs(ctk.paths) do
     emitln("append-path ", tcl_q(var.name), " \"\"")
   end
 end
+-- As lmod.lua: one word of the " "-separated NVCC_PREPEND_FLAGS.
+if ctk.ccbin_flag then
+  if string.find(ctk.ccbin_flag, "%s") then
+    error(string.format("SDK %s: host_compiler/ccbin: the path holds a blank, which would split it "
+      .. "in the \" \"-separated NVCC_PREPEND_FLAGS", ctk.version), 0)
+  end
+  emitln("prepend-path -d \" \" ", tcl_q("NVCC_PREPEND_FLAGS"), " ", tcl_q(ctk.ccbin_flag))
+end
 emitln()
 -- Environment Modules hands a value to the shell with a backslash before
 -- blanks, quotes and most specials, but not before a newline (the shell
 -- would run what follows as a command) or '~' (the shell expands it at the
 -- start of the value and after ':'): such values are refused.
 local function env_value(e)
-  local field = e.name == "NVCC_CCBIN" and "host_compiler/ccbin" or "env " .. e.name
+  local field = e.name == "CUDAHOSTCXX" and "host_compiler/ccbin" or "env " .. e.name
   local bad
   if string.find(e.value, "\n", 1, true) then
     bad = "holds a newline, which Environment Modules writes into shell code unescaped "

@@ -53,7 +53,7 @@ fi
 
 # the HPC SDK split layout, with every statement a module can hold: math_libs,
 # cupti, nvvm and NCCL apart from base, a host compiler (prereq and
-# NVCC_CCBIN), aliases and the default in .modulerc.lua, help text and env
+# NVCC_PREPEND_FLAGS), aliases and the default in .modulerc.lua, help text and env
 HPC=$FIX/hpcsdk/Linux_$(uname -m)/25.9
 sed "s|@HPC@|$HPC|g" > "$T/split.json" <<'JSON'
 { "module_name": "cudatoolkit", "family": "cuda", "default": "13",
@@ -68,8 +68,8 @@ JSON
 split=$T/split-out
 check "split: generate exits 0" "$CTKGEN" -q generate -c "$T/split.json" -o "$split"
 sl=$split/lmod/cudatoolkit/13.0-hpcsdk.lua
-check "split: the Lua module holds the prereq, NVCC_CCBIN and the math_libs, CUPTI and NCCL dirs" sh -c \
-    "grep -q 'prereq(\"gcc/13\")' '$sl' && grep -q 'NVCC_CCBIN' '$sl' && grep -q '$HPC/math_libs/13.0/include' '$sl' && \
+check "split: the Lua module holds the prereq, NVCC_PREPEND_FLAGS (ccbin) and the math_libs, CUPTI and NCCL dirs" sh -c \
+    "grep -q 'prereq(\"gcc/13\")' '$sl' && grep -q 'NVCC_PREPEND_FLAGS' '$sl' && grep -q '$HPC/math_libs/13.0/include' '$sl' && \
      grep -q 'extras/CUPTI/lib64' '$sl' && grep -q '$HPC/comm_libs/13.0/nccl/lib' '$sl'"
 if [ -x "$LMOD_SYNTAX" ]; then
     check "split: Lmod's check_module_tree_syntax accepts the tree" \

@@ -13,7 +13,7 @@
 #  2. paths: every line that can name a directory names a toolkit tree
 #     (links into CTK_TEST_CUDA), separate math_libs, cupti and nvvm trees
 #     and a ccbin; after `module load`, CUDA_HOME, PATH, CPATH,
-#     LD_LIBRARY_PATH, LIBRARY_PATH and NVCC_CCBIN are exactly what the paths
+#     LD_LIBRARY_PATH, LIBRARY_PATH and CUDAHOSTCXX are exactly what the paths
 #     give, `module help` and `module whatis` name the path, and pkgconf
 #     gives the paths back from --variable, --cflags and --libs, split the
 #     way pkgconf escapes (never through eval: pkgconf leaves $(...) bare);
@@ -206,7 +206,8 @@ echo "# $ncorpus corpus lines, $((nhelp - ncorpus)) made here; $nvalues env valu
 # ---- 1. values -------------------------------------------------------------------
 V=$T/values
 PCD=$FX/pcd/'$(touch PWNED) ${X} `touch PWNED` [exec touch PWNED] "]] %s \ #'
-CCV=$FX/ccv/'${HOME} a:b $(touch PWNED) [exec touch PWNED] ]=] "'"'"
+# no blank: the module hands ccbin to nvcc as one word of NVCC_PREPEND_FLAGS
+CCV=$FX/ccv/'$HOME:a:b$(id)`id`[pwd]]=]"'"'"
 mkdir -p "$(dirname "$CCV")"
 ln -s /bin/true "$CCV"
 jq -n --slurpfile h "$T/strings.json" --argjson vi "[$(echo $values | tr ' ' ,)]" \
@@ -224,7 +225,7 @@ in_cwd "$CTKGEN" -q generate -c "$T/values.json" -o "$V" >"$T/values-gen.out" 2>
 check "values: generate accepts $nvalues hostile env values and $nhelp help lines (exit $rc)" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || cat "$T/values-gen.out"
 
-names="NVCC_CCBIN PKG_CONFIG_PATH"
+names="CUDAHOSTCXX PKG_CONFIG_PATH"
 for i in $values; do names="$names HS_$i HK_$i"; done
 printf '%s' "$PCD" >"$T/exp-pcd"
 printf '%s' "$CCV" >"$T/exp-ccv"
@@ -253,8 +254,8 @@ for run in lmod tcl lmod/C tcl/C; do
     fi
     check "$sys, LANG=$loc: a hostile pkgconfig_dir is PKG_CONFIG_PATH exactly" \
         same "$T/exp-pcd" "$D/PKG_CONFIG_PATH" "$sys PKG_CONFIG_PATH"
-    check "$sys, LANG=$loc: a hostile ccbin is NVCC_CCBIN exactly" \
-        same "$T/exp-ccv" "$D/NVCC_CCBIN" "$sys NVCC_CCBIN"
+    check "$sys, LANG=$loc: a hostile ccbin is CUDAHOSTCXX exactly" \
+        same "$T/exp-ccv" "$D/CUDAHOSTCXX" "$sys CUDAHOSTCXX"
 done
 
 lmod "$V/lmod" help hostile/values >/dev/null 2>"$T/help-lmod"
@@ -340,7 +341,8 @@ while [ $i -le $n ]; do
     [ -z "$math_inc" ] || [ $i0 -eq $n ] || m=$FX/m/$i0/$rel
     [ -z "$cupti_inc" ] || [ $i0 -eq $n ] || c=$FX/c/$i0/$rel
     v=$FX/v/$i0/$rel
-    cc=$FX/cc/$i0/$rel$tail/g++
+    # no blank in a ccbin (one word of NVCC_PREPEND_FLAGS; refused below)
+    cc=$FX/cc/$i0/$(printf '%s' "$rel$tail" | tr -d ' \t')/g++
     fixture $i0 "$b" "$m" "$c" "$v" "$cc" || { fail "string $i0: cannot build its fixture"; continue; }
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' $i0 "$b" "${m:--}" "${c:--}" "$v" "$cc" >>"$T/sdks.tsv"
     pathsdks="$pathsdks $i0"
@@ -359,7 +361,7 @@ check "paths: generate accepts $npaths toolkits at hostile paths (exit $rc)" [ $
 [ $rc -eq 0 ] || head -c 3000 "$T/paths-gen.out"
 
 pcp=$P/pkgconfig
-vars="CUDA_HOME PATH CPATH LD_LIBRARY_PATH LIBRARY_PATH NVCC_CCBIN"
+vars="CUDA_HOME PATH CPATH LD_LIBRARY_PATH LIBRARY_PATH CUDAHOSTCXX"
 bad_lmod= bad_tcl= bad_pc= bad_help=
 mods=
 tab=$(printf '\t')
@@ -374,7 +376,7 @@ while IFS=$tab read -r i b m c v cc; do
     printf '%s' "$b/include${m:+:$m/include}${c:+:$c/include}" >"$E/CPATH"
     printf '%s' "$b/lib${m:+:$m/lib}${c:+:$c/lib}" >"$E/LD_LIBRARY_PATH"
     cp "$E/LD_LIBRARY_PATH" "$E/LIBRARY_PATH"
-    printf '%s' "$cc" >"$E/NVCC_CCBIN"
+    printf '%s' "$cc" >"$E/CUDAHOSTCXX"
     for sys in lmod tcl; do
         D=$T/got-p$i-$sys
         mkdir -p "$D"
@@ -414,8 +416,8 @@ while IFS=$tab read -r i b m c v cc; do
             { bad_pc="$bad_pc p$i/cublas"; echo "# pkgconf p$i ctk-cublas: $(cat "$E/got-cublas")"; }
     fi
 done <"$T/sdks.tsv"
-check "lmod: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, NVCC_CCBIN exact${bad_lmod:+ (differ:$bad_lmod)}" [ "$npaths" -gt 0 -a -z "$bad_lmod" ]
-check "tcl: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, NVCC_CCBIN exact${bad_tcl:+ (differ:$bad_tcl)}" [ "$npaths" -gt 0 -a -z "$bad_tcl" ]
+check "lmod: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, CUDAHOSTCXX exact${bad_lmod:+ (differ:$bad_lmod)}" [ "$npaths" -gt 0 -a -z "$bad_lmod" ]
+check "tcl: $npaths toolkits at hostile paths: CUDA_HOME, PATH, CPATH, LD_LIBRARY_PATH, LIBRARY_PATH, CUDAHOSTCXX exact${bad_tcl:+ (differ:$bad_tcl)}" [ "$npaths" -gt 0 -a -z "$bad_tcl" ]
 check "pkgconf: $npaths hostile paths come back from --variable, --cflags and --libs${bad_pc:+ (differ:$bad_pc)}" [ "$npaths" -gt 0 -a -z "$bad_pc" ]
 
 # help names each toolkit's path on a line of its own
@@ -530,6 +532,10 @@ line" | jq -Rs . >"$T/t.json"
 jq -n --arg base "$CUDA" --slurpfile v "$T/t.json" \
     '{sdks: [{version: "13.0", name: "r", base: $base, host_compiler: {ccbin: $v[0]}}]}' >"$T/cc-nl.json"
 check "refused: a newline in ccbin" refused cc-nl "$T/cc-nl.json" /sdks/0/host_compiler/ccbin newline
+mkdir -p "$FX/cc blank" && cp /bin/true "$FX/cc blank/g++"
+jq -n --arg base "$CUDA" --arg cc "$FX/cc blank/g++" \
+    '{sdks: [{version: "13.0", name: "r", base: $base, host_compiler: {ccbin: $cc}}]}' >"$T/cc-blank.json"
+check "refused: a blank in ccbin (it would split in NVCC_PREPEND_FLAGS)" refused cc-blank "$T/cc-blank.json" "SDK r" host_compiler/ccbin blank
 
 # values the shell would read back wrong through the module systems
 for var in HS HK; do

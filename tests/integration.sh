@@ -47,8 +47,8 @@ extra_of() {
 first_of() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | cut -d: -f1; }
 
 # The variables compared between the two systems: lib.sh's, plus the ones
-# only modules set (<MODULE_NAME>_VERSION, NVCC_CCBIN).
-IVARS="$VARS CUDATOOLKIT_VERSION NVCC_CCBIN"
+# only modules set (<MODULE_NAME>_VERSION, CUDAHOSTCXX).
+IVARS="$VARS CUDATOOLKIT_VERSION CUDAHOSTCXX"
 print_ivars='for v in '"$IVARS"'; do eval "printf \"%s=%s\\n\" \$v \"\${$v-<unset>}\""; done'
 
 for L in $layouts; do
@@ -367,7 +367,7 @@ kept() { case :$1: in *::*) [ "$(printf %s "$1" | tr : '\n' | grep -v '^$')" = /
 for sys in lmod tcl; do
     for name in 13.0 13.0-hpc; do
         pre= vars=$MODVARS
-        [ "$name" = 13.0-hpc ] && pre="module load gcc/13 &&" vars="$MODVARS NVCC_CCBIN SITE_SDK"
+        [ "$name" = 13.0-hpc ] && pre="module load gcc/13 &&" vars="$MODVARS CUDAHOSTCXX SITE_SDK"
         for state in bare preset; do
             w=$T/unload/$sys-$name-$state
             mkdir -p "$w"
@@ -384,8 +384,8 @@ for sys in lmod tcl; do
             else
                 fail "$c: 'module unload' left the environment changed"; cat "$w/log"; diff "$w/e_pre" "$w/e_unloaded"
             fi
-            check "$c: CUDA_HOME, CUDA_PATH, CUDAToolkit_ROOT, CUDATOOLKIT_VERSION, NVCC_CCBIN are unset after the unload" \
-                sh -c "[ -s '$w/e_unloaded' ] && ! grep -Eq '^(CUDA_HOME|CUDA_PATH|CUDAToolkit_ROOT|CUDATOOLKIT_VERSION|NVCC_CCBIN)=' '$w/e_unloaded'"
+            check "$c: CUDA_HOME, CUDA_PATH, CUDAToolkit_ROOT, CUDATOOLKIT_VERSION, CUDAHOSTCXX are unset after the unload" \
+                sh -c "[ -s '$w/e_unloaded' ] && ! grep -Eq '^(CUDA_HOME|CUDA_PATH|CUDAToolkit_ROOT|CUDATOOLKIT_VERSION|CUDAHOSTCXX)=' '$w/e_unloaded'"
             if [ -s "$w/e_init" ] && cmp -s "$w/e_init" "$w/e_purged"; then
                 pass "$c: 'module purge' gives back the environment exactly"
             else
@@ -460,7 +460,7 @@ for sys in lmod tcl; do
         [ "$v" = "13.0.0|<unset>" ]
 done
 
-# -- 5c. the host compiler of 13.0-hpc: prereq("gcc/13") and NVCC_CCBIN.
+# -- 5c. the host compiler of 13.0-hpc: prereq("gcc/13") and CUDAHOSTCXX.
 # docs/site-config.md: "loading the CUDA module without it loaded fails with
 # a message that says which to load first".
 printf '__global__ void k(void) {}\n' > "$T/k.cu"
@@ -511,8 +511,8 @@ check "tcl (default config): 13.0-hpc is refused or comes after gcc/13 (loaded: 
 for sys in lmod tcl; do
     rm -f "$U/ccbin.log"
     v=$(in_modules "$sys" "$U/out/$sys:$(gcc_mp $sys)" "module load gcc/13 && module load cudatoolkit/13.0-hpc &&
-        echo \"\$LOADEDMODULES|\${FAKE_GCC-}|\${NVCC_CCBIN-<unset>}\" && cd '$T' && nvcc -c k.cu -o k_$sys.o" 2>"$T/ccbin.$sys.log")
-    check "$sys: with gcc/13 loaded first, 13.0-hpc loads and sets NVCC_CCBIN to host_compiler.ccbin" \
+        echo \"\$LOADEDMODULES|\${FAKE_GCC-}|\${CUDAHOSTCXX-<unset>}\" && cd '$T' && nvcc -c k.cu -o k_$sys.o" 2>"$T/ccbin.$sys.log")
+    check "$sys: with gcc/13 loaded first, 13.0-hpc loads and sets CUDAHOSTCXX to host_compiler.ccbin" \
         [ "$v" = "gcc/13:cudatoolkit/13.0-hpc|13|$U/ccbin/g++" ]
     check "$sys: nvcc from the module compiles with the configured host compiler" sh -c "[ -s '$U/ccbin.log' ] && [ -s '$T/k_$sys.o' ]"
 done

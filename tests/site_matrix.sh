@@ -11,11 +11,6 @@
 # What works today is checked; what fails today for a reason issue 15
 # records is a known failure (lib.sh: known), printed as "# KNOWN: ..." and
 # not counted as a failure, until it passes:
-#   - 11.8: host_compiler.ccbin sets NVCC_CCBIN, which nvcc 11.8 ignores:
-#     plain nvcc under the module, and validate (CTK-HOSTCC-001) on all
-#     three artifacts, fail with "unsupported GNU version"
-#   - 12.4: nvcc 12.4 ignores NVCC_CCBIN too (its host compiler, gcc 12, is
-#     accepted, so nothing fails unless a site names another)
 #   - 13.5 wheel tree: only libcudart.so.13, no libcudart.so: -lcudart from
 #     the .pc does not take the tree's library at link time (a system
 #     copy, or nothing), and validate does not notice
@@ -66,8 +61,11 @@ while read -r n v from; do
     check "generate: cudatoolkit/$n has an Lmod module, a Tcl module and ctk-$n.pc" \
         test -s "$OUT/lmod/cudatoolkit/$n.lua" -a -s "$OUT/tcl/cudatoolkit/$n" -a -s "$OUT/pkgconfig/ctk-$n.pc"
 done <"$T/sdks"
-check "11.8's module names its host compiler (host_compiler.ccbin)" \
-    grep -q 'NVCC_CCBIN.*/usr/bin/g++-11' "$OUT/lmod/cudatoolkit/11.8.lua"
+check "11.8's modules hand nvcc its host compiler in NVCC_PREPEND_FLAGS (host_compiler.ccbin)" sh -c \
+    "grep -qF 'prepend_path(\"NVCC_PREPEND_FLAGS\", \"-ccbin=/usr/bin/g++-11\", \" \")' '$OUT/lmod/cudatoolkit/11.8.lua' &&
+     grep -qF 'prepend-path -d \" \" \"NVCC_PREPEND_FLAGS\" \"-ccbin=/usr/bin/g++-11\"' '$OUT/tcl/cudatoolkit/11.8'"
+check "11.8's .pc carries its host compiler (ccbin=/usr/bin/g++-11)" \
+    same_text "$(PKG_CONFIG_PATH=$OUT/pkgconfig pkg-config --variable=ccbin ctk-11.8)" /usr/bin/g++-11
 
 # ---- validate ------------------------------------------------------------------------
 rc=0
@@ -98,11 +96,8 @@ for n in 13.0 12.4 13.5 13.0-hpcsdk25.9; do
     check "validate: cudatoolkit/$n: lmod, tcl and pc all fine ($( [ $GPU = yes ] && echo pass || echo 'skip: no GPU'))" fine "$n"
     check "validate: cudatoolkit/$n: the probes loaded the toolkit's own libcudart" own_cudart "$n"
 done
-hostcc=$(jq -r '[.sdks[] | select(.module == "cudatoolkit/11.8") | .artifacts[].findings[] | select(.code == "CTK-HOSTCC-001")] | length' "$T/val.json")
-known "validate: cudatoolkit/11.8 is fine (today lmod, tcl and pc fail CTK-HOSTCC-001 in $hostcc findings: 'nvcc refuses the host compiler ... unsupported GNU version! gcc versions later than 11 are not supported!', because nvcc 11.8 ignores the NVCC_CCBIN the module sets)" \
-    fine 11.8
-check "validate: cudatoolkit/11.8 fails for the host compiler alone" \
-    same_text "$(jq -r '[.sdks[] | select(.module == "cudatoolkit/11.8") | .artifacts[].findings[] | select(.severity == "error") | .code] | unique | join(" ")' "$T/val.json")" CTK-HOSTCC-001
+check "validate: cudatoolkit/11.8: lmod, tcl and pc all fine ($( [ $GPU = yes ] && echo pass || echo 'skip: no GPU'))" fine 11.8
+check "validate: cudatoolkit/11.8: the probes loaded the toolkit's own libcudart" own_cudart 11.8
 
 # ---- the modules as users load them -------------------------------------------------
 cat >"$T/t.cu" <<'EOF'
@@ -129,18 +124,61 @@ for n in 13.0 12.4 11.8 13.5 13.0-hpcsdk25.9; do
     rel=$(grep "^$n " "$T/sdks" | cut -d' ' -f2 | cut -d. -f1-2)
     check "lmod: cudatoolkit/$n: the nvcc on PATH is its own, release $rel" nvcc_is "$n" "$rel"
 done
-for n in 13.0 12.4 13.5 13.0-hpcsdk25.9; do
+for n in 13.0 12.4 11.8 13.5 13.0-hpcsdk25.9; do
     check "lmod: cudatoolkit/$n: plain nvcc compiles and links a CUDA program" builds "$n"
 done
-known "lmod: cudatoolkit/11.8: plain nvcc compiles and links a CUDA program (today: 'unsupported GNU version! gcc versions later than 11 are not supported!': nvcc 11.8 ignores NVCC_CCBIN=/usr/bin/g++-11)" \
-    builds 11.8
 # honours_ccbin NAME: with NVCC_CCBIN=/usr/bin/g++-11, NAME's nvcc runs g++-11
 honours_ccbin() {
-    under_lmod "$1" "NVCC_CCBIN=/usr/bin/g++-11 nvcc -dryrun -c t.cu" 2>&1 | grep -q 'g++-11'
+    under_lmod "$1" "unset NVCC_PREPEND_FLAGS; NVCC_CCBIN=/usr/bin/g++-11 nvcc -dryrun -c t.cu" 2>&1 | grep -q 'g++-11'
 }
+# why the modules name the host compiler in NVCC_PREPEND_FLAGS, not NVCC_CCBIN
 check "cudatoolkit/13.0's nvcc honours NVCC_CCBIN" honours_ccbin 13.0
-known "cudatoolkit/12.4's nvcc honours NVCC_CCBIN (today nvcc 12.4 ignores it and runs gcc from PATH)" honours_ccbin 12.4
-known "cudatoolkit/11.8's nvcc honours NVCC_CCBIN (today nvcc 11.8 ignores it and runs gcc from PATH)" honours_ccbin 11.8
+ignores_ccbin() { ! honours_ccbin "$1"; }
+check "cudatoolkit/12.4's nvcc ignores NVCC_CCBIN (runs gcc from PATH)" ignores_ccbin 12.4
+check "cudatoolkit/11.8's nvcc ignores NVCC_CCBIN (runs gcc from PATH)" ignores_ccbin 11.8
+# runs_gxx11 SYS: under SYS's module 11.8, plain nvcc runs g++-11 (nvcc -dryrun)
+runs_gxx11() {
+    load_and_run "$1" "$OUT/$1" cudatoolkit/11.8 "cd '$T' && nvcc -dryrun -c t.cu" 2>&1 | grep -q '"/usr/bin"/g++-11 .*-E -x c++'
+}
+check "lmod: cudatoolkit/11.8: plain nvcc runs g++-11 (host_compiler.ccbin)" runs_gxx11 lmod
+check "tcl: cudatoolkit/11.8: plain nvcc runs g++-11 (host_compiler.ccbin)" runs_gxx11 tcl
+check "tcl: cudatoolkit/11.8: plain nvcc compiles and links a CUDA program" \
+    load_and_run tcl "$OUT/tcl" cudatoolkit/11.8 "cd '$T' && nvcc t.cu -o t-11.8-tcl"
+
+# keeps_user_flags SYS: a user's own NVCC_PREPEND_FLAGS (with a -ccbin of
+# theirs) survives load and comes back exactly on unload; the module's
+# -ccbin word goes first, so the user's, later, still wins
+keeps_user_flags() {
+    mine='-O2 -ccbin=/usr/bin/g++-12 -lineinfo'
+    got=$(in_modules "$1" "$OUT/$1" 'printf "%s|" "$NVCC_PREPEND_FLAGS"; module load cudatoolkit/11.8; printf "%s|%s|" "$NVCC_PREPEND_FLAGS" "$CUDAHOSTCXX"; module unload cudatoolkit/11.8; printf "%s|%s" "${NVCC_PREPEND_FLAGS-unset}" "${CUDAHOSTCXX-unset}"' NVCC_PREPEND_FLAGS="$mine" 2>"$T/keep.err")
+    same_text "$got" "$mine|-ccbin=/usr/bin/g++-11 $mine|/usr/bin/g++-11|$mine|unset" || { echo "# $1: $got"; sed 's/^/# /' "$T/keep.err"; return 1; }
+}
+# leaves_none SYS: with no NVCC_PREPEND_FLAGS before, none after the unload
+leaves_none() {
+    got=$(in_modules "$1" "$OUT/$1" 'module load cudatoolkit/11.8; printf "%s|" "$NVCC_PREPEND_FLAGS"; module unload cudatoolkit/11.8; printf "%s" "${NVCC_PREPEND_FLAGS-unset}"' 2>/dev/null)
+    same_text "$got" "-ccbin=/usr/bin/g++-11|unset" || { echo "# $1: $got"; return 1; }
+}
+for sys in lmod tcl; do
+    check "$sys: cudatoolkit/11.8: unload restores the user's own NVCC_PREPEND_FLAGS exactly" keeps_user_flags $sys
+    check "$sys: cudatoolkit/11.8: unload leaves no NVCC_PREPEND_FLAGS where the user had none" leaves_none $sys
+done
+
+# ---- CMake's CUDA language under the module (CUDAHOSTCXX) ---------------------------
+if command -v cmake >/dev/null 2>&1; then
+    mkdir -p "$T/cm"
+    cp "$T/t.cu" "$T/cm/t.cu"
+    printf 'cmake_minimum_required(VERSION 3.18)\nproject(t LANGUAGES CXX CUDA)\nadd_executable(t t.cu)\n' >"$T/cm/CMakeLists.txt"
+    # cmake_cuda SYS NAME: configure and build the CUDA project under SYS's module NAME
+    cmake_cuda() {
+        load_and_run "$1" "$OUT/$1" "cudatoolkit/$2" "cmake -S '$T/cm' -B '$T/cm/b-$1-$2' >'$T/cm/$1-$2.log' 2>&1 && cmake --build '$T/cm/b-$1-$2' >>'$T/cm/$1-$2.log' 2>&1 && grep -q 'set(CMAKE_CUDA_HOST_COMPILER \"/usr/bin/g++-11\")' '$T/cm/b-$1-$2'/CMakeFiles/*/CMakeCUDACompiler.cmake" ||
+            { grep -m 3 -E 'error|Error|unsupported' "$T/cm/$1-$2.log" | sed 's/^/# /'; return 1; }
+    }
+    for sys in lmod tcl; do
+        check "$sys: cudatoolkit/11.8: CMake's CUDA language builds, with g++-11 as host compiler (CUDAHOSTCXX)" cmake_cuda $sys 11.8
+    done
+else
+    echo "# cmake not installed: CMake's CUDA language not tried"
+fi
 
 # ---- the .pc alone: which libcudart the linker takes --------------------------------
 # pc_links_own NAME: cc with `pkg-config --cflags --libs ctk-NAME` links,
@@ -155,6 +193,9 @@ pc_links_own() {
 for n in 13.0 12.4 11.8 13.0-hpcsdk25.9; do
     check "pc: ctk-$n links the toolkit's own libcudart" pc_links_own "$n"
 done
+# the .pc user's nvcc line: -ccbin from the ccbin variable
+check "pc: nvcc 11.8 -ccbin \$(pkg-config --variable=ccbin ctk-11.8) compiles with the .pc's flags" sh -c \
+    "cd '$T' && $CLEAN_ENV '$(root_of 11.8)/bin/nvcc' -ccbin \"\$(PKG_CONFIG_PATH='$OUT/pkgconfig' pkg-config --variable=ccbin ctk-11.8)\" \$(PKG_CONFIG_PATH='$OUT/pkgconfig' pkg-config --cflags ctk-11.8) -c t.cu -o t-pc-11.8.o"
 known "pc: ctk-13.5 links the toolkit's own libcudart (today the wheel tree has only libcudart.so.13, so -lcudart takes another copy or none)" \
     pc_links_own 13.5
 

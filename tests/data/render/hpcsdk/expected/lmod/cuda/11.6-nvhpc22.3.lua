@@ -27,11 +27,12 @@ prepend_path("LD_LIBRARY_PATH", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6
 prepend_path("LD_LIBRARY_PATH", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/math_libs/11.6/lib64")
 prepend_path("LD_LIBRARY_PATH", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6/targets/x86_64-linux/lib")
 prepend_path("PKG_CONFIG_PATH", "/apps/modules/cuda/pkgconfig")
+prepend_path("NVCC_PREPEND_FLAGS", "-ccbin=/usr/bin/gcc-11", " ")
 
 setenv("CUDA_HOME", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6")
 setenv("CUDA_PATH", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6")
 setenv("CUDAToolkit_ROOT", "/opt/nvidia/hpc_sdk/Linux_x86_64/22.3/cuda/11.6")
 setenv("CUDA_VERSION", "11.6.2")
-setenv("NVCC_CCBIN", "/usr/bin/gcc-11")
+setenv("CUDAHOSTCXX", "/usr/bin/gcc-11")
 setenv("PE_PKGCONFIG_LIBS", "ctk-11.6")
 setenv("CRAY_CUDATOOLKIT_VERSION", "11.6.2_3.14")
