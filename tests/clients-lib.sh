@@ -110,19 +110,19 @@ unchecked() { echo "# not checked: $1 ($2)"; }
 
 # the reasons issue 15 records, as a client meets them
 WHY_WHEEL="the 13.5 wheel tree has only versioned libraries (libcudart.so.13, libcublas.so.13, ...): -lcudart and find_library take another toolkit's copy (here /usr/local/lib*, CUDA 13.0's) or none"
-WHY_CCBIN="nvcc 11.8 ignores the NVCC_CCBIN=/usr/bin/g++-11 the module sets and refuses gcc 12: 'unsupported GNU version! gcc versions later than 11 are not supported!'"
-WHY_CCBIN_PC="the .pc carries no host compiler, and nvcc 11.8 refuses gcc 12: 'unsupported GNU version!'"
+WHY_CCBIN_PC="with no module, nothing hands CMake or Meson the .pc's ccbin (g++-11; CUDAHOSTCXX is the module's), and nvcc 11.8 refuses gcc 12: 'unsupported GNU version!'"
 WHY_SPLIT="FindCUDAToolkit searches the system's directories before the HPC SDK's math_libs: CUDA::cublas and CUDA::cublasLt are /usr/local/lib64's (CUDA 13.0's system copy), not math_libs/13.0's"
 
 # check_version TAG NAME RUN PROG WHY: PROG, run through RUN, prints
 # "cudart <cudaRuntimeGetVersion>" and that is NAME's release.  CUDA 11's
 # runtime asks the driver even for its own version: where no driver is
-# (no GPU here), its cudaErrorInsufficientDriver (35) is said, not passed.
+# (no GPU here), its cudaErrorInsufficientDriver (35), or a program that
+# then prints nothing, is said, not passed.
 if [ -e /proc/driver/nvidia/version ]; then CL_GPU=yes; else CL_GPU=no; fi
 check_version() {
     cv_got=$($3 "$4" 2>&1)
     case $CL_GPU:$2:$cv_got in
-        no:11.*:*"error 35"*)
+        no:11.*:*"error 35"*|no:11.*:*": 35"|no:11.*:)
             unchecked "$1: the program reports cudart $(expect_rt "$2")" "no GPU driver here: CUDA 11's cudaRuntimeGetVersion answers cudaErrorInsufficientDriver without one"
             return 0 ;;
     esac

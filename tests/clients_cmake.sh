@@ -28,7 +28,6 @@ echo "# $(cmake --version | head -n 1)"
 why() {
     case $1:$2:$3:$4 in
         11.8:pc:*) echo "$WHY_CCBIN_PC" ;;
-        11.8:*) echo "$WHY_CCBIN" ;;
         13.5:*:*:build) ;;
         13.5:*:*:resolved|13.5:*:*:link) echo "$WHY_WHEEL" ;;
         13.5:pc:fp:*) echo "$WHY_WHEEL (with no LD_LIBRARY_PATH, CMake's run path leads there too)" ;;
