@@ -1,5 +1,6 @@
 /* sdk.c - the SDK model: versions, verified directories, decisions. SPDX-License-Identifier: MIT */
 #include <ctkconf.h>
+#include <ctype.h>
 
 #include "sdk.h"
 #include "trust.h"
@@ -971,6 +972,123 @@ static bool find_libs(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_err
     return true;
 }
 
+/* What -l and FindCUDAToolkit link by name (CMake's FindCUDAToolkit.cmake:
+ * cudart, cuda_driver's stub aside, the math libraries, NPP, nvJPEG,
+ * CUPTI, NVRTC, nvJitLink, NVTX, nvml's stub aside), for the toolkit to
+ * ship as lib<name>.so.<N> alone. */
+static const char *const link_names[] = {
+    "cudart", "cublas", "cublasLt", "nvblas", "cufft", "cufftw", "curand", "cusolver",
+    "cusolverMg", "cusparse", "nvrtc", "nvJitLink", "nvfatbin", "nvvm", "cupti", "nvToolsExt",
+    "nvjpeg", "cufile", "cufile_rdma", "nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig",
+    "nppim", "nppist", "nppisu", "nppitc", "npps",
+};
+
+const char *ctk_sdk_link_name(size_t i)
+{
+    return i < sizeof link_names / sizeof link_names[0] ? link_names[i] : NULL;
+}
+
+/* Number of the dot-separated components of a version suffix "13" or
+ * "13.0.96", 0 when it is not all digits and dots. */
+static int version_parts(const char *v)
+{
+    int n = 1;
+
+    if (!isdigit((unsigned char)*v))
+        return 0;
+    for (; *v; v++) {
+        if (*v == '.') {
+            if (!isdigit((unsigned char)v[1]))
+                return 0;
+            n++;
+        } else if (!isdigit((unsigned char)*v)) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+/* In dir: 1 when lib<name>.so is a file (after links), 2 when only
+ * versioned files lib<name>.so.<N...> are (*best: the one with the fewest
+ * version parts, its soname's form, the highest of those; caller frees),
+ * 0 when neither, -1 on allocation failure. */
+static int versioned_in(const char *dir, const char *name, char **best, ctk_error_t *err)
+{
+    DIR *d;
+    struct dirent *e;
+    size_t nl = strlen(name);
+    char pick[256] = "";
+    int pick_parts = 0, rc = 0, dfd;
+
+    *best = NULL;
+    if (!(d = opendir(dir)))
+        return 0;
+    dfd = dirfd(d);
+    while (rc != 1 && (e = readdir(d))) {
+        const char *n = e->d_name, *v;
+        struct stat st;
+        int parts = 0;
+
+        if (strncmp(n, "lib", 3) != 0 || strncmp(n + 3, name, nl) != 0 ||
+            strncmp(n + 3 + nl, ".so", 3) != 0)
+            continue;
+        v = n + 6 + nl;
+        if (*v != '\0' && (*v != '.' || !(parts = version_parts(v + 1))))
+            continue;
+        if (fstatat(dfd, n, &st, 0) != 0 || !S_ISREG(st.st_mode) || strlen(n) >= sizeof pick)
+            continue;
+        if (*v == '\0') {
+            rc = 1;
+        } else if (!pick[0] || parts < pick_parts ||
+                   (parts == pick_parts && strverscmp(n, pick) > 0)) {
+            snprintf(pick, sizeof pick, "%s", n);
+            pick_parts = parts;
+        }
+    }
+    closedir(d);
+    if (rc == 0 && pick[0]) {
+        if (!(*best = ctk_path_join(dir, pick, err)))
+            return -1;
+        rc = 2;
+    }
+    return rc;
+}
+
+/* The libraries of link_names found in the first of the SDK's lib dirs
+ * that holds them under versioned names alone. */
+static bool find_versioned(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_error_t *err)
+{
+    size_t t, i;
+
+    for (t = 0; t < sizeof link_names / sizeof link_names[0]; t++) {
+        int r = 0;
+
+        for (i = 0; i < n && r == 0; i++) {
+            ctk_sdk_versioned_t *v;
+            char *file = NULL;
+
+            if (!lib_dir_usable(dirs[i]))
+                continue;
+            r = versioned_in(dirs[i], link_names[t], &file, err);
+            if (r < 0)
+                return false;
+            if (r != 2)
+                continue;
+            v = realloc(sdk->versioned, (sdk->n_versioned + 1) * sizeof *v);
+            if (!v) {
+                free(file);
+                ctk_error_nomem(err);
+                return false;
+            }
+            sdk->versioned = v;
+            v[sdk->n_versioned].name = link_names[t];
+            v[sdk->n_versioned].file = file;
+            sdk->n_versioned++;
+        }
+    }
+    return true;
+}
+
 /* ---- the record --------------------------------------------------------------------- */
 
 static char *join(const char *a, const char *b, ctk_error_t *err)
@@ -1271,7 +1389,7 @@ static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
     return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 7, err) &&
            build_list(&sdk->ld_library_path, libs, 6, err) &&
            build_list(&sdk->library_path, libs, 6, err) && build_list(&sdk->manpath, man, 1, err) &&
-           find_libs(sdk, libs, 6, err);
+           find_libs(sdk, libs, 6, err) && find_versioned(sdk, libs, 6, err);
 }
 
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err)
@@ -1453,5 +1571,8 @@ void ctk_sdk_free(ctk_sdk_t *sdk)
         free(sdk->libs[i].link);
     }
     free(sdk->libs);
+    for (i = 0; i < sdk->n_versioned; i++)
+        free(sdk->versioned[i].file);
+    free(sdk->versioned);
     free(sdk);
 }

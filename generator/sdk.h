@@ -84,6 +84,20 @@ typedef struct {
     char *link;         /* "-lcublas -lcublasLt" style list, space separated */
 } ctk_sdk_lib_t;
 
+/* A library the toolkit ships under its versioned names alone (NVIDIA's
+ * CUDA 13 wheels: libcudart.so.13, no libcudart.so), so that -lcudart
+ * finds no copy of the toolkit's own.  generate writes lib<name>.so into
+ * a directory of OUT it manages (render.c: a linker input script naming
+ * file), which the modules and the .pc put first on the link search. */
+typedef struct {
+    const char *name;   /* "cudart": what -l names (static string) */
+    char *file;         /* the toolkit's lib<name>.so.<N>, as found in its lib dir */
+} ctk_sdk_versioned_t;
+
+/* The libraries -l or CMake's FindCUDAToolkit link by name and ctkgen
+ * provides the unversioned name of, by index; NULL past the last. */
+const char *ctk_sdk_link_name(size_t i);
+
 typedef struct {
     const ctk_sdk_conf_t *conf; /* borrowed; must outlive the record */
     char *module_version;       /* conf->module_version, else conf->version */
@@ -115,6 +129,9 @@ typedef struct {
 
     ctk_sdk_lib_t *libs;           /* libraries found, in a fixed order */
     size_t n_libs;
+    ctk_sdk_versioned_t *versioned; /* libraries without their unversioned name, in
+                                       ctk_sdk_link_name() order; none in a runfile tree */
+    size_t n_versioned;
 } ctk_sdk_t;
 
 /* Is dir one of the system directories above (by spelling or resolved path)? */

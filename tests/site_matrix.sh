@@ -16,9 +16,6 @@
 #     three artifacts, fail with "unsupported GNU version"
 #   - 12.4: nvcc 12.4 ignores NVCC_CCBIN too (its host compiler, gcc 12, is
 #     accepted, so nothing fails unless a site names another)
-#   - 13.5 wheel tree: only libcudart.so.13, no libcudart.so: -lcudart from
-#     the .pc does not take the tree's library at link time (a system
-#     copy, or nothing), and validate does not notice
 . "$(dirname "$0")/lib.sh"
 need_cuda
 need_em
@@ -149,13 +146,73 @@ pc_links_own() {
     flags=$(PKG_CONFIG_PATH=$OUT/pkgconfig pkg-config --cflags --libs "ctk-$1") || return 1
     # shellcheck disable=SC2086
     $CLEAN_ENV cc -o "$T/p-$1" "$T/p.c" $flags -Wl,--trace >"$T/l.log" 2>&1 || { sed -n '1,3s/^/# /p' "$T/l.log"; return 1; }
-    lib=$(grep -o '[^ (]*libcudart[^ )]*' "$T/l.log" | head -n 1)
+    # the last: a script of OUT/lib comes before the library it names
+    lib=$(grep -o '[^ (]*libcudart[^ )]*' "$T/l.log" | tail -n 1)
     case $(readlink -f "$lib") in "$(readlink -f "$(root_of "$1")")"/*) ;; *) echo "# $1: the linker took ${lib:-no libcudart}"; return 1 ;; esac
 }
-for n in 13.0 12.4 11.8 13.0-hpcsdk25.9; do
+for n in 13.0 12.4 11.8 13.5 13.0-hpcsdk25.9; do
     check "pc: ctk-$n links the toolkit's own libcudart" pc_links_own "$n"
 done
-known "pc: ctk-13.5 links the toolkit's own libcudart (today the wheel tree has only libcudart.so.13, so -lcudart takes another copy or none)" \
-    pc_links_own 13.5
+# the wheel tree has libcudart.so.13 alone: generate wrote OUT/lib/ctk-13.5/
+# (ld input scripts naming the tree's versioned files)
+check "generate: OUT/lib/ctk-13.5/libcudart.so names the wheel tree's libcudart.so.13" \
+    grep -qF "INPUT(\"$(root_of 13.5)/lib/libcudart.so.13\")" "$OUT/lib/ctk-13.5/libcudart.so"
+check "generate: no link dir for a toolkit that has its unversioned names" \
+    test ! -e "$OUT/lib/ctk-13.0" -a ! -e "$OUT/lib/ctk-12.4" -a ! -e "$OUT/lib/ctk-13.0-hpcsdk25.9"
+# lmod_links_own NAME: plain cc -lcudart under the module (LIBRARY_PATH alone)
+# takes NAME's own libcudart
+lmod_links_own() {
+    under_lmod "$1" "cc -o p-lmod-$1 p.c -lcudart -Wl,--trace" >"$T/l.log" 2>&1 || { sed -n '1,3s/^/# /p' "$T/l.log"; return 1; }
+    lib=$(grep -o '[^ (]*libcudart\.so[^ )]*' "$T/l.log" | tail -n 1)
+    case $(readlink -f "$lib") in "$(readlink -f "$(root_of "$1")")"/*) ;; *) echo "# $1: the linker took ${lib:-no libcudart}"; return 1 ;; esac
+}
+check "lmod: cudatoolkit/13.5: cc -lcudart takes the wheel tree's libcudart.so.13" lmod_links_own 13.5
+
+# ---- CMake's FindCUDAToolkit under the module ----------------------------------------
+if command -v cmake >/dev/null 2>&1; then
+    mkdir -p "$T/cm"
+    cat >"$T/cm/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.18)
+project(ctkfind LANGUAGES C)
+find_package(CUDAToolkit REQUIRED)
+foreach(t cudart cublas cupti)
+  if(TARGET CUDA::${t})
+    get_target_property(loc CUDA::${t} IMPORTED_LOCATION)
+    message(STATUS "CTKLIB ${t} ${loc}")
+  endif()
+endforeach()
+CMAKE
+    # cmake_run NAME: configure that project under the Lmod module NAME
+    cmake_run() { rm -rf "$T/cm/b-$1"; under_lmod "$1" "cmake -S cm -B cm/b-$1" >"$T/cm-$1.log" 2>&1; }
+    # cmake_lib NAME LIB: the file CUDA::LIB is, or the one the ld script of OUT/lib it is names
+    cmake_lib() {
+        f=$(sed -n "s/^-- CTKLIB $2 //p" "$T/cm-$1.log")
+        [ -n "$f" ] || return 1
+        case $f in "$OUT"/lib/*) f=$(sed -n 's/^INPUT("\(.*\)")$/\1/p' "$f") ;; esac
+        # the dir resolved, the file not: the split tree's large files link to CUDA_ROOT's
+        echo "$(readlink -f "$(dirname "$f")")/$(basename "$f")"
+    }
+    # cmake_own NAME LIB DIR: CUDA::LIB is (or names) a file under DIR
+    cmake_own() {
+        got=$(cmake_lib "$1" "$2") || { echo "# $1: no CUDA::$2"; grep -E 'Error|missing' "$T/cm-$1.log" | sed 's/^/# /'; return 1; }
+        case $got in "$(readlink -f "$3")"/*) ;; *) echo "# $1: CUDA::$2 is $got"; return 1 ;; esac
+    }
+    H=$(jq -r '.sdks[] | select(.name == "13.0-hpcsdk25.9") | .math_libs' "$S")
+    for n in 13.5 13.0-hpcsdk25.9; do
+        check "cmake: cudatoolkit/$n: find_package(CUDAToolkit) succeeds under the module" cmake_run "$n"
+    done
+    check "cmake: cudatoolkit/13.5: CUDA::cudart is the wheel tree's (through OUT/lib/ctk-13.5)" cmake_own 13.5 cudart "$(root_of 13.5)"
+    check "cmake: cudatoolkit/13.5: CUDA::cublas is the wheel tree's" cmake_own 13.5 cublas "$(root_of 13.5)"
+    check "cmake: cudatoolkit/13.5: CUDA::cupti is the wheel tree's" cmake_own 13.5 cupti "$(root_of 13.5)"
+    check "cmake: cudatoolkit/13.0-hpcsdk25.9: CUDA::cudart is the split tree's" cmake_own 13.0-hpcsdk25.9 cudart "$(root_of 13.0-hpcsdk25.9)"
+    check "cmake: cudatoolkit/13.0-hpcsdk25.9: CUDA::cublas is math_libs'" cmake_own 13.0-hpcsdk25.9 cublas "$H"
+    check "cmake: cudatoolkit/13.0-hpcsdk25.9: CUDA::cupti is its extras/CUPTI's" cmake_own 13.0-hpcsdk25.9 cupti "$(root_of 13.0-hpcsdk25.9)/extras/CUPTI"
+    # what FindCUDAToolkit takes without the module's CMAKE_LIBRARY_PATH: a
+    # system cuBLAS where there is one (this machine: /usr/local/lib64's)
+    under_lmod 13.0-hpcsdk25.9 "unset CMAKE_LIBRARY_PATH CMAKE_INCLUDE_PATH; rm -rf cm/b-sys; cmake -S cm -B cm/b-sys" >"$T/cm-sys.log" 2>&1 || true
+    echo "# without CMAKE_LIBRARY_PATH, 13.0-hpcsdk25.9's CUDA::cublas is $(sed -n 's/^-- CTKLIB cublas //p' "$T/cm-sys.log")"
+else
+    echo "# cmake not installed: the FindCUDAToolkit checks are not run"
+fi
 
 finish
