@@ -101,6 +101,24 @@ known "validate: cudatoolkit/11.8 is fine (today lmod, tcl and pc fail CTK-HOSTC
 check "validate: cudatoolkit/11.8 fails for the host compiler alone" \
     same_text "$(jq -r '[.sdks[] | select(.module == "cudatoolkit/11.8") | .artifacts[].findings[] | select(.severity == "error") | .code] | unique | join(" ")' "$T/val.json")" CTK-HOSTCC-001
 
+# validate checks where the linker found -lcudart (-Wl,--trace), not only what
+# ran: 13.5 without ctkgen's link dir links this machine's other libcudart.so
+# (or none), which the loader never shows (LD_LIBRARY_PATH has the tree's)
+jq '{module_name, sdks: [.sdks[] | select(.version == "13.5")]}' "$S" >"$T/s135.json"
+rc=0; "$CTKGEN" -q generate -c "$T/s135.json" -o "$T/out135" >/dev/null 2>&1 || rc=$?
+rm -rf "$T/out135/lib"
+TMPDIR=$VT "$CTKGEN" -q validate -c "$T/s135.json" -o "$T/out135" --no-cache --json >"$T/val135.json" 2>/dev/null || true
+link_codes() {
+    jq -r '[.sdks[].artifacts[] | select(.verdict == "fail") | .kind + ":" + ([.findings[] | select(.severity == "error") | .code] | unique | join(","))] | sort | join(" ")' "$T/val135.json"
+}
+if [ -e /usr/local/lib64/libcudart.so ] || [ -e /usr/lib/x86_64-linux-gnu/libcudart.so ]; then
+    check "validate: 13.5 without OUT/lib links a libcudart.so from elsewhere: CTK-LINK-001 on lmod, tcl and pc" \
+        same_text "$(link_codes)" "lmod:CTK-LINK-001 pc:CTK-LINK-001 tcl:CTK-LINK-001"
+else
+    check "validate: 13.5 without OUT/lib cannot link -lcudart: lmod, tcl and pc fail" \
+        same_text "$(link_codes)" "lmod:CTK-BUILD-003 pc:CTK-BUILD-003 tcl:CTK-BUILD-003"
+fi
+
 # ---- the modules as users load them -------------------------------------------------
 cat >"$T/t.cu" <<'EOF'
 #include <cuda_runtime.h>
