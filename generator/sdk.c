@@ -1182,6 +1182,226 @@ out:
     return ok;
 }
 
+/* ---- parts out of step ------------------------------------------------------------ */
+/* One part's word on the release. */
+typedef struct {
+    char what[640]; /* "nvcc --version (/x/bin/nvcc)", "nvidia_nvvm-13.5.37.dist-info" */
+    int major, minor;
+} part_t;
+
+typedef struct {
+    part_t p[24];
+    size_t n;
+    char dist[1024]; /* where the dist-info found are; "" if none */
+} parts_t;
+
+/* by release, then name; |result| 2 when the releases differ, 1 when only the names */
+static int part_cmp(const void *a, const void *b)
+{
+    const part_t *x = a, *y = b;
+    int c;
+
+    if (x->major != y->major)
+        return x->major < y->major ? -2 : 2;
+    if (x->minor != y->minor)
+        return x->minor < y->minor ? -2 : 2;
+    c = strcmp(x->what, y->what);
+    return c < 0 ? -1 : c > 0;
+}
+
+static void parts_add(parts_t *ps, int major, int minor, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void parts_add(parts_t *ps, int major, int minor, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (ps->n >= sizeof ps->p / sizeof ps->p[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(ps->p[ps->n].what, sizeof ps->p[ps->n].what, fmt, ap);
+    va_end(ap);
+    ps->p[ps->n].major = major;
+    ps->p[ps->n].minor = minor;
+    ps->n++;
+}
+
+/* The wheels whose version is the CUDA release's (cuBLAS, cuFFT, CCCL...
+ * have their own numbering). */
+static const char *const step_wheels[] = {
+    "nvidia_cuda_nvcc", "nvidia_cuda_runtime", "nvidia_cuda_crt", "nvidia_nvvm",
+    "nvidia_cuda_nvrtc", "nvidia_cuda_cupti",
+};
+
+/* "nvidia_nvvm-13.5.37.dist-info" (or, in an assembled tree's dist-info/,
+ * "nvidia_nvvm-13.5.37"): a wheel of step_wheels, with its release. */
+static bool wheel_release(const char *name, int *major, int *minor)
+{
+    const char *dash = strchr(name, '-'), *p;
+    size_t i, wl = dash ? (size_t)(dash - name) : 0;
+
+    if (!dash)
+        return false;
+    for (i = 0; i < sizeof step_wheels / sizeof step_wheels[0]; i++) {
+        size_t sl = strlen(step_wheels[i]);
+
+        if (strncmp(name, step_wheels[i], sl) != 0)
+            continue;
+        /* the CUDA 12 and 11 names: nvidia_cuda_runtime_cu12 */
+        if (sl == wl || (wl > sl + 3 && strncmp(name + sl, "_cu", 3) == 0 &&
+                         strspn(name + sl + 3, "0123456789") == wl - sl - 3))
+            break;
+    }
+    if (i == sizeof step_wheels / sizeof step_wheels[0])
+        return false;
+    p = dash + 1;
+    {
+        char *end;
+
+        if (!isdigit((unsigned char)*p))
+            return false;
+        *major = (int)strtol(p, &end, 10);
+        if (*end != '.' || !isdigit((unsigned char)end[1]))
+            return false;
+        *minor = (int)strtol(end + 1, NULL, 10);
+    }
+    return true;
+}
+
+static void wheels_in(parts_t *ps, const char *dir, bool suffix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        int ma, mi;
+
+        if (suffix && (n < 10 || strcmp(e->d_name + n - 10, ".dist-info") != 0))
+            continue;
+        if (wheel_release(e->d_name, &ma, &mi)) {
+            parts_add(ps, ma, mi, "%s%s", e->d_name, suffix ? "" : ".dist-info");
+            if (!ps->dist[0])
+                snprintf(ps->dist, sizeof ps->dist, "%s", dir);
+        }
+    }
+    closedir(d);
+}
+
+/* pip's tree: base is <site-packages>/nvidia/<dir>, the dist-infos in <site-packages>. */
+static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
+{
+    char *copy = ctk_strdup(base, err), *slash, *dist;
+
+    if (!copy)
+        return false;
+    while ((slash = strrchr(copy, '/')) && slash[1] == '\0' && slash != copy)
+        *slash = '\0';
+    if ((slash = strrchr(copy, '/')) && slash != copy) {
+        *slash = '\0';
+        if ((slash = strrchr(copy, '/')) && strcmp(slash + 1, "nvidia") == 0) {
+            *slash = '\0';
+            wheels_in(ps, copy[0] ? copy : "/", true);
+        }
+    }
+    free(copy);
+    if (!(dist = ctk_path_join(base, "dist-info", err)))
+        return false;
+    wheels_in(ps, dist, false);
+    free(dist);
+    return true;
+}
+
+/* Every part that says a release, and the version files; parts that
+ * disagree fail the load, a version file alone a warning. */
+static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const ctk_sdk_conf_t *conf = c->conf;
+    ctk_version_t *v = &sdk->version, hv, nv;
+    parts_t *ps = calloc(1, sizeof *ps);
+    ctk_buf_t b;
+    ctk_error_t e;
+    size_t i;
+    bool ok = false, differ = false;
+    char why[256];
+
+    ctk_buf_init(&b);
+    ctk_error_init(&e);
+    if (!ps) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    memset(&hv, 0, sizeof hv);
+    if (sdk->incdir && try_header(sdk->incdir, &hv, &e) == 1)
+        parts_add(ps, hv.major, hv.minor, "CUDART_VERSION (%s)", hv.path);
+    if (v->source == CTK_VSRC_NVCC) {
+        parts_add(ps, v->major, v->minor, "nvcc --version (%s)", v->path);
+    } else if (sdk->nvcc && ctk_trust_exec(sdk->nvcc, why, sizeof why)) {
+        memset(&nv, 0, sizeof nv);
+        if (try_nvcc(sdk->nvcc, NULL, &nv, &e) == 1)
+            parts_add(ps, nv.major, nv.minor, "nvcc --version (%s)", nv.path);
+    }
+    if (e.code == CTK_E_NOMEM || !wheel_parts(ps, conf->base, c->err)) {
+        ctk_error_nomem(c->err);
+        goto out;
+    }
+    for (i = 1; i < ps->n; i++)
+        if (ps->p[i].major != ps->p[0].major || ps->p[i].minor != ps->p[0].minor)
+            differ = true;
+    if (differ) {
+        size_t k, m, order[24], n_order = 0;
+
+        /* one group per release, the smaller groups (the odd ones) first */
+        qsort(ps->p, ps->n, sizeof ps->p[0], part_cmp);
+        for (k = 0; k < ps->n; k++)
+            if (k == 0 || part_cmp(&ps->p[k - 1], &ps->p[k]) / 2 != 0)
+                order[n_order++] = k;
+        for (m = 1; m <= ps->n; m++) {
+            for (k = 0; k < n_order; k++) {
+                size_t g = order[k], end = k + 1 < n_order ? order[k + 1] : ps->n, x;
+
+                if (end - g != m)
+                    continue;
+                ctk_buf_printf(&b, "%s%d.%d: ", b.len ? "; " : "", ps->p[g].major, ps->p[g].minor);
+                for (x = g; x < end; x++)
+                    ctk_buf_printf(&b, "%s%s", x > g ? ", " : "", ps->p[x].what);
+            }
+        }
+        if (ps->dist[0])
+            ctk_buf_printf(&b, " (the dist-info in %s)", ps->dist);
+        if (b.failed) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        sdk_error(c, CTK_E_SDK, CTK_F_BASE,
+                  "the parts of the toolkit at %s are of different CUDA releases: nvcc, its headers, "
+                  "NVVM and the runtime must be one (reinstall the odd ones, or point base at a whole "
+                  "toolkit): %s",
+                  conf->base, b.data);
+        goto out;
+    }
+    /* the parts agree: does a version file say otherwise? */
+    if (ps->n && (v->source == CTK_VSRC_VERSION_JSON || v->source == CTK_VSRC_VERSION_TXT) &&
+        (v->major != ps->p[0].major || v->minor != ps->p[0].minor)) {
+        char *t = ctk_printf(c->err, "%s says CUDA %d.%d, but %s%s say%s %d.%d: the version file is "
+                             "taken; correct it, or the module is named for a release it does not hold",
+                             v->path, v->major, v->minor, ps->p[0].what,
+                             ps->n > 1 ? " and the other parts" : "", ps->n > 1 ? "" : "s",
+                             ps->p[0].major, ps->p[0].minor);
+
+        if (!t)
+            goto out;
+        snprintf(v->out_of_step, sizeof v->out_of_step, "%s", t);
+        free(t);
+    }
+    ok = true;
+out:
+    ctk_buf_fini(&b);
+    free(ps);
+    return ok;
+}
+
 static bool check_version(ctx_t *c, ctk_sdk_t *sdk)
 {
     const ctk_sdk_conf_t *conf = c->conf;
@@ -1199,6 +1419,8 @@ static bool check_version(ctx_t *c, ctk_sdk_t *sdk)
                       conf->base, verr.text);
         return false;
     }
+    if (!check_in_step(c, sdk))
+        return false;
     if (!(sdk->version_mm = ctk_printf(c->err, "%d.%d", v->major, v->minor)))
         return false;
     if (v->patch >= 0 &&

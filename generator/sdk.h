@@ -49,6 +49,10 @@ typedef struct {
     char path[4096];             /* the file (or nvcc) it was read from */
     char passed_over[512];       /* an earlier source that exists but could not be
                                     read ("version.json: not valid JSON ..."); "" if none */
+    char out_of_step[1536];      /* the toolkit's parts agree, but its version.json or
+                                    version.txt says another release (a warning: what
+                                    disagrees); "" if none.  Parts that disagree among
+                                    themselves fail the load (ctk_sdk_load) */
 } ctk_version_t;
 
 /* Parse "X.Y" or "X.Y.Z" (digits only; patch -1 when absent). */
@@ -139,9 +143,19 @@ bool ctk_sdk_is_system_dir(const char *dir);
 
 /* Build and verify the record for one configured SDK.  config_source is the
  * config file path used in errors (which also name the SDK and the field).
- * The one program it may run is the toolkit's nvcc, for `nvcc --version`,
- * and only when no version.json, version.txt or CUDART_VERSION says the
- * release.  Caller frees. */
+ * The one program it may run is the toolkit's nvcc, for `nvcc --version`:
+ * when no version.json, version.txt or CUDART_VERSION says the release, and
+ * to cross-check the toolkit's parts, only when ctk_trust_exec() (trust.h)
+ * trusts it.
+ * Parts out of step: the release of each part that says one -- CUDART_VERSION
+ * (the headers), `nvcc --version` (the compiler) and, in a pip tree
+ * (<site-packages>/nvidia/<dir>, or a tree with a dist-info/ dir), the
+ * *.dist-info of nvidia-cuda-nvcc, -cuda-runtime, -cuda-crt, -nvvm,
+ * -cuda-nvrtc and -cuda-cupti (and their -cuXX names) -- must agree on
+ * major.minor: else the load fails (CTK_E_SDK), naming each part and its
+ * release.  A version.json or version.txt that disagrees with parts that
+ * agree is a warning (version.out_of_step); the version file still gives
+ * the version, as it does for CMake.  Caller frees. */
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err);
 
 /* What ctk_sdk_load_ex() may run, for callers that load a toolkit another
