@@ -1313,18 +1313,72 @@ static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
     return true;
 }
 
+/* Largest nvcc executable searched for its banner (bytes). */
+#define NVCC_BANNER_MAX (256L * 1024 * 1024)
+
+/* nvcc's release as its executable holds it: the literal "Cuda compilation
+ * tools, release X.Y, VX.Y.Z" that `nvcc --version` prints, read, never
+ * run (a hung or hostile nvcc cannot stall or harm the load, and no trust
+ * is needed to read).  1 found, 0 not (a wrapper script, unreadable), -1
+ * out of memory. */
+static int nvcc_banner(const char *nvcc, int *major, int *minor)
+{
+    static const char key[] = "Cuda compilation tools, release ";
+    const size_t kl = sizeof key - 1, chunk = 1 << 20;
+    char *buf;
+    FILE *f;
+    size_t have = 0, n;
+    long total = 0;
+    int rc = 0;
+
+    if (!(f = fopen(nvcc, "rb")))
+        return 0;
+    if (!(buf = malloc(chunk + 64))) {
+        fclose(f);
+        return -1;
+    }
+    while (rc == 0 && total < NVCC_BANNER_MAX && (n = fread(buf + have, 1, chunk + 64 - have, f)) > 0) {
+        char *p = buf, *end;
+
+        total += (long)n;
+        have += n;
+        end = buf + have;
+        while ((p = memchr(p, 'C', (size_t)(end - p))) && (size_t)(end - p) >= kl + 8) {
+            if (memcmp(p, key, kl) == 0) {
+                char tmp[16], *q;
+                size_t t = 0;
+
+                for (q = p + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
+                    tmp[t++] = *q;
+                tmp[t] = '\0';
+                if (ctk_version_parse(tmp, major, minor, NULL))
+                    rc = 1;
+                break;
+            }
+            p++;
+        }
+        /* keep the tail: the banner may straddle two reads */
+        if (rc == 0 && have > kl + 16) {
+            memmove(buf, buf + have - (kl + 16), kl + 16);
+            have = kl + 16;
+        }
+    }
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
 /* Every part that says a release, and the version files; parts that
  * disagree fail the load, a version file alone a warning. */
 static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
 {
     const ctk_sdk_conf_t *conf = c->conf;
-    ctk_version_t *v = &sdk->version, hv, nv;
+    ctk_version_t *v = &sdk->version, hv;
     parts_t *ps = calloc(1, sizeof *ps);
     ctk_buf_t b;
     ctk_error_t e;
     size_t i;
     bool ok = false, differ = false;
-    char why[256];
 
     ctk_buf_init(&b);
     ctk_error_init(&e);
@@ -1337,10 +1391,15 @@ static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
         parts_add(ps, hv.major, hv.minor, "CUDART_VERSION (%s)", hv.path);
     if (v->source == CTK_VSRC_NVCC) {
         parts_add(ps, v->major, v->minor, "nvcc --version (%s)", v->path);
-    } else if (sdk->nvcc && ctk_trust_exec(sdk->nvcc, why, sizeof why)) {
-        memset(&nv, 0, sizeof nv);
-        if (try_nvcc(sdk->nvcc, NULL, &nv, &e) == 1)
-            parts_add(ps, nv.major, nv.minor, "nvcc --version (%s)", nv.path);
+    } else if (sdk->nvcc) {
+        int ma, mi, r = nvcc_banner(sdk->nvcc, &ma, &mi);
+
+        if (r < 0) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        if (r > 0)
+            parts_add(ps, ma, mi, "nvcc (%s: \"release %d.%d\")", sdk->nvcc, ma, mi);
     }
     if (e.code == CTK_E_NOMEM || !wheel_parts(ps, conf->base, c->err)) {
         ctk_error_nomem(c->err);

@@ -143,12 +143,13 @@ bool ctk_sdk_is_system_dir(const char *dir);
 
 /* Build and verify the record for one configured SDK.  config_source is the
  * config file path used in errors (which also name the SDK and the field).
- * The one program it may run is the toolkit's nvcc, for `nvcc --version`:
- * when no version.json, version.txt or CUDART_VERSION says the release, and
- * to cross-check the toolkit's parts, only when ctk_trust_exec() (trust.h)
- * trusts it.
+ * The one program it may run is the toolkit's nvcc, for `nvcc --version`,
+ * and only when no version.json, version.txt or CUDART_VERSION says the
+ * release.
  * Parts out of step: the release of each part that says one -- CUDART_VERSION
- * (the headers), `nvcc --version` (the compiler) and, in a pip tree
+ * (the headers), nvcc (the "Cuda compilation tools, release X.Y" that
+ * `nvcc --version` prints, read from its executable, never run: a hung
+ * nvcc cannot stall a load, and reading needs no trust) and, in a pip tree
  * (<site-packages>/nvidia/<dir>, or a tree with a dist-info/ dir), the
  * *.dist-info of nvidia-cuda-nvcc, -cuda-runtime, -cuda-crt, -nvvm,
  * -cuda-nvrtc and -cuda-cupti (and their -cuXX names) -- must agree on

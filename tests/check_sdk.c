@@ -660,13 +660,16 @@ START_TEST(test_sdk_parts_of_two_releases_fail)
                  "releases: nvcc, its headers, NVVM and the runtime must be one (reinstall the odd "
                  "ones, or point base at a whole toolkit): 13.1: nvidia_cuda_nvcc-13.1.80.dist-info; "
                  "13.5: CUDART_VERSION (%s/include/cuda_runtime_api.h), "
+                 "nvcc (%s/bin/nvcc: \"release 13.5\"), "
                  "nvidia_cuda_runtime_cu13-13.5.37.dist-info, nvidia_nvvm-13.5.37.dist-info "
                  "(the dist-info in %s/sp)",
-                 root, root, g_tmp));
+                 root, root, root, g_tmp));
 }
 END_TEST
 
-/* the parts agree (13.0) and version.json says 12.4.1: a warning, the file's word kept */
+/* the parts agree (13.0: the headers, and the banner of the fake nvcc
+ * script, read as nvcc's executable is) and version.json says 12.4.1: a
+ * warning, the file's word kept */
 START_TEST(test_sdk_version_file_out_of_step_is_a_warning)
 {
     char *root = fake_toolkit("cuda", "12.4.1", 13000);
@@ -678,7 +681,8 @@ START_TEST(test_sdk_version_file_out_of_step_is_a_warning)
     ck_assert_str_eq(sdk->version_mm, "12.4");
     ck_assert_str_eq(sdk->version.out_of_step,
                      S("%s/version.json says CUDA 12.4, but CUDART_VERSION "
-                       "(%s/include/cuda_runtime_api.h) says 13.0: the version file is taken; "
+                       "(%s/include/cuda_runtime_api.h) and the other parts say 13.0: the version "
+                       "file is taken; "
                        "correct it, or the module is named for a release it does not hold",
                        root, root));
     ctk_sdk_free(sdk);
