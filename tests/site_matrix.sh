@@ -273,4 +273,10 @@ else
     echo "# cmake not installed: the FindCUDAToolkit checks are not run"
 fi
 
+# ---- the link dir goes with its SDK ---------------------------------------------------
+jq '.sdks |= map(select(.version != "13.5"))' "$S" >"$T/s4.json"
+rc=0; "$CTKGEN" -q generate -c "$T/s4.json" -o "$OUT" >/dev/null 2>&1 || rc=$?
+check "generate without 13.5 exits 0 and removes OUT/lib/ctk-13.5 (and OUT/lib, left empty)" \
+    sh -c '[ "$1" -eq 0 ] && [ ! -e "$2/lib" ] && [ -s "$2/pkgconfig/ctk-13.0.pc" ]' - "$rc" "$OUT"
+
 finish
