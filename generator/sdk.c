@@ -1331,8 +1331,18 @@ static int nvcc_banner(const char *nvcc, int *major, int *minor)
     long total = 0;
     int rc = 0;
 
-    if (!(f = fopen(nvcc, "rb")))
-        return 0;
+    {
+        /* a regular file only: a FIFO named nvcc must not block the load */
+        struct stat st;
+        int fd = open(nvcc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+        if (fd < 0)
+            return 0;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
+            close(fd);
+            return 0;
+        }
+    }
     if (!(buf = malloc(chunk + 64))) {
         fclose(f);
         return -1;
