@@ -1216,6 +1216,35 @@ static bool in_toolkit_libdirs(const ctk_sdk_t *s, const char *path)
     return false;
 }
 
+/* lib<name>.so, lib<name>.so.* or lib<name>.a is in one of the
+ * toolkit's lib dirs: -l<name> is one of its libraries (-lrt, -ldl and
+ * the like are the system's, wherever the linker takes them) */
+static bool toolkit_has(const ctk_sdk_t *s, const char *name)
+{
+    const char *dirs[] = {s->libdir, s->stubsdir, s->math_libdir, s->cupti_libdir,
+                          s->nvvm_libdir, s->nccl_libdir, s->nvshmem_libdir};
+    size_t i, nl = strlen(name);
+    bool found = false;
+
+    for (i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
+        DIR *d = dirs[i] ? opendir(dirs[i]) : NULL;
+        struct dirent *e;
+
+        if (!d)
+            continue;
+        while (!found && (e = readdir(d))) {
+            const char *suf;
+
+            if (strncmp(e->d_name, "lib", 3) != 0 || strncmp(e->d_name + 3, name, nl) != 0)
+                continue;
+            suf = e->d_name + 3 + nl;
+            found = strcmp(suf, ".so") == 0 || strncmp(suf, ".so.", 4) == 0 || strcmp(suf, ".a") == 0;
+        }
+        closedir(d);
+    }
+    return found;
+}
+
 /* The file a --trace line names: "/x/libfoo.so", "(/x/libfoo.a)member.o"
  * or "-lfoo (/x/libfoo.so)"; copied into buf, "" when none. */
 static void trace_file(const char *line, size_t len, char *buf, size_t size)
@@ -1240,7 +1269,8 @@ static void trace_file(const char *line, size_t len, char *buf, size_t size)
 }
 
 /* The link of a probe ran with -Wl,--trace (trace: its stdout): for each
- * -l<name> of words, the library file the linker took (the last traced
+ * -l<name> of words that names a library of the toolkit (toolkit_has), the
+ * library file the linker took (the last traced
  * lib<name>.so* or lib<name>.a that is not an ld script: a script of
  * ctkgen's link dir is followed by the toolkit file it names) must be in
  * the toolkit's own lib dirs.  At run time the loader may find the right
@@ -1263,7 +1293,7 @@ static bool check_link_trace(vjob_t *j, ctk_vart_t *a, const char *what, const c
         for (size_t k = 0; k < w; k++)
             if (words[k] && strcmp(words[k], words[w]) == 0)
                 dup = true;
-        if (dup)
+        if (dup || !toolkit_has(j->sdk, name))
             continue;
         nl = strlen(name);
         for (line = trace; *line; line += strcspn(line, "\n"), line += *line == '\n') {
