@@ -73,6 +73,9 @@ static bool advise_sdk(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i
         !ctk_strlist_pushf(notes, err, "%s/%s: %s; the version was read from %s instead", name, mv,
               s->version.passed_over, ctk_version_source_name(s->version.source)))
         return false;
+    if (s->version.out_of_step[0] &&
+        !ctk_strlist_pushf(notes, err, "%s/%s: parts out of step: %s", name, mv, s->version.out_of_step))
+        return false;
     if (s->conf->version && ctk_version_parse(s->conf->version, NULL, NULL, &dpatch) &&
         dpatch >= 0 && s->version.patch < 0 &&
         !ctk_strlist_pushf(notes, err,

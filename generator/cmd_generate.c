@@ -509,7 +509,7 @@ static int run(const gen_opts_t *o)
     ctk_outset_t out;
     ctk_plan_t *plan = NULL;
     ctk_lock_t *lock = NULL;
-    char *absout = NULL, *pcdir = NULL, *diff = NULL;
+    char *absout = NULL, *pcdir = NULL, *linkdir = NULL, *diff = NULL;
     ctk_render_opts_t ropts;
     ctk_config_t part;     /* the SDKs that loaded: cfg itself unless --keep-going dropped some */
     ctk_sdk_t **good = NULL;
@@ -547,8 +547,21 @@ static int run(const gen_opts_t *o)
                                : ctk_path_join(absout, "pkgconfig", &err);
     if (!pcdir)
         goto fail;
+    /* OUT/lib sits beside OUT/pkgconfig wherever that is deployed */
+    if (cfg->pkgconfig_dir) {
+        char *slash = strrchr(pcdir, '/');
+
+        linkdir = slash && slash != pcdir
+                      ? ctk_printf(&err, "%.*s/lib", (int)(slash - pcdir), pcdir)
+                      : ctk_strdup("/lib", &err);
+    } else {
+        linkdir = ctk_path_join(absout, "lib", &err);
+    }
+    if (!linkdir)
+        goto fail;
     ropts.template_dir = o->template_dir;
     ropts.pkgconfig_dir = pcdir;
+    ropts.link_dir = linkdir;
     if (!ctk_render_all(&part, good, part.n_sdks, &ropts, &out, &err))
         goto fail;
     outset_drop(&out, &keep);
@@ -615,6 +628,7 @@ done:
     free(diff);
     ctk_plan_free(plan);
     ctk_outset_fini(&out);
+    free(linkdir);
     free(pcdir);
     free(absout);
     if (sdks)

@@ -106,6 +106,11 @@ const ctk_diag_t ctk_diags[] = {
       "prepend the toolkit's lib directory to LIBRARY_PATH, or add -L<dir> to Libs" },
     { "CTK-BUILD-004", E, "linking the probe failed",
       "read the quoted linker error; check LIBRARY_PATH and the .pc's Libs" },
+    { "CTK-LINK-001", E,
+      "the linker took a library the probe links (-l) from outside this toolkit's lib dirs",
+      "put the toolkit's lib dirs first on LIBRARY_PATH and in Libs (-L); for a toolkit that ships "
+      "only versioned libraries (libcudart.so.13), regenerate: ctkgen's link dir (OUT/lib) provides "
+      "the unversioned names" },
     { "CTK-HOSTCC-001", E, "nvcc refuses the host compiler: its version is outside this CUDA's range",
       "load a supported compiler (host_compiler.module) or set host_compiler.ccbin; when that is set "
       "already, the message says whether the artifact hands it to nvcc" },

@@ -829,7 +829,8 @@ static bool role_used(const pc_role_t *roles, size_t i, const ctk_sdk_t *s)
     return true;
 }
 
-static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *desc)
+static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *desc,
+                          const char *link_dir)
 {
     const pc_role_t roles[] = {
         { "includedir", s->incdir, true },
@@ -877,6 +878,16 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
         }
         bpush(b, vars, v);
         bpush(b, roles[i].include ? cflags : libdirs, ctk_lval_str(roles[i].var));
+    }
+    if (link_dir) {
+        /* ctkgen's own dir of unversioned names: on -L first, never on the
+           run path (it holds no library the loader could use) */
+        ctk_lval_t *v = ctk_lval_map();
+
+        bput(b, v, "name", ctk_lval_str("ctk_linkdir"));
+        bput(b, v, "value", ctk_lval_str(link_dir));
+        bpush(b, vars, v);
+        bput(b, pc, "linkdir", ctk_lval_str("ctk_linkdir"));
     }
     bput(b, pc, "vars", vars);
     bput(b, pc, "cflags", cflags);
@@ -947,7 +958,8 @@ static char *contents_text(const ctk_sdk_t *s, ctk_error_t *err)
 }
 
 static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s,
-                           const char *pkgconfig_dir, const ctk_sdk_lib_t *lib, ctk_error_t *err)
+                           const char *pkgconfig_dir, const char *link_dir,
+                           const ctk_sdk_lib_t *lib, ctk_error_t *err)
 {
     const ctk_sdk_conf_t *c = s->conf;
     const char *shown = s->version_full ? s->version_full : s->version_mm;
@@ -961,27 +973,38 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     char *vsrc = ctk_printf(err, "%s (%s)", ctk_version_source_name(s->version.source), s->version.path);
     char *contents = contents_text(s, err);
     ctk_buf_t help;
-    ctk_strlist_t pcpath;
+    ctk_strlist_t pcpath, libpath;
+    /* CMake's find_library and find_path search CMAKE_LIBRARY_PATH and
+     * CMAKE_INCLUDE_PATH before FindCUDAToolkit's hints and before the
+     * system's dirs: the toolkit's own dirs (math_libs, CUPTI of a split
+     * tree) then win over a cuBLAS in /usr/local/lib64 or /usr/lib */
     struct {
         const char *name;
         const ctk_strlist_t *dirs;
     } vars[] = {
         { "PATH", &s->path },
         { "CPATH", &s->cpath },
-        { "LIBRARY_PATH", &s->library_path },
+        { "LIBRARY_PATH", &libpath },
         { "LD_LIBRARY_PATH", &s->ld_library_path },
         { "MANPATH", &s->manpath },
         { "PKG_CONFIG_PATH", &pcpath },
+        { "CMAKE_INCLUDE_PATH", &s->cpath },
+        { "CMAKE_LIBRARY_PATH", &libpath },
     };
     size_t i;
 
     ctk_strlist_init(&pcpath);
+    ctk_strlist_init(&libpath);
     ctk_buf_init(&help);
     if (!vvar || !pc_name || !desc || !vsrc || !contents || !prop ||
-        !ctk_strlist_push(&pcpath, pkgconfig_dir, err))
+        !ctk_strlist_push(&pcpath, pkgconfig_dir, err) ||
+        (link_dir && !ctk_strlist_push(&libpath, link_dir, err)))
         b->ok = false;
     if (!prop)
         ctk_error_nomem(err);
+    for (i = 0; b->ok && i < s->library_path.len; i++)
+        if (!ctk_strlist_push(&libpath, s->library_path.items[i], err))
+            b->ok = false;
 
     bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
     bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
@@ -1066,7 +1089,7 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
         b->ok = false;
     bput(b, m, "help", ctk_lval_str(help.data ? help.data : ""));
 
-    bput(b, m, "pc", pc_val(b, cfg, s, desc ? desc : ""));
+    bput(b, m, "pc", pc_val(b, cfg, s, desc ? desc : "", link_dir));
 
     if (lib) {
         ctk_lval_t *l = ctk_lval_map();
@@ -1081,6 +1104,7 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     }
 
     ctk_buf_fini(&help);
+    ctk_strlist_fini(&libpath);
     ctk_strlist_fini(&pcpath);
     free(vvar);
     free(pc_name);
@@ -1134,6 +1158,68 @@ static bool check_pkgconfig_dir(const char *dir, ctk_error_t *err)
     return false;
 }
 
+/* ---- link files ---------------------------------------------------------------- */
+/* The link dir goes on LIBRARY_PATH and CMAKE_LIBRARY_PATH like the SDK's
+ * own dirs; it comes from the output dir (or "pkgconfig_dir"). */
+static bool check_link_dir(const ctk_config_t *cfg, const ctk_sdk_t *s, const char *dir,
+                           ctk_error_t *err)
+{
+    ctk_error_t e;
+
+    (void)cfg;
+    ctk_error_init(&e);
+    if (ctk_quote_check_pathvar(dir, "it", &e))
+        return true;
+    ctk_error_set(err, CTK_E_QUOTE, NULL, 0, 0,
+                  "SDK %s: link dir %s (from the output dir, or \"pkgconfig_dir\" in the config), "
+                  "which its modules put on LIBRARY_PATH: %s", s->module_version, dir, e.text);
+    return false;
+}
+
+/* lib<name>.so for each library the toolkit ships versioned alone: a GNU
+ * ld input script.  Its file name is quoted (ld scripts have no escapes:
+ * a '"' or a control character cannot be written). */
+static bool link_files(const ctk_config_t *cfg, const ctk_sdk_t *s, ctk_outset_t *out,
+                       ctk_error_t *err)
+{
+    size_t i;
+
+    for (i = 0; i < s->n_versioned; i++) {
+        const ctk_sdk_versioned_t *v = &s->versioned[i];
+        const char *base = strrchr(v->file, '/'), *p;
+        char *rel, *text;
+
+        for (p = v->file; *p; p++) {
+            if (*p == '"' || (unsigned char)*p < 0x20 || *p == 0x7f) {
+                ctk_error_set(err, CTK_E_QUOTE, cfg->source, s->conf->pos[CTK_F_BASE].line,
+                              s->conf->pos[CTK_F_BASE].column,
+                              "%s: SDK %s: %s: a linker script cannot name a file whose path holds "
+                              "a '\"' or a control character", s->conf->jpath, s->module_version,
+                              v->file);
+                return false;
+            }
+        }
+        base = base ? base + 1 : v->file;
+        rel = ctk_printf(err, "lib/%s-%s/lib%s.so", cfg->pc_prefix, s->module_version, v->name);
+        text = ctk_printf(err,
+                          "/* %s */\n"
+                          "/* -l%s: the toolkit ships %s alone; ld reads this file as it */\n"
+                          "INPUT(\"%s\")\n",
+                          CTK_GENERATED_MARK, v->name, base, v->file);
+        if (!rel || !text) {
+            free(rel);
+            free(text);
+            return false;
+        }
+        if (!ctk_outset_take(out, rel, text, strlen(text), err)) {
+            free(rel);
+            return false;
+        }
+        free(rel);
+    }
+    return true;
+}
+
 /* ---- default and aliases -------------------------------------------------------
  * Both .modulerc files always name the default, so that `module load NAME`
  * selects the same toolkit under Lmod and Environment Modules: left to
@@ -1175,6 +1261,9 @@ bool ctk_render_sdk_paths(const ctk_config_t *cfg, const ctk_sdk_conf_t *conf, b
         return false;
     for (i = 0; (lib = ctk_sdk_lib_name(i)); i++)
         if (!push_path(paths, ctk_printf(err, "pkgconfig/%s-%s-%s.pc", pc, lib, mv), err))
+            return false;
+    for (i = 0; (lib = ctk_sdk_link_name(i)); i++)
+        if (!push_path(paths, ctk_printf(err, "lib/%s-%s/lib%s.so", pc, mv, lib), err))
             return false;
     return !with_shared ||
            (push_path(paths, ctk_printf(err, "lmod/%s/.modulerc.lua", mn), err) &&
@@ -1338,7 +1427,7 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
     const char *pcdir = opts->pkgconfig_dir;
     size_t i, k;
     bool ok = false;
-    char *rel = NULL;
+    char *rel = NULL, *link_dir = NULL;
     ctk_lval_t *data = NULL;
     build_t b = { true };
 
@@ -1351,7 +1440,14 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
 
         if (!check_pathvars(cfg, s, err))
             goto out;
-        data = sdk_val(&b, cfg, s, pcdir, NULL, err);
+        free(link_dir);
+        link_dir = NULL;
+        if (s->n_versioned && opts->link_dir &&
+            (!(link_dir = ctk_printf(err, "%s/%s-%s", opts->link_dir, cfg->pc_prefix,
+                                     s->module_version)) ||
+             !check_link_dir(cfg, s, link_dir, err) || !link_files(cfg, s, out, err)))
+            goto out;
+        data = sdk_val(&b, cfg, s, pcdir, link_dir, NULL, err);
         if (!b.ok || !data) {
             ctk_error_nomem(err);
             goto out;
@@ -1372,7 +1468,7 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
         ctk_lval_free(data);
         data = NULL;
         for (k = 0; k < s->n_libs; k++) {
-            data = sdk_val(&b, cfg, s, pcdir, &s->libs[k], err);
+            data = sdk_val(&b, cfg, s, pcdir, link_dir, &s->libs[k], err);
             if (!b.ok || !data) {
                 ctk_error_nomem(err);
                 goto out;
@@ -1401,6 +1497,7 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
         goto out;
     ok = true;
 out:
+    free(link_dir);
     free(rel);
     ctk_lval_free(data);
     return ok;

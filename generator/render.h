@@ -35,13 +35,23 @@ typedef struct {
     const char *template_dir;   /* NULL: built-in templates only; else every entry
                                    not starting with '.' must be a template name */
     const char *pkgconfig_dir;  /* absolute dir users' PKG_CONFIG_PATH gets */
+    const char *link_dir;       /* absolute dir that OUT/lib is for users: each SDK
+                                   with versioned-only libraries gets
+                                   <link_dir>/<pc_prefix>-<module_version> */
 } ctk_render_opts_t;
 
 /* Render every file for cfg and its verified SDK records (sdks[i] belongs
  * to cfg->sdks[i]) into out, with paths relative to OUT:
  *   lmod/<module_name>/<module_version>.lua, lmod/<module_name>/.modulerc.lua
  *   tcl/<module_name>/<module_version>,      tcl/<module_name>/.modulerc
- *   pkgconfig/<pc_prefix>-<module_version>.pc and per-library .pc files.
+ *   pkgconfig/<pc_prefix>-<module_version>.pc and per-library .pc files,
+ *   lib/<pc_prefix>-<module_version>/lib<name>.so for each library the
+ *   toolkit ships under versioned names alone (sdk->versioned): a GNU ld
+ *   input script, INPUT("<the toolkit's lib<name>.so.N>"), which ld, gold,
+ *   lld and mold read as that library, so -l<name> and CMake's
+ *   find_library take the toolkit's own copy.  The modules put that dir
+ *   first on LIBRARY_PATH and CMAKE_LIBRARY_PATH, the .pc first on -L;
+ *   never on LD_LIBRARY_PATH (a loader reads no scripts).
  * Checks names for collisions (aliases, full versions, default).
  * Both .modulerc files name the default (ctk_render_default()).
  * Errors:
@@ -66,8 +76,8 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
                     const ctk_render_opts_t *opts, ctk_outset_t *out, ctk_error_t *err);
 
 /* Every path ctk_render_all() may write for the SDK conf of cfg, whether
- * it loads or not: its modulefiles, its .pc and one .pc per library
- * ctk_sdk_lib_name() knows.  with_shared adds the two .modulerc files
+ * it loads or not: its modulefiles, its .pc, one .pc per library
+ * ctk_sdk_lib_name() knows and one link file per ctk_sdk_link_name().  with_shared adds the two .modulerc files
  * every SDK shares (default and aliases).  Appended to paths (copies).
  * False only for memory. */
 bool ctk_render_sdk_paths(const ctk_config_t *cfg, const ctk_sdk_conf_t *conf, bool with_shared,

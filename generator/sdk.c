@@ -1,5 +1,6 @@
 /* sdk.c - the SDK model: versions, verified directories, decisions. SPDX-License-Identifier: MIT */
 #include <ctkconf.h>
+#include <ctype.h>
 
 #include "sdk.h"
 #include "trust.h"
@@ -971,6 +972,123 @@ static bool find_libs(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_err
     return true;
 }
 
+/* What -l and FindCUDAToolkit link by name (CMake's FindCUDAToolkit.cmake:
+ * cudart, cuda_driver's stub aside, the math libraries, NPP, nvJPEG,
+ * CUPTI, NVRTC, nvJitLink, NVTX, nvml's stub aside), for the toolkit to
+ * ship as lib<name>.so.<N> alone. */
+static const char *const link_names[] = {
+    "cudart", "cublas", "cublasLt", "nvblas", "cufft", "cufftw", "curand", "cusolver",
+    "cusolverMg", "cusparse", "nvrtc", "nvJitLink", "nvfatbin", "nvvm", "cupti", "nvToolsExt",
+    "nvjpeg", "cufile", "cufile_rdma", "nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig",
+    "nppim", "nppist", "nppisu", "nppitc", "npps",
+};
+
+const char *ctk_sdk_link_name(size_t i)
+{
+    return i < sizeof link_names / sizeof link_names[0] ? link_names[i] : NULL;
+}
+
+/* Number of the dot-separated components of a version suffix "13" or
+ * "13.0.96", 0 when it is not all digits and dots. */
+static int version_parts(const char *v)
+{
+    int n = 1;
+
+    if (!isdigit((unsigned char)*v))
+        return 0;
+    for (; *v; v++) {
+        if (*v == '.') {
+            if (!isdigit((unsigned char)v[1]))
+                return 0;
+            n++;
+        } else if (!isdigit((unsigned char)*v)) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+/* In dir: 1 when lib<name>.so is a file (after links), 2 when only
+ * versioned files lib<name>.so.<N...> are (*best: the one with the fewest
+ * version parts, its soname's form, the highest of those; caller frees),
+ * 0 when neither, -1 on allocation failure. */
+static int versioned_in(const char *dir, const char *name, char **best, ctk_error_t *err)
+{
+    DIR *d;
+    struct dirent *e;
+    size_t nl = strlen(name);
+    char pick[256] = "";
+    int pick_parts = 0, rc = 0, dfd;
+
+    *best = NULL;
+    if (!(d = opendir(dir)))
+        return 0;
+    dfd = dirfd(d);
+    while (rc != 1 && (e = readdir(d))) {
+        const char *n = e->d_name, *v;
+        struct stat st;
+        int parts = 0;
+
+        if (strncmp(n, "lib", 3) != 0 || strncmp(n + 3, name, nl) != 0 ||
+            strncmp(n + 3 + nl, ".so", 3) != 0)
+            continue;
+        v = n + 6 + nl;
+        if (*v != '\0' && (*v != '.' || !(parts = version_parts(v + 1))))
+            continue;
+        if (fstatat(dfd, n, &st, 0) != 0 || !S_ISREG(st.st_mode) || strlen(n) >= sizeof pick)
+            continue;
+        if (*v == '\0') {
+            rc = 1;
+        } else if (!pick[0] || parts < pick_parts ||
+                   (parts == pick_parts && strverscmp(n, pick) > 0)) {
+            snprintf(pick, sizeof pick, "%s", n);
+            pick_parts = parts;
+        }
+    }
+    closedir(d);
+    if (rc == 0 && pick[0]) {
+        if (!(*best = ctk_path_join(dir, pick, err)))
+            return -1;
+        rc = 2;
+    }
+    return rc;
+}
+
+/* The libraries of link_names found in the first of the SDK's lib dirs
+ * that holds them under versioned names alone. */
+static bool find_versioned(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_error_t *err)
+{
+    size_t t, i;
+
+    for (t = 0; t < sizeof link_names / sizeof link_names[0]; t++) {
+        int r = 0;
+
+        for (i = 0; i < n && r == 0; i++) {
+            ctk_sdk_versioned_t *v;
+            char *file = NULL;
+
+            if (!lib_dir_usable(dirs[i]))
+                continue;
+            r = versioned_in(dirs[i], link_names[t], &file, err);
+            if (r < 0)
+                return false;
+            if (r != 2)
+                continue;
+            v = realloc(sdk->versioned, (sdk->n_versioned + 1) * sizeof *v);
+            if (!v) {
+                free(file);
+                ctk_error_nomem(err);
+                return false;
+            }
+            sdk->versioned = v;
+            v[sdk->n_versioned].name = link_names[t];
+            v[sdk->n_versioned].file = file;
+            sdk->n_versioned++;
+        }
+    }
+    return true;
+}
+
 /* ---- the record --------------------------------------------------------------------- */
 
 static char *join(const char *a, const char *b, ctk_error_t *err)
@@ -1064,6 +1182,295 @@ out:
     return ok;
 }
 
+/* ---- parts out of step ------------------------------------------------------------ */
+/* One part's word on the release. */
+typedef struct {
+    char what[640]; /* "nvcc --version (/x/bin/nvcc)", "nvidia_nvvm-13.5.37.dist-info" */
+    int major, minor;
+} part_t;
+
+typedef struct {
+    part_t p[24];
+    size_t n;
+    char dist[1024]; /* where the dist-info found are; "" if none */
+} parts_t;
+
+/* by release, then name; |result| 2 when the releases differ, 1 when only the names */
+static int part_cmp(const void *a, const void *b)
+{
+    const part_t *x = a, *y = b;
+    int c;
+
+    if (x->major != y->major)
+        return x->major < y->major ? -2 : 2;
+    if (x->minor != y->minor)
+        return x->minor < y->minor ? -2 : 2;
+    c = strcmp(x->what, y->what);
+    return c < 0 ? -1 : c > 0;
+}
+
+static void parts_add(parts_t *ps, int major, int minor, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void parts_add(parts_t *ps, int major, int minor, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (ps->n >= sizeof ps->p / sizeof ps->p[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(ps->p[ps->n].what, sizeof ps->p[ps->n].what, fmt, ap);
+    va_end(ap);
+    ps->p[ps->n].major = major;
+    ps->p[ps->n].minor = minor;
+    ps->n++;
+}
+
+/* The wheels whose version is the CUDA release's (cuBLAS, cuFFT, CCCL...
+ * have their own numbering). */
+static const char *const step_wheels[] = {
+    "nvidia_cuda_nvcc", "nvidia_cuda_runtime", "nvidia_cuda_crt", "nvidia_nvvm",
+    "nvidia_cuda_nvrtc", "nvidia_cuda_cupti",
+};
+
+/* "nvidia_nvvm-13.5.37.dist-info" (or, in an assembled tree's dist-info/,
+ * "nvidia_nvvm-13.5.37"): a wheel of step_wheels, with its release. */
+static bool wheel_release(const char *name, int *major, int *minor)
+{
+    const char *dash = strchr(name, '-'), *p;
+    size_t i, wl = dash ? (size_t)(dash - name) : 0;
+
+    if (!dash)
+        return false;
+    for (i = 0; i < sizeof step_wheels / sizeof step_wheels[0]; i++) {
+        size_t sl = strlen(step_wheels[i]);
+
+        if (strncmp(name, step_wheels[i], sl) != 0)
+            continue;
+        /* the CUDA 12 and 11 names: nvidia_cuda_runtime_cu12 */
+        if (sl == wl || (wl > sl + 3 && strncmp(name + sl, "_cu", 3) == 0 &&
+                         strspn(name + sl + 3, "0123456789") == wl - sl - 3))
+            break;
+    }
+    if (i == sizeof step_wheels / sizeof step_wheels[0])
+        return false;
+    p = dash + 1;
+    {
+        char *end;
+
+        if (!isdigit((unsigned char)*p))
+            return false;
+        *major = (int)strtol(p, &end, 10);
+        if (*end != '.' || !isdigit((unsigned char)end[1]))
+            return false;
+        *minor = (int)strtol(end + 1, NULL, 10);
+    }
+    return true;
+}
+
+static void wheels_in(parts_t *ps, const char *dir, bool suffix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        int ma, mi;
+
+        if (suffix && (n < 10 || strcmp(e->d_name + n - 10, ".dist-info") != 0))
+            continue;
+        if (wheel_release(e->d_name, &ma, &mi)) {
+            parts_add(ps, ma, mi, "%s%s", e->d_name, suffix ? "" : ".dist-info");
+            if (!ps->dist[0])
+                snprintf(ps->dist, sizeof ps->dist, "%s", dir);
+        }
+    }
+    closedir(d);
+}
+
+/* pip's tree: base is <site-packages>/nvidia/<dir>, the dist-infos in <site-packages>. */
+static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
+{
+    char *copy = ctk_strdup(base, err), *slash, *dist;
+
+    if (!copy)
+        return false;
+    while ((slash = strrchr(copy, '/')) && slash[1] == '\0' && slash != copy)
+        *slash = '\0';
+    if ((slash = strrchr(copy, '/')) && slash != copy) {
+        *slash = '\0';
+        if ((slash = strrchr(copy, '/')) && strcmp(slash + 1, "nvidia") == 0) {
+            *slash = '\0';
+            wheels_in(ps, copy[0] ? copy : "/", true);
+        }
+    }
+    free(copy);
+    if (!(dist = ctk_path_join(base, "dist-info", err)))
+        return false;
+    wheels_in(ps, dist, false);
+    free(dist);
+    return true;
+}
+
+/* Largest nvcc executable searched for its banner (bytes). */
+#define NVCC_BANNER_MAX (256L * 1024 * 1024)
+
+/* nvcc's release as its executable holds it: the literal "Cuda compilation
+ * tools, release X.Y, VX.Y.Z" that `nvcc --version` prints, read, never
+ * run (a hung or hostile nvcc cannot stall or harm the load, and no trust
+ * is needed to read).  1 found, 0 not (a wrapper script, unreadable), -1
+ * out of memory. */
+static int nvcc_banner(const char *nvcc, int *major, int *minor)
+{
+    static const char key[] = "Cuda compilation tools, release ";
+    const size_t kl = sizeof key - 1, chunk = 1 << 20;
+    char *buf;
+    FILE *f;
+    size_t have = 0, n;
+    long total = 0;
+    int rc = 0;
+
+    {
+        /* a regular file only: a FIFO named nvcc must not block the load */
+        struct stat st;
+        int fd = open(nvcc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+        if (fd < 0)
+            return 0;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
+            close(fd);
+            return 0;
+        }
+    }
+    if (!(buf = malloc(chunk + 64))) {
+        fclose(f);
+        return -1;
+    }
+    while (rc == 0 && total < NVCC_BANNER_MAX && (n = fread(buf + have, 1, chunk + 64 - have, f)) > 0) {
+        char *p = buf, *end;
+
+        total += (long)n;
+        have += n;
+        end = buf + have;
+        while ((p = memchr(p, 'C', (size_t)(end - p))) && (size_t)(end - p) >= kl + 8) {
+            if (memcmp(p, key, kl) == 0) {
+                char tmp[16], *q;
+                size_t t = 0;
+
+                for (q = p + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
+                    tmp[t++] = *q;
+                tmp[t] = '\0';
+                if (ctk_version_parse(tmp, major, minor, NULL))
+                    rc = 1;
+                break;
+            }
+            p++;
+        }
+        /* keep the tail: the banner may straddle two reads */
+        if (rc == 0 && have > kl + 16) {
+            memmove(buf, buf + have - (kl + 16), kl + 16);
+            have = kl + 16;
+        }
+    }
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+/* Every part that says a release, and the version files; parts that
+ * disagree fail the load, a version file alone a warning. */
+static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const ctk_sdk_conf_t *conf = c->conf;
+    ctk_version_t *v = &sdk->version, hv;
+    parts_t *ps = calloc(1, sizeof *ps);
+    ctk_buf_t b;
+    ctk_error_t e;
+    size_t i;
+    bool ok = false, differ = false;
+
+    ctk_buf_init(&b);
+    ctk_error_init(&e);
+    if (!ps) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    memset(&hv, 0, sizeof hv);
+    if (sdk->incdir && try_header(sdk->incdir, &hv, &e) == 1)
+        parts_add(ps, hv.major, hv.minor, "CUDART_VERSION (%s)", hv.path);
+    if (v->source == CTK_VSRC_NVCC) {
+        parts_add(ps, v->major, v->minor, "nvcc --version (%s)", v->path);
+    } else if (sdk->nvcc) {
+        int ma, mi, r = nvcc_banner(sdk->nvcc, &ma, &mi);
+
+        if (r < 0) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        if (r > 0)
+            parts_add(ps, ma, mi, "nvcc (%s: \"release %d.%d\")", sdk->nvcc, ma, mi);
+    }
+    if (e.code == CTK_E_NOMEM || !wheel_parts(ps, conf->base, c->err)) {
+        ctk_error_nomem(c->err);
+        goto out;
+    }
+    for (i = 1; i < ps->n; i++)
+        if (ps->p[i].major != ps->p[0].major || ps->p[i].minor != ps->p[0].minor)
+            differ = true;
+    if (differ) {
+        size_t k, m, order[24], n_order = 0;
+
+        /* one group per release, the smaller groups (the odd ones) first */
+        qsort(ps->p, ps->n, sizeof ps->p[0], part_cmp);
+        for (k = 0; k < ps->n; k++)
+            if (k == 0 || part_cmp(&ps->p[k - 1], &ps->p[k]) / 2 != 0)
+                order[n_order++] = k;
+        for (m = 1; m <= ps->n; m++) {
+            for (k = 0; k < n_order; k++) {
+                size_t g = order[k], end = k + 1 < n_order ? order[k + 1] : ps->n, x;
+
+                if (end - g != m)
+                    continue;
+                ctk_buf_printf(&b, "%s%d.%d: ", b.len ? "; " : "", ps->p[g].major, ps->p[g].minor);
+                for (x = g; x < end; x++)
+                    ctk_buf_printf(&b, "%s%s", x > g ? ", " : "", ps->p[x].what);
+            }
+        }
+        if (ps->dist[0])
+            ctk_buf_printf(&b, " (the dist-info in %s)", ps->dist);
+        if (b.failed) {
+            ctk_error_nomem(c->err);
+            goto out;
+        }
+        sdk_error(c, CTK_E_SDK, CTK_F_BASE,
+                  "the parts of the toolkit at %s are of different CUDA releases: nvcc, its headers, "
+                  "NVVM and the runtime must be one (reinstall the odd ones, or point base at a whole "
+                  "toolkit): %s",
+                  conf->base, b.data);
+        goto out;
+    }
+    /* the parts agree: does a version file say otherwise? */
+    if (ps->n && (v->source == CTK_VSRC_VERSION_JSON || v->source == CTK_VSRC_VERSION_TXT) &&
+        (v->major != ps->p[0].major || v->minor != ps->p[0].minor)) {
+        char *t = ctk_printf(c->err, "%s says CUDA %d.%d, but %s%s say%s %d.%d: the version file is "
+                             "taken; correct it, or the module is named for a release it does not hold",
+                             v->path, v->major, v->minor, ps->p[0].what,
+                             ps->n > 1 ? " and the other parts" : "", ps->n > 1 ? "" : "s",
+                             ps->p[0].major, ps->p[0].minor);
+
+        if (!t)
+            goto out;
+        snprintf(v->out_of_step, sizeof v->out_of_step, "%s", t);
+        free(t);
+    }
+    ok = true;
+out:
+    ctk_buf_fini(&b);
+    free(ps);
+    return ok;
+}
+
 static bool check_version(ctx_t *c, ctk_sdk_t *sdk)
 {
     const ctk_sdk_conf_t *conf = c->conf;
@@ -1081,6 +1488,8 @@ static bool check_version(ctx_t *c, ctk_sdk_t *sdk)
                       conf->base, verr.text);
         return false;
     }
+    if (!check_in_step(c, sdk))
+        return false;
     if (!(sdk->version_mm = ctk_printf(c->err, "%d.%d", v->major, v->minor)))
         return false;
     if (v->patch >= 0 &&
@@ -1271,7 +1680,7 @@ static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
     return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 7, err) &&
            build_list(&sdk->ld_library_path, libs, 6, err) &&
            build_list(&sdk->library_path, libs, 6, err) && build_list(&sdk->manpath, man, 1, err) &&
-           find_libs(sdk, libs, 6, err);
+           find_libs(sdk, libs, 6, err) && find_versioned(sdk, libs, 6, err);
 }
 
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err)
@@ -1453,5 +1862,8 @@ void ctk_sdk_free(ctk_sdk_t *sdk)
         free(sdk->libs[i].link);
     }
     free(sdk->libs);
+    for (i = 0; i < sdk->n_versioned; i++)
+        free(sdk->versioned[i].file);
+    free(sdk->versioned);
     free(sdk);
 }

@@ -49,6 +49,10 @@ typedef struct {
     char path[4096];             /* the file (or nvcc) it was read from */
     char passed_over[512];       /* an earlier source that exists but could not be
                                     read ("version.json: not valid JSON ..."); "" if none */
+    char out_of_step[1536];      /* the toolkit's parts agree, but its version.json or
+                                    version.txt says another release (a warning: what
+                                    disagrees); "" if none.  Parts that disagree among
+                                    themselves fail the load (ctk_sdk_load) */
 } ctk_version_t;
 
 /* Parse "X.Y" or "X.Y.Z" (digits only; patch -1 when absent). */
@@ -84,6 +88,20 @@ typedef struct {
     char *link;         /* "-lcublas -lcublasLt" style list, space separated */
 } ctk_sdk_lib_t;
 
+/* A library the toolkit ships under its versioned names alone (NVIDIA's
+ * CUDA 13 wheels: libcudart.so.13, no libcudart.so), so that -lcudart
+ * finds no copy of the toolkit's own.  generate writes lib<name>.so into
+ * a directory of OUT it manages (render.c: a linker input script naming
+ * file), which the modules and the .pc put first on the link search. */
+typedef struct {
+    const char *name;   /* "cudart": what -l names (static string) */
+    char *file;         /* the toolkit's lib<name>.so.<N>, as found in its lib dir */
+} ctk_sdk_versioned_t;
+
+/* The libraries -l or CMake's FindCUDAToolkit link by name and ctkgen
+ * provides the unversioned name of, by index; NULL past the last. */
+const char *ctk_sdk_link_name(size_t i);
+
 typedef struct {
     const ctk_sdk_conf_t *conf; /* borrowed; must outlive the record */
     char *module_version;       /* conf->module_version, else conf->version */
@@ -115,6 +133,9 @@ typedef struct {
 
     ctk_sdk_lib_t *libs;           /* libraries found, in a fixed order */
     size_t n_libs;
+    ctk_sdk_versioned_t *versioned; /* libraries without their unversioned name, in
+                                       ctk_sdk_link_name() order; none in a runfile tree */
+    size_t n_versioned;
 } ctk_sdk_t;
 
 /* Is dir one of the system directories above (by spelling or resolved path)? */
@@ -124,7 +145,18 @@ bool ctk_sdk_is_system_dir(const char *dir);
  * config file path used in errors (which also name the SDK and the field).
  * The one program it may run is the toolkit's nvcc, for `nvcc --version`,
  * and only when no version.json, version.txt or CUDART_VERSION says the
- * release.  Caller frees. */
+ * release.
+ * Parts out of step: the release of each part that says one -- CUDART_VERSION
+ * (the headers), nvcc (the "Cuda compilation tools, release X.Y" that
+ * `nvcc --version` prints, read from its executable, never run: a hung
+ * nvcc cannot stall a load, and reading needs no trust) and, in a pip tree
+ * (<site-packages>/nvidia/<dir>, or a tree with a dist-info/ dir), the
+ * *.dist-info of nvidia-cuda-nvcc, -cuda-runtime, -cuda-crt, -nvvm,
+ * -cuda-nvrtc and -cuda-cupti (and their -cuXX names) -- must agree on
+ * major.minor: else the load fails (CTK_E_SDK), naming each part and its
+ * release.  A version.json or version.txt that disagrees with parts that
+ * agree is a warning (version.out_of_step); the version file still gives
+ * the version, as it does for CMake.  Caller frees. */
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err);
 
 /* What ctk_sdk_load_ex() may run, for callers that load a toolkit another

@@ -1277,6 +1277,149 @@ static bool arch_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *env)
     return ok && (j->c->o->stage_dir || judge_arch(&j->jd, a));
 }
 
+/* ---- where the linker found each library ------------------------------------------ */
+/* A GNU ld input script (ctkgen's OUT/lib/<pc>-<version>/lib<name>.so):
+ * neither an ELF file nor an archive.  ld traces the files it names next. */
+static bool is_ld_script(const char *path)
+{
+    char head[8] = "";
+    FILE *f = fopen(path, "rb");
+    size_t n;
+
+    if (!f)
+        return false;
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n >= 4 && memcmp(head, "\177ELF", 4) != 0 && (n < 7 || memcmp(head, "!<arch>", 7) != 0);
+}
+
+/* path is in one of the toolkit's own lib dirs (stubs included) */
+static bool in_toolkit_libdirs(const ctk_sdk_t *s, const char *path)
+{
+    const char *dirs[] = {s->libdir, s->stubsdir, s->math_libdir, s->cupti_libdir,
+                          s->nvvm_libdir, s->nccl_libdir, s->nvshmem_libdir};
+    size_t i;
+
+    for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (dirs[i] && lib_in_dir(path, dirs[i]))
+            return true;
+    return false;
+}
+
+/* lib<name>.so, lib<name>.so.* or lib<name>.a is in one of the
+ * toolkit's lib dirs: -l<name> is one of its libraries (-lrt, -ldl and
+ * the like are the system's, wherever the linker takes them) */
+static bool toolkit_has(const ctk_sdk_t *s, const char *name)
+{
+    const char *dirs[] = {s->libdir, s->stubsdir, s->math_libdir, s->cupti_libdir,
+                          s->nvvm_libdir, s->nccl_libdir, s->nvshmem_libdir};
+    size_t i, nl = strlen(name);
+    bool found = false;
+
+    for (i = 0; i < sizeof dirs / sizeof dirs[0] && !found; i++) {
+        DIR *d = dirs[i] ? opendir(dirs[i]) : NULL;
+        struct dirent *e;
+
+        if (!d)
+            continue;
+        while (!found && (e = readdir(d))) {
+            const char *suf;
+
+            if (strncmp(e->d_name, "lib", 3) != 0 || strncmp(e->d_name + 3, name, nl) != 0)
+                continue;
+            suf = e->d_name + 3 + nl;
+            found = strcmp(suf, ".so") == 0 || strncmp(suf, ".so.", 4) == 0 || strcmp(suf, ".a") == 0;
+        }
+        closedir(d);
+    }
+    return found;
+}
+
+/* The file a --trace line names: "/x/libfoo.so", "(/x/libfoo.a)member.o"
+ * or "-lfoo (/x/libfoo.so)"; copied into buf, "" when none. */
+static void trace_file(const char *line, size_t len, char *buf, size_t size)
+{
+    const char *b = line, *e = line + len;
+
+    if (len && line[0] == '(' && (e = memchr(line, ')', len))) {
+        b = line + 1;
+    } else if (len && line[len - 1] == ')' && (b = memchr(line, '(', len)) && b[1] == '/') {
+        b++;
+        e = line + len - 1;
+    } else {
+        b = line;
+        e = line + len;
+    }
+    if (b >= e || *b != '/' || (size_t)(e - b) >= size) {
+        buf[0] = '\0';
+        return;
+    }
+    memcpy(buf, b, (size_t)(e - b));
+    buf[e - b] = '\0';
+}
+
+/* The link of a probe ran with -Wl,--trace (trace: its stdout): for each
+ * -l<name> of words that names a library of the toolkit (toolkit_has), the
+ * library file the linker took (the last traced
+ * lib<name>.so* or lib<name>.a that is not an ld script: a script of
+ * ctkgen's link dir is followed by the toolkit file it names) must be in
+ * the toolkit's own lib dirs.  At run time the loader may find the right
+ * copy through LD_LIBRARY_PATH even so; what was linked is what a build
+ * elsewhere, or a static link, gets. */
+static bool check_link_trace(vjob_t *j, ctk_vart_t *a, const char *what, const char *const *words,
+                             size_t n_words, const char *trace)
+{
+    size_t w;
+
+    for (w = 0; w < n_words && trace; w++) {
+        const char *name = words[w], *line;
+        char took[4096] = "", file[4096];
+        size_t nl;
+        bool dup = false;
+
+        if (!name || strncmp(name, "-l", 2) != 0 || !name[2] || name[2] == ':')
+            continue;
+        name += 2;
+        for (size_t k = 0; k < w; k++)
+            if (words[k] && strcmp(words[k], words[w]) == 0)
+                dup = true;
+        if (dup || !toolkit_has(j->sdk, name))
+            continue;
+        nl = strlen(name);
+        for (line = trace; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+            size_t len = strcspn(line, "\n");
+            const char *base, *suf;
+
+            trace_file(line, len, file, sizeof file);
+            if (!file[0] || !(base = strrchr(file, '/')))
+                continue;
+            base++;
+            if (strncmp(base, "lib", 3) != 0 || strncmp(base + 3, name, nl) != 0)
+                continue;
+            suf = base + 3 + nl;
+            if (strcmp(suf, ".so") != 0 && strncmp(suf, ".so.", 4) != 0 && strcmp(suf, ".a") != 0)
+                continue;
+            if (is_ld_script(file))
+                continue;
+            snprintf(took, sizeof took, "%s", file);
+        }
+        if (took[0] && !in_toolkit_libdirs(j->sdk, took)) {
+            char *real = ctk_realpath(took);
+            bool show = real && strcmp(real, took) != 0;
+
+            if (!addf(a, "CTK-LINK-001", 0, j->err,
+                      "%s: the linker took -l%s from %s%s%s%s, not from this toolkit's lib dirs (%s)",
+                      what, name, took, show ? " (" : "", show ? real : "", show ? ")" : "",
+                      j->sdk->libdir)) {
+                free(real);
+                return false;
+            }
+            free(real);
+        }
+    }
+    return true;
+}
+
 static bool build_pc(vjob_t *j, ctk_vart_t *a)
 {
     const ctk_sdk_t *s = j->sdk;
@@ -1315,13 +1458,16 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
     }
     {
         const char *pre[] = {j->c->rep->cxx, "probe.o", NULL};
-        const char *post[] = {"-o", "probe_pc", NULL};
+        const char *post[] = {"-Wl,--trace", "-o", "probe_pc", NULL};
 
         ctk_proc_result_fini(&r);
         ctk_proc_result_init(&r);
         if (!run_argv(j, pre, &a->libs, post, &env, &r))
             goto out;
         if (!(cxx_ok = ctk_proc_ok(&r)) && !build_failure(j, a, "c++ probe.o $(pkg-config --libs)", &r))
+            goto out;
+        if (cxx_ok && !check_link_trace(j, a, "c++ probe.o $(pkg-config --libs)",
+                                        (const char *const *)a->libs.items, a->libs.len, r.out))
             goto out;
     }
     {
@@ -1486,7 +1632,8 @@ static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
     {
         /* -MD only records which headers were read; lookup is untouched */
         char deps[80];
-        const char *argv[] = {j->c->rep->cc, "-MD", "-MF", deps, "host_probe.c", "-lcudart", "-o", host_exe, NULL};
+        const char *argv[] = {j->c->rep->cc, "-MD", "-MF", deps, "host_probe.c", "-lcudart", "-Wl,--trace",
+                              "-o", host_exe, NULL};
 
         snprintf(deps, sizeof deps, "%s.d", host_exe);
         if (!run_step(j, argv, menv, &r))
@@ -1495,6 +1642,8 @@ static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
             ok = build_failure(j, a, "cc host_probe.c -lcudart", &r);
             goto cuda;
         }
+        if (!check_link_trace(j, a, "cc host_probe.c -lcudart", argv + 5, 1, r.out))
+            goto out;
         if (!check_header_origin(j, a, deps))
             goto out;
         if (!(exe = ctk_path_join(j->dir, host_exe, j->err)))
@@ -1525,8 +1674,8 @@ cuda:
         ctk_proc_result_init(&r);
     }
     {
-        const char *argv[] = {j->c->rep->cxx, j->probe_o ? "probe.o" : "probe_mod.o", "-lcudart", "-o",
-                              cuda_exe, NULL};
+        const char *argv[] = {j->c->rep->cxx, j->probe_o ? "probe.o" : "probe_mod.o", "-lcudart",
+                              "-Wl,--trace", "-o", cuda_exe, NULL};
 
         if (!run_step(j, argv, menv, &r))
             goto out;
@@ -1534,6 +1683,8 @@ cuda:
             ok = build_failure(j, a, "c++ probe.o -lcudart", &r);
             goto out;
         }
+        if (!check_link_trace(j, a, "c++ probe.o -lcudart", argv + 2, 1, r.out))
+            goto out;
         if (!(exe = ctk_path_join(j->dir, cuda_exe, j->err)))
             goto out;
         ok = launch(j, a, exe, menv, &a->cuda) && judge_report(&j->jd, a, &a->cuda, cuda_exe) &&

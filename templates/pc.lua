@@ -8,7 +8,7 @@ local pc = ctk.pc
 local field_of = { cudaroot = "base", includedir = "base", libdir = "base", cccl = "base",
                    math = "math_libs",
                    cupti = "cupti", nvvm = "nvvm", nccl = "comm_libs/nccl",
-                   nvshmem = "comm_libs/nvshmem" }
+                   nvshmem = "comm_libs/nvshmem", ctk_linkdir = "the output dir" }
 local function field(name)
   return field_of[name] or field_of[string.match(name, "^(%a+)_")] or name
 end
@@ -44,6 +44,9 @@ end
 for _, name in ipairs(pc.libdirs) do
   pc_q("-L" .. full[name], what(name))
 end
+if pc.linkdir then
+  pc_q("-L" .. full[pc.linkdir], what(pc.linkdir))
+end
 if pc.rpath and #pc.libdirs > 0 then
   local dirs, fields, seen = {}, {}, {}
   for _, name in ipairs(pc.libdirs) do
@@ -69,6 +72,11 @@ end
 emitln("Cflags: ", table.concat(cflags, " "))
 
 local libs = {}
+-- ctkgen's dir of the unversioned names the toolkit lacks (libcudart.so
+-- of a wheel tree) comes first; it holds nothing to run, so no run path.
+if pc.linkdir then
+  libs[#libs + 1] = "-L${" .. pc.linkdir .. "}"
+end
 for _, name in ipairs(pc.libdirs) do
   libs[#libs + 1] = "-L${" .. name .. "}"
 end

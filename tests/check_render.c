@@ -193,6 +193,82 @@ START_TEST(test_render_standalone_matches_golden)
 }
 END_TEST
 
+/* NVIDIA's CUDA 13 wheels as pip installs them: libcudart.so.13 and
+ * libcublas.so.13 alone.  The link dir (an ld script per library) is first
+ * on LIBRARY_PATH, CMAKE_LIBRARY_PATH and the .pc's -L, never on
+ * LD_LIBRARY_PATH or the run path. */
+START_TEST(test_render_wheel_link_files_match_golden)
+{
+    const char *r = "/opt/venv/lib/python3.12/site-packages/nvidia/cu13";
+    ctk_config_t *cfg = base_config();
+    ctk_sdk_conf_t *c;
+    ctk_sdk_t *s;
+    ctk_outset_t out;
+    ctk_error_t err;
+    char inc[256], lib[256];
+    ctk_render_opts_t o = { NULL, "/apps/modules/cuda/pkgconfig", "/apps/modules/cuda/lib" };
+    size_t i, links = 0;
+
+    snprintf(inc, sizeof inc, "%s/include", r);
+    snprintf(lib, sizeof lib, "%s/lib", r);
+    cfg->sdks = calloc(1, sizeof *cfg->sdks);
+    cfg->n_sdks = 1;
+    c = &cfg->sdks[0];
+    c->version = strdup("13.5");
+    c->base = strdup(r);
+    strcpy(c->jpath, "/sdks/0");
+    s = fake_sdk(c, "13.5", NULL, inc, lib, inc, lib, NULL, NULL, NULL, NULL, NULL);
+    s->versioned = calloc(2, sizeof *s->versioned);
+    s->n_versioned = 2;
+    s->versioned[0].name = "cudart";
+    s->versioned[0].file = ctk_path_join(lib, "libcudart.so.13", NULL);
+    s->versioned[1].name = "cublas";
+    s->versioned[1].file = ctk_path_join(lib, "libcublas.so.13", NULL);
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_render_all(cfg, &s, 1, &o, &out, &err), "%s:%d: %s", err.source, err.line, err.text);
+    for (i = 0; i < out.n; i++)
+        if (strncmp(out.files[i].relpath, "lib/ctk-13.5/", 13) == 0)
+            links++;
+    ck_assert_uint_eq(links, 2);
+    compare_golden("wheel", &out);
+    ctk_outset_fini(&out);
+    free_all(cfg, &s, 1);
+}
+END_TEST
+
+/* A path a linker script cannot quote stops the render. */
+START_TEST(test_render_link_file_refuses_a_quote)
+{
+    ctk_config_t *cfg = base_config();
+    ctk_sdk_conf_t *c;
+    ctk_sdk_t *s;
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/p", "/l" };
+
+    cfg->sdks = calloc(1, sizeof *cfg->sdks);
+    cfg->n_sdks = 1;
+    c = &cfg->sdks[0];
+    c->version = strdup("13.5");
+    c->base = strdup("/opt/w");
+    strcpy(c->jpath, "/sdks/0");
+    s = fake_sdk(c, "13.5", NULL, "/opt/w/include", "/opt/w/lib", NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    s->versioned = calloc(1, sizeof *s->versioned);
+    s->n_versioned = 1;
+    s->versioned[0].name = "cudart";
+    s->versioned[0].file = strdup("/opt/w/lib/a\"b/libcudart.so.13");
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ck_assert(!ctk_render_all(cfg, &s, 1, &o, &out, &err));
+    ck_assert_int_eq(err.code, CTK_E_QUOTE);
+    ck_assert_str_eq(err.text, "/sdks/0: SDK 13.5: /opt/w/lib/a\"b/libcudart.so.13: a linker script cannot "
+                               "name a file whose path holds a '\"' or a control character");
+    ctk_outset_fini(&out);
+    free_all(cfg, &s, 1);
+}
+END_TEST
+
 /* The HPC SDK's split layout with every optional part of the config:
  * help, site and SDK env, host compiler, an alias. */
 static ctk_config_t *hpcsdk_config(ctk_sdk_t **sdk)
@@ -1318,6 +1394,8 @@ int main(void)
     TCase *tc = tcase_create("render");
 
     tcase_add_test(tc, test_render_standalone_matches_golden);
+    tcase_add_test(tc, test_render_wheel_link_files_match_golden);
+    tcase_add_test(tc, test_render_link_file_refuses_a_quote);
     tcase_add_test(tc, test_render_hpcsdk_split_matches_golden);
     tcase_add_test(tc, test_render_refuses_colon_in_search_path);
     tcase_add_test(tc, test_render_refuses_newline_in_path);

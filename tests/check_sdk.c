@@ -597,6 +597,98 @@ START_TEST(test_sdk_error_no_libcudart)
 }
 END_TEST
 
+/* NVIDIA's CUDA 13 wheels ship libcudart.so.13 and no libcudart.so: the
+ * record names each such library and its soname-form file. */
+START_TEST(test_sdk_versioned_only_libraries_are_named)
+{
+    char *root = fake_toolkit("cuda", NULL, 13050);
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    unlink(S("%s/lib64/libcudart.so", root));
+    wr("cuda/lib64/libcudart.so.13.5.37", "");
+    wr("cuda/lib64/libcublas.so.13", "");
+    wr("cuda/lib64/libcublasLt.so.13.1", "");
+    wr("cuda/lib64/libcublasLt.so.13.10", "");
+    wr("cuda/lib64/libcufft.so.12", "");
+    wr("cuda/lib64/libcufft.so", "");            /* has its name: none needed */
+    wr("cuda/lib64/libnvrtc-builtins.so.13.5", ""); /* not -lnvrtc's */
+    lnk("libcurand.so.10", "cuda/lib64/libcurand.so.10.4"); /* dangling: not a library */
+    conf_init(&c, "13.5", root);
+    sdk = load_ok(&c);
+    ck_assert_uint_eq(sdk->n_versioned, 3);
+    ck_assert_str_eq(sdk->versioned[0].name, "cudart");
+    ck_assert_str_eq(sdk->versioned[0].file, S("%s/lib64/libcudart.so.13", root));
+    ck_assert_str_eq(sdk->versioned[1].name, "cublas");
+    ck_assert_str_eq(sdk->versioned[1].file, S("%s/lib64/libcublas.so.13", root));
+    ck_assert_str_eq(sdk->versioned[2].name, "cublasLt");
+    ck_assert_str_eq(sdk->versioned[2].file, S("%s/lib64/libcublasLt.so.13.10", root));
+    ctk_sdk_free(sdk);
+}
+END_TEST
+
+/* A runfile tree has every unversioned name: no link names. */
+START_TEST(test_sdk_unversioned_names_need_nothing)
+{
+    char *root = fake_toolkit("cuda", NULL, 12040);
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    fake_cublas("cuda");
+    conf_init(&c, "12.4", root);
+    sdk = load_ok(&c);
+    ck_assert_uint_eq(sdk->n_versioned, 0);
+    ctk_sdk_free(sdk);
+}
+END_TEST
+
+/* pip's tree: nvcc's wheel 13.1 beside NVVM's 13.5 and headers 13.5 */
+START_TEST(test_sdk_parts_of_two_releases_fail)
+{
+    char *root = fake_toolkit("sp/nvidia/cu13", NULL, 13050);
+    ctk_sdk_conf_t c;
+    ctk_error_t e;
+
+    mkd("sp/nvidia_cuda_nvcc-13.1.80.dist-info");
+    mkd("sp/nvidia_nvvm-13.5.37.dist-info");
+    mkd("sp/nvidia_cuda_runtime_cu13-13.5.37.dist-info");
+    mkd("sp/nvidia_cublas-13.10.0.20.dist-info"); /* numbered on its own: not compared */
+    conf_init(&c, "13.5", root);
+    load_fails(&c, &e);
+    ASSERT_ERR(e, CTK_E_SDK, CTK_F_BASE,
+               S("/sdks/0/base: SDK 13.5: the parts of the toolkit at %s are of different CUDA "
+                 "releases: nvcc, its headers, NVVM and the runtime must be one (reinstall the odd "
+                 "ones, or point base at a whole toolkit): 13.1: nvidia_cuda_nvcc-13.1.80.dist-info; "
+                 "13.5: CUDART_VERSION (%s/include/cuda_runtime_api.h), "
+                 "nvcc (%s/bin/nvcc: \"release 13.5\"), "
+                 "nvidia_cuda_runtime_cu13-13.5.37.dist-info, nvidia_nvvm-13.5.37.dist-info "
+                 "(the dist-info in %s/sp)",
+                 root, root, root, g_tmp));
+}
+END_TEST
+
+/* the parts agree (13.0: the headers, and the banner of the fake nvcc
+ * script, read as nvcc's executable is) and version.json says 12.4.1: a
+ * warning, the file's word kept */
+START_TEST(test_sdk_version_file_out_of_step_is_a_warning)
+{
+    char *root = fake_toolkit("cuda", "12.4.1", 13000);
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    conf_init(&c, "12.4", root);
+    sdk = load_ok(&c);
+    ck_assert_str_eq(sdk->version_mm, "12.4");
+    ck_assert_str_eq(sdk->version.out_of_step,
+                     S("%s/version.json says CUDA 12.4, but CUDART_VERSION "
+                       "(%s/include/cuda_runtime_api.h) and the other parts say 13.0: the version "
+                       "file is taken; "
+                       "correct it, or the module is named for a release it does not hold",
+                       root, root));
+    ctk_sdk_free(sdk);
+}
+END_TEST
+
 START_TEST(test_sdk_error_no_nvcc)
 {
     char *root = fake_toolkit("cuda", NULL, 12040);
@@ -1679,6 +1771,10 @@ static Suite *sdk_suite(bool have_cuda)
     tcase_add_test(tc, test_sdk_error_missing_base);
     tcase_add_test(tc, test_sdk_error_no_cuda_runtime_h);
     tcase_add_test(tc, test_sdk_error_no_libcudart);
+    tcase_add_test(tc, test_sdk_versioned_only_libraries_are_named);
+    tcase_add_test(tc, test_sdk_unversioned_names_need_nothing);
+    tcase_add_test(tc, test_sdk_parts_of_two_releases_fail);
+    tcase_add_test(tc, test_sdk_version_file_out_of_step_is_a_warning);
     tcase_add_test(tc, test_sdk_error_no_nvcc);
     tcase_add_test(tc, test_sdk_error_declared_version_mismatch);
     tcase_add_test(tc, test_sdk_declared_patch_accepted_when_toolkit_does_not_know);

@@ -53,6 +53,11 @@ dirs_of() {
 # one of NAME's directories
 in_toolkit() {
     it_p=$(realpath -s -m "$2")
+    # an ld input script of ctkgen's link dir (OUT/lib: a wheel tree's
+    # unversioned names) stands for the toolkit file it names
+    if [ -f "$it_p" ] && [ "$(wc -c < "$it_p")" -lt 4096 ] && grep -q '^INPUT("' "$it_p"; then
+        it_p=$(sed -n 's/^INPUT("\(.*\)")$/\1/p' "$it_p" | head -n 1)
+    fi
     for it_d in $(dirs_of "$1"); do
         case $it_p in "$it_d"/*) return 0 ;; esac
     done
@@ -109,7 +114,7 @@ claim() {
 unchecked() { echo "# not checked: $1 ($2)"; }
 
 # the reasons issue 15 records, as a client meets them
-WHY_WHEEL="the 13.5 wheel tree has only versioned libraries (libcudart.so.13, libcublas.so.13, ...): -lcudart and find_library take another toolkit's copy (here /usr/local/lib*, CUDA 13.0's) or none"
+WHY_WHEEL_PC="with no module, nothing puts ctkgen's link dir (OUT/lib/ctk-13.5, the wheel tree's unversioned names) on CMAKE_LIBRARY_PATH: FindCUDAToolkit takes another toolkit's copy (here /usr/local/lib*, CUDA 13.0's) or none"
 WHY_CCBIN_PC="with no module, nothing hands CMake or Meson the .pc's ccbin (g++-11; CUDAHOSTCXX is the module's), and nvcc 11.8 refuses gcc 12: 'unsupported GNU version!'"
 WHY_SPLIT="FindCUDAToolkit searches the system's directories before the HPC SDK's math_libs: CUDA::cublas and CUDA::cublasLt are /usr/local/lib64's (CUDA 13.0's system copy), not math_libs/13.0's"
 

@@ -28,10 +28,9 @@ echo "# $(cmake --version | head -n 1)"
 why() {
     case $1:$2:$3:$4 in
         11.8:pc:*) echo "$WHY_CCBIN_PC" ;;
-        13.5:*:*:build) ;;
-        13.5:*:*:resolved|13.5:*:*:link) echo "$WHY_WHEEL" ;;
-        13.5:pc:fp:*) echo "$WHY_WHEEL (with no LD_LIBRARY_PATH, CMake's run path leads there too)" ;;
-        13.0-hpcsdk*:*::resolved|13.0-hpcsdk*:*:fp:link) echo "$WHY_SPLIT" ;;
+        13.5:pc::resolved|13.5:pc:fp:link|13.5:pc:cu:link) echo "$WHY_WHEEL_PC" ;;
+        13.5:pc:fp:*) echo "$WHY_WHEEL_PC (with no LD_LIBRARY_PATH, CMake's run path leads there too)" ;;
+        13.0-hpcsdk*:pc::resolved|13.0-hpcsdk*:pc:fp:link) echo "$WHY_SPLIT (with no module, nothing sets CMAKE_LIBRARY_PATH)" ;;
         13.0-hpcsdk*:pc:fp:run) echo "$WHY_SPLIT (with no LD_LIBRARY_PATH, CMake's run path leads there too; and CUDA::cupti, with no module's CUPTI dir)" ;;
     esac
 }

@@ -34,7 +34,6 @@ fi
 # why NAME STEP: why STEP (link, run, version) fails today, or nothing
 why() {
     case $1:$2 in
-        13.5:link) echo "$WHY_WHEEL" ;;
     esac
 }
 # checks CLIENT NAME SYS RUN BUILDLOG PROG: the link, run and version checks

@@ -25,7 +25,6 @@ echo "# meson $(meson --version)"
 why() {
     case $1:$2:$3:$4 in
         11.8:pc:*) echo "$WHY_CCBIN_PC" ;;
-        13.5:*:pc:link) echo "$WHY_WHEEL" ;;
     esac
 }
 

@@ -15,6 +15,8 @@ prepend_path("CPATH", "/sw/cuda-12.9/include")
 prepend_path("LIBRARY_PATH", "/sw/cuda-12.9/lib64")
 prepend_path("LD_LIBRARY_PATH", "/sw/cuda-12.9/lib64")
 prepend_path("PKG_CONFIG_PATH", "/apps/modules/cuda/pkgconfig")
+prepend_path("CMAKE_INCLUDE_PATH", "/sw/cuda-12.9/include")
+prepend_path("CMAKE_LIBRARY_PATH", "/sw/cuda-12.9/lib64")
 
 setenv("CUDA_HOME", "/sw/cuda-12.9")
 setenv("CUDA_PATH", "/sw/cuda-12.9")
