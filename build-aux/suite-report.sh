@@ -22,7 +22,12 @@ passed=$(cat "$dir"/*.trs 2>/dev/null | grep -c '^:test-result: PASS' || :)
 failed=$(cat "$dir"/*.trs 2>/dev/null | grep -cE '^:test-result: (FAIL|ERROR|XPASS)' || :)
 skipped=$(cat "$dir"/*.trs 2>/dev/null | grep -c '^:test-result: SKIP' || :)
 # SKIP lines, whole tests and parts of tests alike
-skips=$(grep -H '^SKIP' "$dir"/*.log 2>/dev/null | grep -v '/test-suite.log:' | sed "s|^$dir/||" || :)
+# each skip's reason: the test's own "SKIP: why" lines, and automake's
+# "SKIP test (exit status: 77)" line only for a log that gives no reason
+skips=$(for f in "$dir"/*.log; do
+            case $f in */test-suite.log) continue ;; esac
+            if grep -q '^SKIP:' "$f" 2>/dev/null; then grep -H '^SKIP:' "$f"; else grep -H '^SKIP' "$f"; fi
+        done 2>/dev/null | sed "s|^$dir/||" || :)
 bad=0
 if [ -n "$skips" ]; then
     echo "--- skipped, with the reason each gave:"

@@ -58,8 +58,18 @@ for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
         if [ $built = no ]; then
             grep -m 3 -E 'error|Error' "$B.cfg" "$B".*.log 2>/dev/null | sed 's/^/# /'
         fi
+        bwhy=$(why "$n" "$sys" "" build)
+        # with the .pc alone, FindCUDAToolkit takes what else the machine
+        # has for a wheel tree's or a split's libraries: where nothing else
+        # is (a clean root), the configure itself fails for the same reason
+        if [ $built = no ] && [ "$sys" = pc ] && [ -z "$bwhy" ]; then
+            case $n in
+                13.5) bwhy="$WHY_WHEEL_PC; with no other CUDA here for it to take, the configure fails" ;;
+                13.0-hpcsdk*) bwhy="$WHY_SPLIT (with no module, nothing sets CMAKE_LIBRARY_PATH); with no other cuBLAS here for it to take, the configure fails" ;;
+            esac
+        fi
         claim "$tag: configures and builds (CUDA language, CUDA:: targets, pkg_check_modules)" \
-            "$(why "$n" "$sys" "" build)" [ $built = yes ]
+            "$bwhy" [ $built = yes ]
         if [ $built = no ]; then
             unchecked "$tag: the libraries resolved, linked and loaded" "the build failed"
             continue
