@@ -100,7 +100,8 @@ const ctk_cmd_doc_t ctk_cmd_validate_doc = {
     "Each probe reports the libcudart it loaded, the runtime and driver\n"
     "versions, the GPU and whether its kernel's result was right.  Verdicts:\n"
     "pass; fail with findings (codes in diagnostics.md); skip when a part\n"
-    "cannot run here (no driver or GPU, no Environment Modules), never counted\n"
+    "cannot run here (no driver or GPU, no Environment Modules, a module the\n"
+    "generated one requires not found: give --modulepath), never counted\n"
     "as a pass.  As root, modulefiles are loaded as user nobody (uid 65534\n"
     "without one) with an empty HOME and TMPDIR of their own, never as root;\n"
     "a Tcl file nobody cannot read is a skip (CTK-SKIP-004), and --trust-tcl\n"
@@ -233,6 +234,7 @@ static bool run_compute(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const c
     cc.modulecmd = o->v.modulecmd ? o->v.modulecmd : getenv("MODULES_CMD");
     cc.timeout_s = o->v.timeout_s;
     cc.trust_tcl = o->v.trust_tcl;
+    cc.modulepath = o->v.modulepath;
     ok = ok && ctk_remote_run_compute(remote, &cc, rep, err);
     free(config);
     return ok;
@@ -289,10 +291,52 @@ static int print_report(const ctk_vreport_t *rep, const ctk_validate_cli_t *o, c
     return rc;
 }
 
-int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *o)
+/* Absolute directories joined by ':' (empty entries allowed, as in MODULEPATH). */
+static bool modulepath_ok(const char *dirs)
 {
+    const char *p = dirs;
+
+    if (!*dirs)
+        return false;
+    for (;;) {
+        if (*p != ':' && *p && *p != '/')
+            return false;
+        if (!(p = strchr(p, ':')))
+            return true;
+        p++;
+    }
+}
+
+/* Where validate finds the modules a generated one requires: --modulepath,
+ * the site config's validation.modulepath, then (--inherit-modulepath) the
+ * caller's MODULEPATH.  NULL with err set: no memory; "" when none. */
+static char *site_modulepath(const ctk_config_t *cfg, const ctk_validate_cli_t *o, ctk_error_t *err)
+{
+    const char *inherited = o->inherit_modulepath ? getenv("MODULEPATH") : NULL;
+    ctk_buf_t b;
+    char *s;
+
+    ctk_buf_init(&b);
+    if (o->modulepath)
+        ctk_buf_puts(&b, o->modulepath);
+    for (size_t i = 0; i < cfg->validation.n_modulepath; i++)
+        ctk_buf_printf(&b, "%s%s", b.len ? ":" : "", cfg->validation.modulepath[i]);
+    if (inherited && *inherited)
+        ctk_buf_printf(&b, "%s%s", b.len ? ":" : "", inherited);
+    ctk_buf_puts(&b, "");
+    if (!(s = ctk_buf_take(&b, NULL)))
+        ctk_error_nomem(err);
+    ctk_buf_fini(&b);
+    return s;
+}
+
+int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *given)
+{
+    ctk_validate_cli_t oc = *given;
+    const ctk_validate_cli_t *o = &oc;
+    char *modulepath;
     ctk_vreport_t rep;
-    ctk_vopts_t v = o->v;
+    ctk_vopts_t v;
     ctk_remote_opts_t ro;
     ctk_remote_t *remote = NULL;
     char *cache_dir = NULL;
@@ -302,12 +346,18 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
     int rc, sig;
 
     ctk_error_init(&err);
+    if (!(modulepath = site_modulepath(cfg, given, &err)))
+        return ctk_cli_error(&err);
+    oc.v.modulepath = modulepath;
+    v = oc.v;
     ctk_vreport_init(&rep);
     v.progress = on_progress;
     slurm = use_slurm(cfg, o, &err);
     compute = slurm && cfg->validation.build && strcmp(cfg->validation.build, "compute") == 0;
-    if (err.code != CTK_E_OK)
-        return ctk_cli_error(&err);
+    if (err.code != CTK_E_OK) {
+        rc = ctk_cli_error(&err);
+        goto out;
+    }
     if (!ctk_proc_catch_interrupts(&err)) {
         rc = ctk_cli_error(&err);
         goto out;
@@ -345,6 +395,7 @@ failed:
         fprintf(stderr, "ctkgen: %s and removed the temp dirs\n",
                 ctk_proc_describe_interrupt(what, sizeof what));
         ctk_vreport_fini(&rep);
+        free(modulepath);
         ctk_proc_reraise(sig);
         return 128 + sig;
     }
@@ -358,6 +409,7 @@ failed:
 out:
     ctk_remote_free(remote);
     free(cache_dir);
+    free(modulepath);
     ctk_vreport_fini(&rep);
     return rc;
 }
@@ -383,6 +435,14 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
         return true;
     case CTK_VOPT_QUEUE_TIMEOUT:
     case CTK_VOPT_RUN_TIMEOUT:
+    case CTK_VOPT_MODULEPATH:
+        if (!modulepath_ok(arg))
+            *rc = ctk_cli_usage(cmd, "--modulepath needs absolute directories joined by ':', not '%s'", arg);
+        o->modulepath = arg;
+        return true;
+    case CTK_VOPT_INHERIT_MODULEPATH:
+        o->inherit_modulepath = true;
+        return true;
     case CTK_VOPT_CACHE_TTL:
         if (!parse_number(arg, 1, 604800, &d))
             *rc = ctk_cli_usage(cmd, "--%s needs seconds from 1 to 604800, not '%s'",

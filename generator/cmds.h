@@ -72,6 +72,8 @@ typedef struct {
     const char *stage_dir;    /* --stage-dir */
     const char *html;         /* --html FILE */
     double cache_ttl_s;       /* --cache-ttl; 0: not given */
+    const char *modulepath;   /* --modulepath */
+    bool inherit_modulepath;  /* --inherit-modulepath */
 } ctk_validate_cli_t;
 
 /* The launcher options validate and generate --validate share: ids for
@@ -84,6 +86,8 @@ enum {
     CTK_VOPT_STAGE_DIR,
     CTK_VOPT_HTML,
     CTK_VOPT_CACHE_TTL,
+    CTK_VOPT_MODULEPATH,
+    CTK_VOPT_INHERIT_MODULEPATH,
 };
 #define CTK_VOPT_ENTRIES                                                                                       \
     { "launcher", 0, "local|slurm", CTK_VOPT_LAUNCHER,                                                         \
@@ -99,7 +103,12 @@ enum {
       "(default: the site config's, else <cache dir>/stage)" },                                              \
     { "cache-ttl", 0, "SECONDS", CTK_VOPT_CACHE_TTL,                                                          \
       "with --launcher slurm: reuse a partition's cached probe runs this long (default: 86400)" },            \
-    { "html", 0, "FILE", CTK_VOPT_HTML, "also write the results as a self-contained HTML page to FILE" }
+    { "html", 0, "FILE", CTK_VOPT_HTML, "also write the results as a self-contained HTML page to FILE" },        \
+    { "modulepath", 0, "DIRS", CTK_VOPT_MODULEPATH,                                                           \
+      "where the modules a generated one requires (host_compiler.module) are found: absolute dirs joined "   \
+      "by ':', searched before the site config's validation.modulepath" },                                    \
+    { "inherit-modulepath", 0, NULL, CTK_VOPT_INHERIT_MODULEPATH,                                             \
+      "search this shell's MODULEPATH too, after those" }
 
 /* Take one of the options above into o; false when id is not one of them.
  * *rc is CTK_EXIT_OK, or CTK_EXIT_USAGE after the usage error was printed. */

@@ -1335,6 +1335,7 @@ typedef enum {
     K_BUILD,      /* "login" or "compute" */
     K_SECONDS,    /* queue_timeout */
     K_STAGEDIR,   /* stage_dir */
+    K_MODPATH,    /* modulepath: absolute directories */
     K_PARTITIONS,
     K_PARTNAME,   /* a partition object's "name" */
     K_GRES,
@@ -1425,6 +1426,7 @@ static const keyspec_t validation_keys[] = {
     { "build", K_BUILD, false, VF(build), 0, -1 },
     { "queue_timeout", K_SECONDS, false, VF(queue_timeout_s), 0, -1 },
     { "stage_dir", K_STAGEDIR, false, VF(stage_dir), 0, -1 },
+    { "modulepath", K_MODPATH, false, VF(modulepath), VF(n_modulepath), -1 },
     { "partitions", K_PARTITIONS, false, 0, 0, -1 },
 };
 
@@ -1713,6 +1715,13 @@ static bool check_alias(check_t *c, const char *alias)
 static bool take_aliases(check_t *c, const json_t *v, char ***aliases, size_t *n)
 {
     return take_strings(c, v, aliases, n, check_alias);
+}
+
+/* A MODULEPATH entry: the item is the config's own copy, which check_path
+ * may trim of trailing '/'. */
+static bool check_modulepath_dir(check_t *c, const char *dir)
+{
+    return check_path(c, (char *)dir, PATH_PATHVAR);
 }
 
 static bool check_object(check_t *c, const json_t *obj, const table_t *t, void *base,
@@ -2054,6 +2063,9 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
         return take_seconds(c, v, (double *)((char *)base + k->off), k->key);
     case K_STAGEDIR:
         return take_string(c, v, str) && check_path(c, *str, PATH_JOB);
+    case K_MODPATH:
+        return take_strings(c, v, (char ***)((char *)base + k->off), (size_t *)((char *)base + k->off2),
+                            check_modulepath_dir);
     case K_PARTITIONS:
         return take_partitions(c, v, base, cfg);
     case K_PARTNAME:
@@ -2361,6 +2373,9 @@ static void validation_conf_fini(ctk_validation_conf_t *v)
     for (i = 0; i < v->n_partitions; i++)
         partition_conf_fini(&v->partitions[i]);
     free(v->partitions);
+    for (i = 0; i < v->n_modulepath; i++)
+        free(v->modulepath[i]);
+    free(v->modulepath);
     free(v->stage_dir);
     free(v->build);
     free(v->launcher);
@@ -2786,7 +2801,7 @@ static bool dump_validation(dump_t *d, json_t *root, const ctk_validation_conf_t
         return false;
     if (v->queue_timeout_s > 0 && !put_new(d, o, "queue_timeout", seconds_json(v->queue_timeout_s)))
         return false;
-    if (!put_str(d, o, "stage_dir", v->stage_dir))
+    if (!put_str(d, o, "stage_dir", v->stage_dir) || !put_strs(d, o, "modulepath", v->modulepath, v->n_modulepath))
         return false;
     if (v->n_partitions == 0)
         return true;

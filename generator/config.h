@@ -108,6 +108,10 @@ typedef struct {
                            * the same path, where probes are staged; absolute,
                            * no trailing '/', no '%' (sbatch's file name
                            * patterns); NULL: default */
+    char **modulepath;    /* "modulepath": where validate finds the modules
+                           * the generated ones require (host_compiler.module),
+                           * in search order; absolute, no ':' */
+    size_t n_modulepath;
     ctk_partition_conf_t *partitions; /* in file order; when given, at least one */
     size_t n_partitions;
     bool present;         /* the key was in the file; ctk_config_dump writes the

@@ -177,6 +177,9 @@ const ctk_diag_t ctk_diags[] = {
       "raise --queue-timeout, or run when the partition has free GPUs; the pending reason says what Slurm waits for" },
     { "CTK-SKIP-004", N, "Tcl modulefile not checked: it cannot be evaluated here without root's rights",
       "make it and its directories readable by nobody (files 0644, directories 0755), or use --trust-tcl for a file only root can change" },
+    { "CTK-SKIP-006", N,
+      "not checked: the module requires another (host_compiler.module) that validate could not find or load",
+      "give validate the site's MODULEPATH: --modulepath DIRS, the site config's validation.modulepath, or --inherit-modulepath" },
 
     { NULL, N, NULL, NULL }
 };

@@ -1362,24 +1362,8 @@ static char *module_root(const ctk_lint_file_t *f, ctk_error_t *err);
 static char *dep_tcl2lua(void *ud, const char *file, const char *full, size_t *len, ctk_error_t *err)
 {
     lctx_t *c = ud;
-    const ctk_sandbox_t *sb;
-    char *as = NULL, *why = NULL, *lua = NULL, *dir;
-    size_t n = strlen(file), k = strlen(full);
 
-    /* file is DIR/full (a Tcl file has no extension): what it loads from */
-    dir = n > k + 1 && strcmp(file + n - k, full) == 0 ? ctk_strndup(file, n - k - 1, err)
-                                                      : ctk_strdup(".", err);
-    if (!dir)
-        return NULL;
-    sb = ctk_sandbox_pick(&c->sb, dir, file, &as, &why, err);
-    if (sb)
-        ctk_tcl2lua_run(&c->t2l, file, full, &c->base, c->timeout, sb, &lua, len, err);
-    else if (why)
-        ctk_error_set(err, CTK_E_ENV, file, 0, 0, "%s", why);
-    free(dir);
-    free(as);
-    free(why);
-    return lua;
+    return ctk_tcl2lua_dep(&c->t2l, &c->sb, &c->base, c->timeout, file, full, len, err);
 }
 
 /* The file in the sandbox as `module load` would run it: following its

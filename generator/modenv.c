@@ -809,7 +809,23 @@ bool ctk_modenv_load_as(const ctk_modsys_info_t *m, const char *modulepath, cons
                         const ctk_env_t *base, double timeout_s, const ctk_sandbox_t *sb, ctk_env_t *out,
                         ctk_error_t *err)
 {
-    const char *argv[6];
+    return ctk_modenv_load_after(m, modulepath, NULL, full_name, base, timeout_s, sb, out, err);
+}
+
+/* A name the module system would take as an option, or none: refused. */
+static bool bad_name(const char *name, ctk_error_t *err)
+{
+    if (name[0] && name[0] != '-')
+        return false;
+    ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad module name '%s'", name);
+    return true;
+}
+
+bool ctk_modenv_load_after(const ctk_modsys_info_t *m, const char *modulepath, const char *const *first,
+                           const char *full_name, const ctk_env_t *base, double timeout_s,
+                           const ctk_sandbox_t *sb, ctk_env_t *out, ctk_error_t *err)
+{
+    const char *argv[6 + CTK_MODENV_MAX_FIRST];
     ctk_env_t menv, result, run_base;
     ctk_sandbox_run_t run;
     const ctk_env_t *start = base;
@@ -826,10 +842,15 @@ bool ctk_modenv_load_as(const ctk_modsys_info_t *m, const char *modulepath, cons
     memset(&run, 0, sizeof run);
     ctk_proc_result_init(&r);
     ctk_proc_result_init(&ev);
-    if (!full_name[0] || full_name[0] == '-') {
-        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad module name '%s'", full_name);
+    if (bad_name(full_name, err))
         goto out;
-    }
+    for (size_t i = 0; first && first[i]; i++)
+        if (i == CTK_MODENV_MAX_FIRST || bad_name(first[i], err)) {
+            if (i == CTK_MODENV_MAX_FIRST)
+                ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "more than %d modules to load first",
+                              CTK_MODENV_MAX_FIRST);
+            goto out;
+        }
     if (drop) {
         /* a HOME and TMPDIR of this load's own, the user's, empty */
         if (!ctk_sandbox_run_new(sb, &run, err) || !ctk_sandbox_run_env(&run, base, &run_base, err))
@@ -843,6 +864,8 @@ bool ctk_modenv_load_as(const ctk_modsys_info_t *m, const char *modulepath, cons
     argv[n++] = m->cmd;
     argv[n++] = "sh";
     argv[n++] = "load";
+    for (size_t i = 0; first && first[i]; i++)
+        argv[n++] = first[i];
     argv[n++] = full_name;
     argv[n] = NULL;
     memset(&spec, 0, sizeof spec);

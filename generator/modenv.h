@@ -85,6 +85,15 @@ bool ctk_modenv_load_as(const ctk_modsys_info_t *m, const char *modulepath, cons
                         const ctk_env_t *base, double timeout_s, const ctk_sandbox_t *sb, ctk_env_t *out,
                         ctk_error_t *err);
 
+/* The same, loading the modules named in first (NULL-terminated, at most
+ * CTK_MODENV_MAX_FIRST; NULL: none) before full_name in the same command,
+ * `module load FIRST... FULL_NAME`, as a user loads a module's
+ * prerequisites (prereq) with it.  *out holds what all of them changed. */
+#define CTK_MODENV_MAX_FIRST 8
+bool ctk_modenv_load_after(const ctk_modsys_info_t *m, const char *modulepath, const char *const *first,
+                           const char *full_name, const ctk_env_t *base, double timeout_s,
+                           const ctk_sandbox_t *sb, ctk_env_t *out, ctk_error_t *err);
+
 /* Is NAME module-system or shell bookkeeping, which ctk_modenv_load()
  * leaves at its value in base: LOADEDMODULES, _LMFILES_, MODULEPATH,
  * __MODULES_*, MODULES_LM*, MODULES_FAMILY_* (Environment Modules' copy of

@@ -406,7 +406,7 @@ static bool script_compute(const ctk_remote_t *r, ctk_buf_t *b, ctk_error_t *err
     const ctk_remote_compute_t *cc = r->compute;
     char self[4096], *q;
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    const char *args[16];
+    const char *args[18];
     size_t k = 0;
     char timeout[32];
 
@@ -437,6 +437,10 @@ static bool script_compute(const ctk_remote_t *r, ctk_buf_t *b, ctk_error_t *err
     }
     if (cc->trust_tcl)
         args[k++] = "--trust-tcl";
+    if (cc->modulepath && *cc->modulepath) {
+        args[k++] = "--modulepath";
+        args[k++] = cc->modulepath;
+    }
     ctk_buf_puts(b, "env -i \"HOME=${HOME:-/}\" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "
                     "LANG=C.UTF-8");
     for (size_t i = 0; i < k; i++) {

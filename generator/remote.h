@@ -98,6 +98,7 @@ typedef struct {
     const char *config;      /* absolute path of the site config; NULL: the node scans */
     const char *outdir;      /* absolute */
     const char *modulecmd;   /* NULL: the node finds its own */
+    const char *modulepath;  /* ctk_vopts_t.modulepath; NULL: none */
     double timeout_s;        /* each build or probe step; <= 0: ctkgen's default */
     bool trust_tcl;
 } ctk_remote_compute_t;

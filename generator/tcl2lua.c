@@ -239,3 +239,26 @@ out:
         ctk_sandbox_run_remove(&run);
     return ok;
 }
+
+char *ctk_tcl2lua_dep(const ctk_tcl2lua_t *t, const ctk_sandbox_t *sb, const ctk_env_t *base, double timeout_s,
+                      const char *file, const char *full_name, size_t *len, ctk_error_t *err)
+{
+    const ctk_sandbox_t *who;
+    char *as = NULL, *why = NULL, *lua = NULL, *dir;
+    size_t n = strlen(file), k = strlen(full_name);
+
+    /* file is DIR/full_name (a Tcl file has no extension): what it loads from */
+    dir = n > k + 1 && strcmp(file + n - k, full_name) == 0 ? ctk_strndup(file, n - k - 1, err)
+                                                           : ctk_strdup(".", err);
+    if (!dir)
+        return NULL;
+    who = ctk_sandbox_pick(sb, dir, file, &as, &why, err);
+    if (who)
+        ctk_tcl2lua_run(t, file, full_name, base, timeout_s, who, &lua, len, err);
+    else if (why)
+        ctk_error_set(err, CTK_E_ENV, file, 0, 0, "%s", why);
+    free(dir);
+    free(as);
+    free(why);
+    return lua;
+}

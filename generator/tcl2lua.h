@@ -55,4 +55,11 @@ char *ctk_tcl2lua_describe(const ctk_tcl2lua_t *t, ctk_error_t *err);
 bool ctk_tcl2lua_run(const ctk_tcl2lua_t *t, const char *file, const char *full_name, const ctk_env_t *base,
                      double timeout_s, const ctk_sandbox_t *sb, char **lua, size_t *len, ctk_error_t *err);
 
+/* ctk_tcl2lua_run() on a dependency a modulefile names (modeval.h's
+ * tcl_to_lua): file is DIR/full_name, and who runs it is
+ * ctk_sandbox_pick(sb, DIR, file); a file that user may not load is an
+ * error (CTK_E_ENV, its reason).  The Lua, or NULL with err set. */
+char *ctk_tcl2lua_dep(const ctk_tcl2lua_t *t, const ctk_sandbox_t *sb, const ctk_env_t *base, double timeout_s,
+                      const char *file, const char *full_name, size_t *len, ctk_error_t *err);
+
 #endif

@@ -40,10 +40,12 @@
 #include "pc.h"
 #include "proc.h"
 #include "probeio.h"
+#include "quote.h"
 #include "render.h"
 #include "report.h"
 #include "trust.h"
 #include "sandbox.h"
+#include "tcl2lua.h"
 #include "util.h"
 #include "validate.h"
 #include "write.h"
@@ -118,6 +120,9 @@ typedef struct {
     char *tcl_user_why;       /* sb drops root, and Environment Modules cannot run as its user: why */
     char *tcl_why;            /* why Tcl is skipped */
     char *lmod_why;
+    bool have_t2l;            /* Lmod's tcl2lua, for a prerequisite written in Tcl */
+    ctk_tcl2lua_t t2l;
+    char *t2l_why;            /* why not, when an SDK has a prerequisite */
     char global_key[33];      /* hash of everything shared by all SDKs */
     int gcc_major;            /* `gcc -dumpversion` on the base PATH: nvcc's default host compiler; 0: none */
     pthread_mutex_t lock;     /* next, progress, pc_lock use */
@@ -153,6 +158,13 @@ typedef struct {
     char *text[CTK_ART__COUNT]; /* each artifact's bytes as check_tree read them; NULL: none */
     size_t text_len[CTK_ART__COUNT];
     bool refused[CTK_ART__COUNT]; /* check_tree refused it (CTK-MOD-006): not evaluated */
+    /* the module the SDK's module requires (host_compiler.module), loaded
+     * first as its users must; pre[0] NULL: none */
+    const char *pre[2];
+    ctk_env_t pre_env[2];     /* lmod, tcl: base + what loading it changed */
+    bool have_pre[2];
+    char *pre_why[2];         /* it could not be loaded that way: why (CTK-SKIP-006) */
+    ctk_strlist_t pre_kv;     /* the sandbox's state after it (Lmod's bookkeeping included) */
     ctk_error_t *err;
 } vjob_t;
 
@@ -766,7 +778,7 @@ static bool env_from_modeval(vjob_t *j, const ctk_modeval_t *ev, ctk_env_t *menv
 {
     size_t i;
 
-    if (!ctk_env_copy(menv, &j->c->base, j->err))
+    if (!ctk_env_copy(menv, j->have_pre[0] ? &j->pre_env[0] : &j->c->base, j->err))
         return false;
     for (i = 0; i < ev->n_vars; i++) {
         if (!ctk_env_set(menv, ev->vars[i].name, ev->vars[i].value, j->err))
@@ -777,8 +789,8 @@ static bool env_from_modeval(vjob_t *j, const ctk_modeval_t *ev, ctk_env_t *menv
     return true;
 }
 
-/* a->env: every variable whose value in menv differs from the base. */
-static bool record_changes(vjob_t *j, const ctk_env_t *menv, ctk_vart_t *a)
+/* a->env: every variable whose value in menv differs from base. */
+static bool record_changes(vjob_t *j, const ctk_env_t *base, const ctk_env_t *menv, ctk_vart_t *a)
 {
     size_t i;
 
@@ -791,7 +803,7 @@ static bool record_changes(vjob_t *j, const ctk_env_t *menv, ctk_vart_t *a)
             continue;
         memcpy(name, kv, (size_t)(eq - kv));
         name[eq - kv] = '\0';
-        was = ctk_env_get(&j->c->base, name);
+        was = ctk_env_get(base, name);
         if ((!was || strcmp(was, eq + 1) != 0) && !ctk_env_set(&a->env, name, eq + 1, j->err))
             return false;
     }
@@ -893,17 +905,29 @@ static char *read_artifact(vjob_t *j, ctk_vart_t *a, size_t *len)
     return ctk_strndup(text, *len, j->err);
 }
 
+/* The artifact's own tree: who loads it is decided there (the site's
+ * dirs must let that user in too, or its module system says it cannot
+ * find the prerequisite). */
+static char *own_path(vjob_t *j, const char *sub)
+{
+    return ctk_printf(j->err, "%s/%s", j->c->o->outdir, sub);
+}
+
 /* Real Lmod runs a Lua modulefile unsandboxed (os.execute works): as
  * root, it runs as the sandbox's user too.  false when it is not run here
  * (a note says why, *ok true; or no memory, *ok false). */
-static bool lmod_identity(vjob_t *j, const char *mp, ctk_vart_t *a, const ctk_sandbox_t **sb, bool *ok)
+static bool lmod_identity(vjob_t *j, ctk_vart_t *a, const ctk_sandbox_t **sb, bool *ok)
 {
     ctk_sandbox_t lua = j->c->sb; /* a view, never finished: --trust-tcl speaks of Tcl only */
     const ctk_sandbox_t *got;
-    char *as = NULL, *skip_why = NULL;
+    char *as = NULL, *skip_why = NULL, *own = own_path(j, "lmod");
 
+    *ok = own != NULL;
+    if (!own)
+        return false;
     lua.trust_root_files = false;
-    got = ctk_sandbox_pick(&lua, mp, a->file, &as, &skip_why, j->err);
+    got = ctk_sandbox_pick(&lua, own, a->file, &as, &skip_why, j->err);
+    free(own);
     free(as);
     *ok = true;
     if (got) {
@@ -916,6 +940,159 @@ static bool lmod_identity(vjob_t *j, const char *mp, ctk_vart_t *a, const ctk_sa
     return false;
 }
 
+/* ---- the module an SDK's module requires (host_compiler.module) ------------------------ */
+
+/* The MODULEPATH an artifact loads from: its own tree, then, when the
+ * module requires another, the site's dirs (ctk_vopts_t.modulepath). */
+static char *module_path(vjob_t *j, const char *sub)
+{
+    const char *site = j->c->o->modulepath;
+    bool more = j->pre[0] && site && *site;
+
+    return ctk_printf(j->err, "%s/%s%s%s", j->c->o->outdir, sub, more ? ":" : "", more ? site : "");
+}
+
+/* " (no site MODULEPATH was given: ...)" when none was; "" otherwise. */
+static const char *site_hint(const vjob_t *j)
+{
+    return j->c->o->modulepath && *j->c->o->modulepath
+               ? ""
+               : " (validate was given no site MODULEPATH: --modulepath, the site config's validation.modulepath, "
+                 "or --inherit-modulepath)";
+}
+
+/* Who loads an artifact with its prerequisite: whoever loads the
+ * artifact, but never root, which no one vouched for the prerequisite's
+ * file to (--trust-tcl speaks of ctkgen's own files). */
+static const ctk_sandbox_t *never_root(const vjob_t *j, const ctk_sandbox_t *sb)
+{
+    return j->pre[0] && j->c->sb.drop && sb && !sb->drop ? &j->c->sb : sb;
+}
+
+/* a was not loaded because its prerequisite could not be: a skip with why. */
+static bool skip_prereq(vjob_t *j, ctk_vart_t *a, const char *what, const char *why)
+{
+    return (a->skip_code = ctk_strdup("CTK-SKIP-006", j->err)) &&
+           (a->skip_reason = ctk_printf(j->err, "%s %s (host_compiler.module), which %s", what, j->pre[0],
+                                        why ? why : "could not be loaded"));
+}
+
+/* modeval's reader of a prerequisite written in Tcl: Lmod's tcl2lua, never
+ * as root. */
+static char *pre_tcl2lua(void *ud, const char *file, const char *full, size_t *len, ctk_error_t *err)
+{
+    vjob_t *j = ud;
+    ctk_sandbox_t view = j->c->sb; /* a view, never finished */
+
+    view.trust_root_files = false;
+    return ctk_tcl2lua_dep(&j->c->t2l, &view, &j->c->base, j->c->timeout, file, full, len, err);
+}
+
+/* Why the sandbox did not load the prerequisite, from its record. */
+static char *prereq_lua_why(vjob_t *j, const ctk_moddep_t *d, const char *mp)
+{
+    if (!d)
+        return ctk_strdup("was not evaluated", j->err);
+    if (!d->file)
+        return ctk_printf(j->err, "is not found on MODULEPATH %s%s", mp, site_hint(j));
+    if (!j->c->have_t2l && strstr(d->why, "Tcl modulefile"))
+        return ctk_printf(j->err, "is a Tcl modulefile (%s), which the sandbox reads only through Lmod's tcl2lua: %s",
+                          d->file, j->c->t2l_why ? j->c->t2l_why : "not found");
+    return ctk_printf(j->err, "(%s) %s", d->file, d->why);
+}
+
+/* The sandbox's environment after `module load PREREQ`, as Lmod would
+ * leave it (Tcl files through Lmod's tcl2lua): pre_env[0] and pre_kv, or
+ * pre_why[0]. */
+static bool prereq_lua(vjob_t *j)
+{
+    ctk_modeval_opts_t o = { CTK_MODE_LOAD, NULL, true, NULL, true, NULL, NULL };
+    ctk_modeval_t *ev = NULL;
+    const ctk_moddep_t *d;
+    ctk_error_t e;
+    char *mp = module_path(j, "lmod"), *q = NULL, *src = NULL, *mpkv = NULL;
+    bool ok = false;
+
+    if (!mp || !(q = ctk_quote_lua(j->pre[0], "a module name", j->err)) ||
+        !(src = ctk_printf(j->err, "load(%s)\n", q)) || !(mpkv = ctk_printf(j->err, "MODULEPATH=%s", mp)))
+        goto out;
+    for (size_t i = 0; i < j->c->base.kv.len; i++)
+        if (!ctk_strlist_push(&j->pre_kv, j->c->base.kv.items[i], j->err))
+            goto out;
+    if (!ctk_strlist_push(&j->pre_kv, mpkv, j->err))
+        goto out;
+    if (j->c->have_t2l) {
+        o.tcl_to_lua = pre_tcl2lua;
+        o.tcl_ud = j;
+    }
+    o.initial_env = &j->pre_kv;
+    ctk_error_init(&e);
+    /* a one-line module that loads it, as `module load` does: its
+     * dependencies followed, a Tcl one read as Lmod reads it */
+    if (!(ev = ctk_modeval_run("(module load)", src, strlen(src), "ctkgen-prereq/1", &o, &e))) {
+        if (e.code == CTK_E_NOMEM || ctk_proc_interrupted()) {
+            *j->err = e;
+            goto out;
+        }
+        ok = (j->pre_why[0] = ctk_printf(j->err, "failed to load in the sandbox: %s%s%s", e.source,
+                                         e.source[0] ? ": " : "", e.text)) != NULL;
+        goto out;
+    }
+    d = ev->n_deps ? &ev->deps[0] : NULL;
+    if (!d || d->why) {
+        ok = (j->pre_why[0] = prereq_lua_why(j, d, mp)) != NULL;
+        goto out;
+    }
+    if (!ctk_env_copy(&j->pre_env[0], &j->c->base, j->err))
+        goto out;
+    for (size_t i = 0; i < ev->n_vars; i++)
+        if (!ctk_modenv_is_bookkeeping(ev->vars[i].name) &&
+            !ctk_env_set(&j->pre_env[0], ev->vars[i].name, ev->vars[i].value, j->err))
+            goto out;
+    ok = ctk_modeval_apply(ev, &j->pre_kv, j->err);
+    j->have_pre[0] = ok;
+out:
+    ctk_modeval_free(ev);
+    free(mp);
+    free(q);
+    free(src);
+    free(mpkv);
+    return ok;
+}
+
+/* Environment Modules' environment after `module load PREREQ`, loaded as
+ * the Tcl artifact would be: pre_env[1], or pre_why[1].  Nothing when the
+ * artifact itself is not to be loaded here (eval_tcl says why). */
+static bool prereq_tcl(vjob_t *j)
+{
+    const ctk_sandbox_t *sb;
+    ctk_error_t e;
+    char *mp = module_path(j, "tcl"), *own = own_path(j, "tcl"), *as = NULL, *why = NULL;
+    bool ok = false;
+
+    if (!mp || !own)
+        goto out;
+    sb = never_root(j, ctk_sandbox_pick(&j->c->sb, own, j->res->art[CTK_ART_TCL].file, &as, &why, j->err));
+    if (!sb || (sb->drop && j->c->tcl_user_why)) {
+        ok = !ctk_error_is_set(j->err);
+        goto out;
+    }
+    ctk_error_init(&e);
+    if (ctk_modenv_load_as(&j->c->tcl, mp, j->pre[0], &j->c->base, j->c->timeout, sb, &j->pre_env[1], &e))
+        ok = j->have_pre[1] = true;
+    else if (e.code == CTK_E_NOMEM)
+        *j->err = e;
+    else
+        ok = (j->pre_why[1] = ctk_printf(j->err, "Environment Modules could not load from MODULEPATH %s%s: %s", mp,
+                                         site_hint(j), e.text)) != NULL;
+out:
+    free(mp);
+    free(own);
+    free(as);
+    free(why);
+    return ok;
+}
+
 static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
 {
     ctk_modeval_t *ev;
@@ -926,8 +1103,13 @@ static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
 
     if (!src)
         return j->err->code == CTK_E_OK;
+    if (j->pre[0] && !j->have_pre[0]) {
+        ev = NULL;
+        ok = skip_prereq(j, a, "not loaded: it requires", j->pre_why[0]);
+        goto out;
+    }
     ctk_error_init(&e);
-    ev = ctk_modeval_lua(a->file, src, len, j->full_name, &j->c->base.kv, &e);
+    ev = ctk_modeval_lua(a->file, src, len, j->full_name, j->have_pre[0] ? &j->pre_kv : &j->c->base.kv, &e);
     if (!ev) {
         /* an interrupt stops the evaluation (luahost.c): no finding, unwind */
         if (e.code == CTK_E_NOMEM || ctk_proc_interrupted()) {
@@ -949,16 +1131,17 @@ static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
         const ctk_sandbox_t *sb = NULL;
         ctk_env_t real;
         ctk_strlist_t diff;
-        char *mp = ctk_printf(j->err, "%s/lmod", j->c->o->outdir);
+        char *mp = module_path(j, "lmod");
 
         ctk_env_init(&real);
         ctk_strlist_init(&diff);
         ctk_error_init(&e);
         if (!mp)
             ok = false;
-        else if (!lmod_identity(j, mp, a, &sb, &ok))
+        else if (!lmod_identity(j, a, &sb, &ok))
             ; /* not run, and said so (or no memory) */
-        else if (!ctk_modenv_load_as(&j->c->lmod, mp, j->full_name, &j->c->base, j->c->timeout, sb, &real, &e))
+        else if (!ctk_modenv_load_after(&j->c->lmod, mp, j->pre[0] ? j->pre : NULL, j->full_name, &j->c->base,
+                                        j->c->timeout, sb, &real, &e))
             ok = addf(a, "CTK-ENV-002", 0, j->err, "real Lmod failed where the sandbox loaded the module: %s",
                       e.text);
         else if (!ctk_env_diff(&j->menv[0], &real, &diff, j->err))
@@ -986,7 +1169,7 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
     const ctk_sandbox_t *sb;
     ctk_error_t e;
     size_t len;
-    char *src, *mp, *as = NULL, *skip_why = NULL;
+    char *src, *mp, *own = NULL, *as = NULL, *skip_why = NULL;
     bool ok = true;
 
     if (!j->c->have_tcl) {
@@ -999,11 +1182,12 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
     }
     if (!(src = read_artifact(j, a, &len)))
         return j->err->code == CTK_E_OK;
-    if (!(mp = ctk_printf(j->err, "%s/tcl", j->c->o->outdir))) {
+    if (!(mp = module_path(j, "tcl")) || !(own = own_path(j, "tcl"))) {
+        free(mp);
         free(src);
         return false;
     }
-    if (!(sb = ctk_sandbox_pick(&j->c->sb, mp, a->file, &as, &skip_why, j->err))) {
+    if (!(sb = never_root(j, ctk_sandbox_pick(&j->c->sb, own, a->file, &as, &skip_why, j->err)))) {
         ok = skip_why && (a->skip_code = ctk_strdup("CTK-SKIP-004", j->err)) &&
              (a->skip_reason = ctk_printf(j->err, "not loaded: %s", skip_why));
         goto out;
@@ -1013,8 +1197,13 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
              (a->skip_reason = ctk_printf(j->err, "not loaded: %s", j->c->tcl_user_why));
         goto out;
     }
+    if (j->pre[0] && !j->have_pre[1]) {
+        ok = skip_prereq(j, a, "not loaded: it requires", j->pre_why[1]);
+        goto out;
+    }
     ctk_error_init(&e);
-    if (!ctk_modenv_load_as(&j->c->tcl, mp, j->full_name, &j->c->base, j->c->timeout, sb, &j->menv[1], &e)) {
+    if (!ctk_modenv_load_after(&j->c->tcl, mp, j->pre[0] ? j->pre : NULL, j->full_name, &j->c->base,
+                               j->c->timeout, sb, &j->menv[1], &e)) {
         if (e.code == CTK_E_NOMEM) {
             *j->err = e;
             ok = false;
@@ -1023,7 +1212,7 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
         }
     } else {
         j->have_env[1] = true;
-        ok = record_changes(j, &j->menv[1], a);
+        ok = record_changes(j, j->have_pre[1] ? &j->pre_env[1] : &j->c->base, &j->menv[1], a);
         if (ok && !strstr(src, "conflict") && !strstr(src, "family"))
             ok = addf(a, "CTK-MOD-003", 0, j->err,
                       "no family or conflict: another toolkit can be loaded alongside");
@@ -1032,6 +1221,7 @@ out:
     free(as);
     free(skip_why);
     free(mp);
+    free(own);
     free(src);
     return ok;
 }
@@ -1142,10 +1332,16 @@ static bool trust_findings(vjob_t *j, ctk_art_t k)
 
 /* The environment the .pc steps run in: the base, no CPATH/LIBRARY_PATH/
  * LD_LIBRARY_PATH (the base has none).  The host compiler comes from the
- * .pc's ccbin variable, on nvcc's command line, as a .pc user passes it. */
+ * .pc's ccbin variable, on nvcc's command line, as a .pc user passes it;
+ * without one, from the module the site names (host_compiler.module),
+ * which its users load: the base after loading it. */
 static bool pc_env(vjob_t *j, ctk_env_t *env)
 {
-    return ctk_env_copy(env, &j->c->base, j->err);
+    const ctk_env_t *from = &j->c->base;
+
+    if (j->pre[0] && !j->sdk->conf->host_compiler_ccbin)
+        from = j->have_pre[0] ? &j->pre_env[0] : &j->pre_env[1];
+    return ctk_env_copy(env, from, j->err);
 }
 
 /* argv = prefix..., then each flag of list, then suffix...; caller frees the array. */
@@ -1188,12 +1384,14 @@ static bool run_argv(vjob_t *j, const char *const *pre, const ctk_strlist_t *lis
 
 /* nvcc accepted its host compiler; is that compiler within what this
  * release supports (facts.h)?  Only for nvcc's default, gcc on PATH: a
- * ccbin from the site config is the admin's explicit choice. */
+ * ccbin or a compiler module from the site config is the admin's
+ * explicit choice. */
 static bool check_host_compiler(vjob_t *j, ctk_vart_t *a)
 {
     int gmax = ctk_facts_gcc_max(j->sdk->version.major, j->sdk->version.minor);
 
-    if (j->sdk->conf->host_compiler_ccbin || !j->c->gcc_major || !gmax || j->c->gcc_major <= gmax)
+    if (j->sdk->conf->host_compiler_ccbin || j->sdk->conf->host_compiler_module || !j->c->gcc_major || !gmax ||
+        j->c->gcc_major <= gmax)
         return true;
     return addf(a, "CTK-HOSTCC-002", 0, j->err,
                 "nvcc built with GCC %d, newer than the GCC %d that CUDA %d.%d supports; name a supported "
@@ -1429,6 +1627,11 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
 
     ctk_env_init(&env);
     ctk_proc_result_init(&r);
+    if (j->pre[0] && !s->conf->host_compiler_ccbin && !j->have_pre[0] && !j->have_pre[1]) {
+        ok = skip_prereq(j, a, "not built: the host compiler is in the module's prerequisite",
+                         j->pre_why[0] ? j->pre_why[0] : j->pre_why[1]);
+        goto out;
+    }
     if (!pc_env(j, &env))
         goto out;
     if (!(a->nvcc = ctk_strdup(s->nvcc, j->err)) ||
@@ -1760,6 +1963,22 @@ static bool sdk_key(vjob_t *j, char out[33])
     key_sdk(&k, j->sdk);
     for (int a = 0; a < CTK_ART__COUNT; a++)
         ctk_cache_key_add_file(&k, j->res->art[a].file);
+    if (j->pre[0]) { /* where the prerequisite is, and what it holds */
+        char *mp = module_path(j, "lmod"), *file = NULL, *full = NULL;
+
+        if (!mp)
+            return false;
+        ctk_cache_key_add_str(&k, "modulepath", mp);
+        if (ctk_modeval_find(mp, j->pre[0], &file, &full, j->err)) {
+            ctk_cache_key_add_str(&k, "prereq", file);
+            ctk_cache_key_add_file(&k, file);
+        }
+        free(mp);
+        free(file);
+        free(full);
+        if (ctk_error_is_set(j->err))
+            return false;
+    }
     /* as root, who may load each modulefile depends on modes and owners,
      * which the contents above do not show */
     for (int a = CTK_ART_LMOD; j->c->sb.drop && a <= CTK_ART_TCL; a++) {
@@ -1950,6 +2169,8 @@ static bool run_sdk(vjob_t *j)
     }
     if (!write_probes(j))
         goto done;
+    if (j->pre[0] && (!prereq_lua(j) || (j->c->have_tcl && !prereq_tcl(j))))
+        goto done;
     j->nvcc_release = nvcc_release(j, j->sdk->nvcc);
 
     /* the .pc first: its probe.o serves the modules too */
@@ -2032,8 +2253,12 @@ static void job_fini(vjob_t *j)
 {
     for (int a = 0; a < CTK_ART__COUNT; a++)
         free(j->text[a]);
-    ctk_env_fini(&j->menv[0]);
-    ctk_env_fini(&j->menv[1]);
+    for (int k = 0; k < 2; k++) {
+        ctk_env_fini(&j->menv[k]);
+        ctk_env_fini(&j->pre_env[k]);
+        free(j->pre_why[k]);
+    }
+    ctk_strlist_fini(&j->pre_kv);
     ctk_pc_result_fini(&j->pc);
     free(j->probe_o);
     free(j->nvcc_release);
@@ -2068,8 +2293,12 @@ static void *worker(void *arg)
         j.jd.timeout = c->timeout;
         j.jd.require_launch = c->o->require_launch;
         j.jd.where = "on this machine";
-        ctk_env_init(&j.menv[0]);
-        ctk_env_init(&j.menv[1]);
+        for (int k = 0; k < 2; k++) {
+            ctk_env_init(&j.menv[k]);
+            ctk_env_init(&j.pre_env[k]);
+        }
+        ctk_strlist_init(&j.pre_kv);
+        j.pre[0] = j.sdk->conf->host_compiler_module;
         ctk_pc_result_init(&j.pc);
         j.full_name = ctk_printf(&e, "%s/%s", c->cfg->module_name, j.sdk->module_version);
         if (!j.full_name || !run_sdk(&j)) {
@@ -2219,6 +2448,7 @@ static void global_key(vctx_t *c)
         ctk_cache_key_add_stat(&k, c->tcl.interp);
     }
     ctk_cache_key_add_str(&k, "lmod", c->have_lmod ? c->lmod.cmd : "");
+    ctk_cache_key_add_str(&k, "tcl2lua", c->have_t2l ? c->t2l.script : "");
     if (c->have_lmod)
         ctk_cache_key_add_stat(&k, c->lmod.cmd);
     ctk_cache_key_add_str(&k, "require_launch", c->o->require_launch ? "1" : "0");
@@ -2274,6 +2504,16 @@ static bool setup_modsys(vctx_t *c, const ctk_env_t *caller, ctk_error_t *err)
             if (!c->tcl_user_why)
                 return false;
         }
+    }
+    for (size_t i = 0; i < c->cfg->n_sdks && !c->have_t2l && !c->t2l_why; i++) {
+        if (!c->cfg->sdks[i].host_compiler_module)
+            continue;
+        /* a prerequisite written in Tcl: the sandbox reads it as Lmod does */
+        why = NULL;
+        if (ctk_tcl2lua_find(envp, &c->t2l, &why, NULL, err))
+            c->have_t2l = true;
+        else if (!(c->t2l_why = why))
+            return false;
     }
     if (c->o->lmod_check) {
         why = NULL;
@@ -2438,6 +2678,9 @@ out:
     free(c.cache_dir);
     free(c.tcl_why);
     free(c.tcl_user_why);
+    free(c.t2l_why);
+    if (c.have_t2l)
+        ctk_tcl2lua_fini(&c.t2l);
     ctk_sandbox_fini(&c.sb);
     if (c.have_tcl)
         ctk_modsys_info_fini(&c.tcl);

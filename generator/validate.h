@@ -206,6 +206,13 @@ typedef struct {
                                * it in the report's launches; the CUDA probes
                                * are not run here.  Nothing is cached. */
     const char *cache_dir;    /* NULL: $XDG_CACHE_HOME/ctkgen, else ~/.cache/ctkgen */
+    /* Where the modules an SDK's module requires (host_compiler.module:
+     * prereq) are found, ':'-joined, in search order; NULL or "": nowhere.
+     * Such a module is loaded first, as its users must: the sandbox
+     * evaluates it, the module systems load it in the same command, and
+     * the .pc is built in its environment.  One that cannot be found or
+     * loaded makes the SDK's artifacts a CTK-SKIP-006 skip, never a fail. */
+    const char *modulepath;
     /* called once per artifact as results arrive (from worker threads,
      * serialised by validate: never concurrently); may be NULL */
     void (*progress)(const ctk_vsdk_t *sdk, ctk_art_t art, void *arg);

@@ -386,7 +386,7 @@ START_TEST(test_diag_codes_are_unique_well_formed_and_explained)
         ck_assert(ctk_diag_find(d->code) == d);
         ck_assert_str_ne(ctk_severity_name(d->severity), "unknown");
     }
-    ck_assert_uint_eq(n, 53);
+    ck_assert_uint_eq(n, 54);
     ck_assert_ptr_null(ctk_diag_find("CTK-NOPE-001"));
     ck_assert_ptr_null(ctk_diag_find(NULL));
     ck_assert(!code_well_formed("CTK-CPATH-01"));
