@@ -121,6 +121,21 @@ need_cuda() {
     echo "FAIL: install one, or configure --with-cuda=DIR, or --without-cuda to skip these tests knowingly"
     exit 1
 }
+# site_fixture: the multi-toolkit site of tests/site-fixture.sh, built
+# once into the cache; sets F (its directory).  Where it cannot be had
+# here, a skip (77) that says why; where its script broke, a failure.
+site_fixture() {
+    sf_rc=0
+    F=$(sh "$top_srcdir/tests/site-fixture.sh" "$CTK_TEST_CUDA" 2>"$T/fixture.err") || sf_rc=$?
+    if [ "$sf_rc" -eq 3 ]; then
+        skip "the multi-toolkit site fixture cannot be had here: $(tail -n 1 "$T/fixture.err")"
+    elif [ "$sf_rc" -ne 0 ]; then
+        cat "$T/fixture.err"
+        echo "FAIL: tests/site-fixture.sh failed ($sf_rc)"
+        exit 1
+    fi
+    echo "# fixture: $F"
+}
 need_lmod() { [ -f "$LMOD_EXEC" ] || skip "Lmod not installed ($LMOD_EXEC)"; }
 need_em() { [ -f "$EM_CMD" ] || skip "Environment Modules not unpacked ($EM_CMD; run build-aux/deps.sh)"; }
 

@@ -19,17 +19,8 @@ need_em
 command -v jq >/dev/null 2>&1 || skip "jq not installed (build-aux/deps.sh installs it)"
 command -v pkg-config >/dev/null 2>&1 || skip "pkg-config not installed (build-aux/deps.sh installs pkgconf)"
 
-rc=0
-F=$(sh "$top_srcdir/tests/site-fixture.sh" "$CTK_TEST_CUDA" 2>"$T/fixture.err") || rc=$?
-if [ "$rc" -eq 3 ]; then
-    skip "the multi-toolkit site fixture cannot be had here: $(tail -n 1 "$T/fixture.err")"
-elif [ "$rc" -ne 0 ]; then
-    cat "$T/fixture.err"
-    echo "FAIL: tests/site-fixture.sh failed ($rc)"
-    exit 1
-fi
+site_fixture
 S=$F/site.json
-echo "# fixture: $F"
 
 # as root, validate loads the modulefiles as user nobody, who must reach them
 chmod 755 "$T"

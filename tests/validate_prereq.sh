@@ -16,15 +16,7 @@ need_lmod
 command -v jq >/dev/null 2>&1 || skip "jq not installed (build-aux/deps.sh installs it)"
 [ -x /usr/bin/g++-11 ] && [ -x /usr/bin/g++-12 ] || skip "g++-11 and g++-12 are needed (build-aux/deps.sh installs g++-11)"
 
-rc=0
-F=$(sh "$top_srcdir/tests/site-fixture.sh" "$CTK_TEST_CUDA" 2>"$T/fixture.err") || rc=$?
-if [ "$rc" -eq 3 ]; then
-    skip "the multi-toolkit site fixture cannot be had here: $(tail -n 1 "$T/fixture.err")"
-elif [ "$rc" -ne 0 ]; then
-    cat "$T/fixture.err"
-    echo "FAIL: tests/site-fixture.sh failed ($rc)"
-    exit 1
-fi
+site_fixture
 B118=$(jq -r '.sdks[] | select(.version == "11.8") | .base' "$F/site.json")
 echo "# CUDA 11.8: $B118"
 
