@@ -361,22 +361,6 @@ static bool select_loaded(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_c
     return true;
 }
 
-/* Take the files named in keep out of the outset: they stay as on disk. */
-static void outset_drop(ctk_outset_t *out, const ctk_strlist_t *keep)
-{
-    size_t i, n = 0;
-
-    for (i = 0; i < out->n; i++) {
-        if (ctk_strlist_contains(keep, out->files[i].relpath)) {
-            free(out->files[i].relpath);
-            free(out->files[i].data);
-            continue;
-        }
-        out->files[n++] = out->files[i];
-    }
-    out->n = n;
-}
-
 static const char *change_word(ctk_change_kind_t k)
 {
     switch (k) {
@@ -564,7 +548,8 @@ static int run(const gen_opts_t *o)
     ropts.link_dir = linkdir;
     if (!ctk_render_all(&part, good, part.n_sdks, &ropts, &out, &err))
         goto fail;
-    outset_drop(&out, &keep);
+    if (!ctk_outset_drop(&out, &keep, &err))
+        goto fail;
     if (!warn_advice(&part, good, absout, &err))
         goto fail;
 

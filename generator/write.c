@@ -430,7 +430,61 @@ void ctk_outset_fini(ctk_outset_t *set)
         free(set->files[i].data);
     }
     free(set->files);
+    free(set->index);
     memset(set, 0, sizeof *set);
+}
+
+/* FNV-1a, 64 bits. */
+static size_t path_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* The index slot holding relpath, or the empty slot where it would go. */
+static size_t index_slot(const ctk_outset_t *set, const char *relpath)
+{
+    size_t mask = set->index_cap - 1, i = path_hash(relpath) & mask;
+
+    while (set->index[i] && strcmp(set->files[set->index[i] - 1].relpath, relpath) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* An index of cap slots (a power of two) over the files. */
+static bool index_build(ctk_outset_t *set, size_t cap, ctk_error_t *err)
+{
+    size_t *slots = calloc(cap, sizeof *slots), *old = set->index;
+
+    if (!slots) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    set->index = slots;
+    set->index_cap = cap;
+    for (size_t k = 0; k < set->n; k++)
+        slots[index_slot(set, set->files[k].relpath)] = k + 1;
+    free(old);
+    return true;
+}
+
+bool ctk_outset_drop(ctk_outset_t *set, const ctk_strlist_t *keep, ctk_error_t *err)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < set->n; i++) {
+        if (ctk_strlist_contains(keep, set->files[i].relpath)) {
+            free(set->files[i].relpath);
+            free(set->files[i].data);
+            continue;
+        }
+        set->files[n++] = set->files[i];
+    }
+    set->n = n;
+    return set->index_cap == 0 || index_build(set, set->index_cap, err);
 }
 
 bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
@@ -439,7 +493,7 @@ bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t 
     const char *why;
     char *rel = NULL;
     bool ok = false;
-    size_t i;
+    size_t slot;
 
     if (!relpath || (!data && len > 0)) {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "output file without a path or data");
@@ -450,11 +504,12 @@ bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t 
         ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path %s", why);
         goto out;
     }
-    for (i = 0; i < set->n; i++) {
-        if (strcmp(set->files[i].relpath, relpath) == 0) {
-            ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path produced twice");
-            goto out;
-        }
+    if ((set->n + 1) * 2 >= set->index_cap && !index_build(set, set->index_cap ? set->index_cap * 2 : 64, err))
+        goto out;
+    slot = index_slot(set, relpath);
+    if (set->index[slot]) {
+        ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path produced twice");
+        goto out;
     }
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 16;
@@ -473,7 +528,7 @@ bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t 
     set->files[set->n].relpath = rel;
     set->files[set->n].data = data;
     set->files[set->n].len = len;
-    set->n++;
+    set->index[slot] = ++set->n;
     rel = NULL;
     data = NULL;
     ok = true;

@@ -47,14 +47,22 @@ typedef struct {
 typedef struct {
     ctk_outfile_t *files;
     size_t n, cap;
+    size_t *index;     /* relpath hash -> 1 + position in files; 0: empty slot */
+    size_t index_cap;  /* 0 or a power of two, more than twice n */
 } ctk_outset_t;
 
 void ctk_outset_init(ctk_outset_t *set);
 void ctk_outset_fini(ctk_outset_t *set);
 /* Add a file; takes ownership of data (freed even on failure).  Refuses
- * absolute paths, "..", empty components and duplicates (CTK_E_INTERNAL). */
+ * absolute paths, "..", empty components and duplicates (CTK_E_INTERNAL).
+ * Constant time on average: a site's thousands of files are not compared
+ * with each other. */
 bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
                      ctk_error_t *err);
+/* Drop the files whose relpath is in keep (they stay as on disk), keeping
+ * the others in order.  false: no memory (only ctk_outset_fini is then
+ * left to do with the set). */
+bool ctk_outset_drop(ctk_outset_t *set, const ctk_strlist_t *keep, ctk_error_t *err);
 
 typedef enum {
     CTK_CHANGE_SAME = 0, /* on disk and identical: left alone */

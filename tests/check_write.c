@@ -206,6 +206,43 @@ START_TEST(test_outset_rejects_duplicates)
 }
 END_TEST
 
+/* Past many index growths, every path is still found as a duplicate, and
+ * drop keeps the others in order, findable. */
+START_TEST(test_outset_many_and_drop)
+{
+    ctk_outset_t set;
+    ctk_strlist_t keep;
+    ctk_error_t err;
+    char rel[64];
+    size_t i;
+
+    ctk_outset_init(&set);
+    ctk_strlist_init(&keep);
+    for (i = 0; i < 5000; i++) {
+        snprintf(rel, sizeof rel, "lmod/cudatoolkit/13.0-t%zu.lua", i);
+        add(&set, rel, "x");
+    }
+    ck_assert_uint_eq(set.n, 5000);
+    for (i = 0; i < 5000; i += 499) {
+        snprintf(rel, sizeof rel, "lmod/cudatoolkit/13.0-t%zu.lua", i);
+        ctk_error_init(&err);
+        ck_assert_msg(!ctk_outset_take(&set, rel, strdup("y"), 1, &err), "%s taken twice", rel);
+        ck_assert_str_eq(err.text, "output path produced twice");
+        if (i % 2 == 0)
+            ck_assert(ctk_strlist_push(&keep, rel, &err));
+    }
+    ctk_error_init(&err);
+    ck_assert(ctk_outset_drop(&set, &keep, &err));
+    ck_assert_uint_eq(set.n, 5000 - keep.len);
+    ck_assert_str_eq(set.files[0].relpath, "lmod/cudatoolkit/13.0-t1.lua");
+    /* a dropped path may be taken again; one kept may not */
+    ck_assert(ctk_outset_take(&set, keep.items[0], strdup("z"), 1, &err));
+    ck_assert(!ctk_outset_take(&set, "lmod/cudatoolkit/13.0-t499.lua", strdup("z"), 1, &err));
+    ctk_strlist_fini(&keep);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
 START_TEST(test_plan_rejects_file_and_dir_at_one_path)
 {
     static const char *const files[] = {"tcl/x", "a", "tcl/x/12.4", "b", NULL};
@@ -2198,6 +2235,7 @@ static Suite *write_suite(void)
     tcase_add_loop_test(tc, test_outset_rejects_unsafe_paths, 0,
                         sizeof bad_paths / sizeof bad_paths[0]);
     tcase_add_test(tc, test_outset_rejects_duplicates);
+    tcase_add_test(tc, test_outset_many_and_drop);
     tcase_add_test(tc, test_plan_rejects_file_and_dir_at_one_path);
     tcase_add_test(tc, test_write_creates_tree_and_manifest);
     tcase_add_test(tc, test_write_second_run_changes_nothing);
