@@ -194,6 +194,7 @@ typedef struct {
     ctk_error_t qerr;    /* a quoting failure, reported as itself */
     ctk_error_t cberr;   /* the first error a host function raised; fatal */
     int where_line;      /* line of the innermost Lua function when an error was raised */
+    size_t kept;         /* bytes keep_bytes() counted in used: given back after a render */
     void *ud;            /* passed to host functions */
 } host_t;
 
@@ -283,6 +284,7 @@ static void keep_bytes(host_t *h, size_t n)
         return;
     }
     h->used += n;
+    h->kept += n;
 }
 
 static unsigned long ms_since(const struct timespec *t0, const struct timespec *t1)
@@ -891,14 +893,13 @@ typedef struct {
 /* Open the allowed libraries, trim them, build _ENV with `ctk` (templates)
  * or the host functions in it.  Runs protected; returns the env on the
  * stack. */
-static int setup_p(lua_State *L)
+static void open_libs(lua_State *L)
 {
     static const luaL_Reg libs[] = {
         { LUA_GNAME, luaopen_base },       { LUA_STRLIBNAME, luaopen_string },
         { LUA_TABLIBNAME, luaopen_table }, { LUA_MATHLIBNAME, luaopen_math },
         { LUA_UTF8LIBNAME, luaopen_utf8 }, { NULL, NULL }
     };
-    const setup_args_t *a = lua_touserdata(L, 1);
     const luaL_Reg *lib;
 
     for (lib = libs; lib->func; lib++) {
@@ -912,6 +913,13 @@ static int setup_p(lua_State *L)
     lua_setfield(L, -2, "dump");
     lua_pop(L, 1);
     meter_libs(L);
+}
+
+static int setup_p(lua_State *L)
+{
+    const setup_args_t *a = lua_touserdata(L, 1);
+
+    open_libs(L);
     push_env(L, a->template, (a->flags & CTK_LUA_ALLOW_GLOBALS) != 0);
     if (a->template) {
         lua_pushstring(L, "ctk");
@@ -1008,6 +1016,53 @@ static void set_chunk_error(ctk_error_t *err, ctk_errcode_t code, const char *ch
     ctk_error_set(err, code, chunkname, line ? line : fallback_line, 0, "%s", msg + skip);
 }
 
+/* The host's own reasons a step failed, before the chunk's: no memory,
+ * an interrupt, a limit ("<poison> <what>").  true when one applied. */
+static bool host_failure(const host_t *h, const char *chunkname, const char *what, ctk_error_t *err)
+{
+    if (h->nomem)
+        ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+    else if (h->interrupted)
+        set_interrupted(err, chunkname, h->interrupted);
+    else if (h->poisoned)
+        ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s %s", h->poison, what);
+    else
+        return false;
+    return true;
+}
+
+/* The chunk's run failed with msg (NULL: not a string). */
+static void run_failure(const host_t *h, const char *chunkname, const char *msg, ctk_error_t *err)
+{
+    if (!msg)
+        msg = "error object is not a string";
+    if (h->poisoned && !h->nomem && !h->interrupted)
+        ctk_error_set(err, CTK_E_LIMIT, chunkname, chunk_line(msg, chunkname, h->where_line), 0,
+                      "%s (limits: %zu bytes, %lu instructions, %lu ms)", h->poison, h->limit, h->instr_limit,
+                      h->time_limit_ms);
+    else if (host_failure(h, chunkname, "", err))
+        ;
+    else if (ctk_error_is_set(&h->cberr))
+        ctk_error_set(err, h->cberr.code, h->cberr.source[0] ? h->cberr.source : chunkname, h->cberr.line,
+                      h->cberr.column, "%s", h->cberr.text);
+    else if (ctk_error_is_set(&h->qerr))
+        ctk_error_set(err, h->qerr.code, chunkname, chunk_line(msg, chunkname, h->where_line), 0, "%s",
+                      h->qerr.text);
+    else
+        set_chunk_error(err, CTK_E_TEMPLATE, chunkname, msg, h->where_line);
+}
+
+/* Loading the chunk failed with status and msg. */
+static void load_failure(const host_t *h, const char *chunkname, int status, const char *msg, ctk_error_t *err)
+{
+    if (host_failure(h, chunkname, "while loading", err))
+        return;
+    if (status == LUA_ERRMEM)
+        ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "out of memory while loading");
+    else
+        set_chunk_error(err, CTK_E_TEMPLATE, chunkname, msg ? msg : "syntax error", 0);
+}
+
 /* Run the prelude in the chunk's environment (at index 2), metered like
  * the chunk, with the real string table (what string values index) as its
  * argument.  Its failure is ctkgen's: CTK_E_INTERNAL, or the limit hit. */
@@ -1027,16 +1082,38 @@ static bool run_prelude(lua_State *L, host_t *h, const char *chunkname, const se
     }
     if (status == LUA_OK)
         return true;
-    if (h->nomem)
-        ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
-    else if (h->interrupted)
-        set_interrupted(err, chunkname, h->interrupted);
-    else if (h->poisoned)
-        ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s in the prelude", h->poison);
-    else
+    if (!host_failure(h, chunkname, "in the prelude", err))
         ctk_error_set(err, CTK_E_INTERNAL, chunkname, 0, 0, "prelude: %s",
                       lua_isstring(L, -1) ? lua_tostring(L, -1) : "error");
     return false;
+}
+
+/* Preparing the sandbox (a protected call whose message is on top) failed. */
+static void prepare_failure(const host_t *h, lua_State *L, const char *chunkname, ctk_error_t *err)
+{
+    const char *msg = lua_tostring(L, -1);
+
+    if (!host_failure(h, chunkname, "while preparing the sandbox", err))
+        ctk_error_set(err, CTK_E_INTERNAL, chunkname, 0, 0, "%s while preparing the sandbox", msg ? msg : "error");
+}
+
+/* Run the loaded chunk on top of the stack in the environment at index
+ * 2 (the message handler at 1), metered. */
+static bool run_loaded(lua_State *L, host_t *h, const char *chunkname, ctk_error_t *err)
+{
+    int status;
+
+    lua_pushvalue(L, 2);
+    if (!lua_setupvalue(L, -2, 1)) /* _ENV */
+        lua_pop(L, 1);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+    status = lua_pcall(L, 0, 0, 1);
+    lua_sethook(L, NULL, 0, 0);
+    if (status != LUA_OK) {
+        run_failure(h, chunkname, lua_tostring(L, -1), err);
+        return false;
+    }
+    return true;
 }
 
 /* Set up the sandbox in a fresh state and run the chunk: the part
@@ -1069,17 +1146,7 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
     lua_pushcfunction(L, setup_p);
     lua_pushlightuserdata(L, (void *)args);
     if (lua_pcall(L, 1, 1, 1) != LUA_OK) {                    /* 2: env */
-        const char *msg = lua_tostring(L, -1);
-
-        if (h->nomem)
-            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
-        else if (h->interrupted)
-            set_interrupted(err, chunkname, h->interrupted);
-        else if (h->poisoned)
-            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while preparing the sandbox", h->poison);
-        else
-            ctk_error_set(err, CTK_E_INTERNAL, chunkname, 0, 0, "%s while preparing the sandbox",
-                          msg ? msg : "error");
+        prepare_failure(h, L, chunkname, err);
         goto out;
     }
     if (args->prelude && !run_prelude(L, h, chunkname, args, err))
@@ -1089,47 +1156,11 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
         goto out;
     status = luaL_loadbufferx(L, src, len, name, "t");        /* 3: chunk */
     if (status != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-
-        if (h->nomem)
-            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
-        else if (h->interrupted)
-            set_interrupted(err, chunkname, h->interrupted);
-        else if (status == LUA_ERRMEM || h->poisoned)
-            ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "%s while loading", h->poison ? h->poison : "out of memory");
-        else
-            set_chunk_error(err, CTK_E_TEMPLATE, chunkname, msg ? msg : "syntax error", 0);
+        load_failure(h, chunkname, status, lua_tostring(L, -1), err);
         goto out;
     }
-    lua_pushvalue(L, 2);
-    if (!lua_setupvalue(L, -2, 1))                            /* _ENV */
-        lua_pop(L, 1);
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
-    status = lua_pcall(L, 0, 0, 1);
-    lua_sethook(L, NULL, 0, 0);
-    if (status != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
-
-        if (!msg)
-            msg = "error object is not a string";
-        if (h->nomem)
-            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
-        else if (h->interrupted)
-            set_interrupted(err, chunkname, h->interrupted);
-        else if (h->poisoned)
-            ctk_error_set(err, CTK_E_LIMIT, chunkname, chunk_line(msg, chunkname, h->where_line),
-                          0, "%s (limits: %zu bytes, %lu instructions, %lu ms)", h->poison,
-                          h->limit, h->instr_limit, h->time_limit_ms);
-        else if (ctk_error_is_set(&h->cberr))
-            ctk_error_set(err, h->cberr.code, h->cberr.source[0] ? h->cberr.source : chunkname,
-                          h->cberr.line, h->cberr.column, "%s", h->cberr.text);
-        else if (ctk_error_is_set(&h->qerr))
-            ctk_error_set(err, h->qerr.code, chunkname, chunk_line(msg, chunkname, h->where_line),
-                          0, "%s", h->qerr.text);
-        else
-            set_chunk_error(err, CTK_E_TEMPLATE, chunkname, msg, h->where_line);
+    if (!run_loaded(L, h, chunkname, err))
         goto out;
-    }
     /* Lua lets some failures pass (a string table that cannot be resized
      * stays as it is); the host met one all the same */
     if (h->nomem) {
@@ -1144,28 +1175,253 @@ out:
     return ok;
 }
 
+/* ---- a renderer: one state for many templates ----------------------------------------
+ * The libraries are opened once, each template compiled once (kept by
+ * chunkname with its source, so a changed source is compiled again), and
+ * the data tree pushed once per ctk_lua_renderer_data(): it is read-only
+ * (proxies), so templates cannot pass anything to each other through it.
+ * Each render gets a fresh environment (its own copies of the library
+ * tables, the helpers), its own output, budget, clock and memory cap on
+ * top of what the state holds.  After any failure the state is closed and
+ * the next render starts a new one. */
+#define REG_CHUNKS "ctkgen.chunks"
+#define REG_DATA "ctkgen.data"
+/* garbage the state may hold between renders before a full collection */
+#define RENDER_GC_SLACK ((size_t)4 << 20)
+
+struct ctk_lua_renderer {
+    lua_State *L;
+    host_t h;
+    ctk_lua_limits_t limits;
+    size_t used0;              /* what the state held after its last full collection */
+    const ctk_lval_t *data;
+    bool data_pushed;
+};
+
+static int renderer_open_p(lua_State *L)
+{
+    open_libs(L);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_CHUNKS);
+    return 0;
+}
+
+typedef struct {
+    const ctk_lval_t *data;
+    bool push_data;
+} render_env_t;
+
+/* The render's environment, with the data (pushed first when new). */
+static int renderer_env_p(lua_State *L)
+{
+    const render_env_t *a = lua_touserdata(L, 1);
+
+    if (a->push_data) {
+        if (a->data)
+            push_lval(L, a->data, 0);
+        else
+            lua_pushnil(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, REG_DATA);
+    }
+    push_env(L, true, false);
+    lua_pushstring(L, "ctk");
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_DATA);
+    lua_rawset(L, -3);
+    return 1;
+}
+
+typedef struct {
+    const char *chunkname, *name, *src;
+    size_t len;
+    int status;                /* of loading, when it was compiled */
+} render_chunk_t;
+
+/* The compiled chunk for chunkname and src: from the cache when its source
+ * is the same, else compiled (and kept).  Returns it, or the load error's
+ * message with a->status set. */
+static int renderer_chunk_p(lua_State *L)
+{
+    render_chunk_t *a = lua_touserdata(L, 1);
+
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_CHUNKS);       /* 2: cache */
+    if (lua_getfield(L, 2, a->chunkname) == LUA_TTABLE) { /* 3: {src, fn} */
+        lua_rawgeti(L, 3, 1);
+        lua_pushlstring(L, a->src, a->len);
+        if (lua_rawequal(L, -1, -2)) {
+            lua_rawgeti(L, 3, 2);
+            return 1;
+        }
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    if ((a->status = luaL_loadbufferx(L, a->src, a->len, a->name, "t")) != LUA_OK)
+        return 1;
+    lua_createtable(L, 2, 0);
+    lua_pushlstring(L, a->src, a->len);
+    lua_rawseti(L, -2, 1);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, 2, a->chunkname);
+    return 1;
+}
+
+ctk_lua_renderer_t *ctk_lua_renderer_new(const ctk_lua_limits_t *limits, ctk_error_t *err)
+{
+    ctk_lua_renderer_t *r = calloc(1, sizeof *r);
+
+    if (!r) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    if (limits)
+        r->limits = *limits;
+    r->limits.mem_limit = r->limits.mem_limit ? r->limits.mem_limit : DEFAULT_MEM_LIMIT;
+    r->limits.instr_limit = r->limits.instr_limit ? r->limits.instr_limit : DEFAULT_INSTR_LIMIT;
+    r->limits.time_limit_ms = r->limits.time_limit_ms ? r->limits.time_limit_ms : DEFAULT_TIME_LIMIT_MS;
+    return r;
+}
+
+static void renderer_close(ctk_lua_renderer_t *r)
+{
+    if (r->L)
+        lua_close(r->L);
+    r->L = NULL;
+    r->data_pushed = false;
+}
+
+void ctk_lua_renderer_free(ctk_lua_renderer_t *r)
+{
+    if (!r)
+        return;
+    renderer_close(r);
+    free(r);
+}
+
+void ctk_lua_renderer_data(ctk_lua_renderer_t *r, const ctk_lval_t *data)
+{
+    r->data = data;
+    r->data_pushed = false;
+}
+
+/* A fresh host for one render: budget, clock, output; the cap on top of
+ * what the state holds. */
+static void renderer_begin(ctk_lua_renderer_t *r)
+{
+    host_t *h = &r->h;
+    size_t used = h->used;
+
+    memset(h, 0, sizeof *h);
+    h->used = used;
+    ctk_buf_init(&h->out);
+    ctk_error_init(&h->qerr);
+    ctk_error_init(&h->cberr);
+    h->limit = r->limits.mem_limit > SIZE_MAX - used ? SIZE_MAX : used + r->limits.mem_limit;
+    h->instr_limit = r->limits.instr_limit;
+    h->time_limit_ms = r->limits.time_limit_ms;
+    start_clock(h);
+}
+
+/* A state with the libraries open, or false with err set. */
+static bool renderer_open(ctk_lua_renderer_t *r, const char *chunkname, ctk_error_t *err)
+{
+    host_t *h = &r->h;
+
+    if (r->L)
+        return true;
+    if (!(r->L = lua_newstate(host_alloc, h))) {
+        if (!host_failure(h, chunkname, "while creating the sandbox", err))
+            ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        return false;
+    }
+    lua_pushcfunction(r->L, message_h);
+    lua_pushcfunction(r->L, renderer_open_p);
+    if (lua_pcall(r->L, 0, 0, 1) != LUA_OK) {
+        prepare_failure(h, r->L, chunkname, err);
+        return false;
+    }
+    lua_settop(r->L, 0);
+    return true;
+}
+
+/* The render: env at 2, the chunk run in it; false with err set. */
+static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
+                            ctk_error_t *err)
+{
+    lua_State *L = r->L;
+    render_env_t env = { r->data, !r->data_pushed };
+    render_chunk_t chunk = { chunkname, NULL, src, len, LUA_OK };
+    bool ok = false;
+
+    lua_pushcfunction(L, message_h);                          /* 1: handler */
+    lua_pushcfunction(L, renderer_env_p);
+    lua_pushlightuserdata(L, &env);
+    if (lua_pcall(L, 1, 1, 1) != LUA_OK) {                    /* 2: env */
+        prepare_failure(&r->h, L, chunkname, err);
+        return false;
+    }
+    r->data_pushed = true;
+    if (!(chunk.name = ctk_printf(err, "@%s", chunkname)))
+        return false;
+    lua_pushcfunction(L, renderer_chunk_p);
+    lua_pushlightuserdata(L, &chunk);
+    if (lua_pcall(L, 1, 1, 1) != LUA_OK)                      /* 3: chunk */
+        load_failure(&r->h, chunkname, LUA_ERRMEM, lua_tostring(L, -1), err);
+    else if (chunk.status != LUA_OK)
+        load_failure(&r->h, chunkname, chunk.status, lua_tostring(L, -1), err);
+    else
+        ok = run_loaded(L, &r->h, chunkname, err);
+    free((char *)chunk.name);
+    return ok;
+}
+
+char *ctk_lua_renderer_run(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
+                           size_t *outlen, ctk_error_t *err)
+{
+    host_t *h = &r->h;
+    char *result = NULL;
+    bool ok;
+
+    if (r->L && h->used - r->used0 > RENDER_GC_SLACK) {
+        lua_gc(r->L, LUA_GCCOLLECT);
+        r->used0 = h->used;
+    }
+    renderer_begin(r);
+    ok = renderer_open(r, chunkname, err) && renderer_render(r, chunkname, src, len, err);
+    /* Lua lets some failures pass (a string table that cannot be resized
+     * stays as it is); the host met one all the same */
+    if (ok && h->nomem) {
+        ctk_error_set(err, CTK_E_NOMEM, chunkname, 0, 0, "out of memory");
+        ok = false;
+    }
+    if (ok && h->out.failed) {
+        ctk_error_nomem(err);
+        ok = false;
+    }
+    if (ok && !(result = ctk_buf_take(&h->out, outlen)))
+        ctk_error_nomem(err);
+    ctk_buf_fini(&h->out);
+    h->used -= h->kept;
+    if (!result) {
+        renderer_close(r);
+        h->used = 0;
+        r->used0 = 0;
+    } else {
+        lua_settop(r->L, 0);
+    }
+    return result;
+}
+
 char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
                      const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err)
 {
-    host_t h;
-    setup_args_t args = { true, data, NULL, 0, NULL, 0 };
-    char *result = NULL;
+    ctk_lua_renderer_t *r = ctk_lua_renderer_new(limits, err);
+    char *result;
 
-    memset(&h, 0, sizeof h);
-    ctk_buf_init(&h.out);
-    ctk_error_init(&h.qerr);
-    ctk_error_init(&h.cberr);
-    if (!run_chunk(&h, chunkname, src, len, &args, limits, err))
-        goto out;
-    if (h.out.failed) {
-        ctk_error_nomem(err);
-        goto out;
-    }
-    result = ctk_buf_take(&h.out, outlen);
-    if (!result)
-        ctk_error_nomem(err);
-out:
-    ctk_buf_fini(&h.out);
+    if (!r)
+        return NULL;
+    ctk_lua_renderer_data(r, data);
+    result = ctk_lua_renderer_run(r, chunkname, src, len, outlen, err);
+    ctk_lua_renderer_free(r);
     return result;
 }
 

@@ -64,6 +64,23 @@ typedef struct {
 char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const ctk_lval_t *data,
                      const ctk_lua_limits_t *limits, size_t *outlen, ctk_error_t *err);
 
+/* The same, many times over: one sandbox state for every render, the
+ * libraries opened once and each template compiled once (by chunkname;
+ * a changed source is compiled again), the data pushed once per
+ * ctk_lua_renderer_data().  Each render still gets a fresh environment,
+ * its own output, budget and clock, and its own memory cap on top of what
+ * the state holds; the data is read-only, so one render cannot reach the
+ * next.  After a failed render the state is closed and the next one
+ * starts afresh.  Errors as ctk_lua_render(). */
+typedef struct ctk_lua_renderer ctk_lua_renderer_t;
+ctk_lua_renderer_t *ctk_lua_renderer_new(const ctk_lua_limits_t *limits, ctk_error_t *err);
+/* The data tree the next renders see as `ctk`; it must stay unchanged and
+ * alive until the next call or ctk_lua_renderer_free(). */
+void ctk_lua_renderer_data(ctk_lua_renderer_t *r, const ctk_lval_t *data);
+char *ctk_lua_renderer_run(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
+                           size_t *outlen, ctk_error_t *err);
+void ctk_lua_renderer_free(ctk_lua_renderer_t *r);
+
 /* Compile src as a Lua chunk (text only) in a fresh state, without
  * running it: whether Lua, and so Lmod, can load it.  A syntax error is
  * CTK_E_TEMPLATE with source chunkname, the line, and Lua's message

@@ -712,10 +712,10 @@ static bool check_output(out_kind_t kind, const char *label, const char *relpath
     return false;
 }
 
-/* Render template t over data into out as relpath, once it passes its
- * check: a broken template stops the run before anything is written. */
-static bool run_template(const ctk_render_opts_t *opts, int t, const ctk_lval_t *data,
-                         const char *relpath, ctk_outset_t *out, ctk_error_t *err)
+/* Render template t over lr's data into out as relpath, once it passes
+ * its check: a broken template stops the run before anything is written. */
+static bool run_template(const ctk_render_opts_t *opts, ctk_lua_renderer_t *lr, int t, const char *relpath,
+                         ctk_outset_t *out, ctk_error_t *err)
 {
     char *owned = NULL, *label = NULL, *text = NULL;
     size_t len = 0, outlen = 0;
@@ -724,7 +724,7 @@ static bool run_template(const ctk_render_opts_t *opts, int t, const ctk_lval_t 
 
     if (!src)
         goto out;
-    text = ctk_lua_render(label, src, len, data, NULL, &outlen, err);
+    text = ctk_lua_renderer_run(lr, label, src, len, &outlen, err);
     if (!text || !check_output(templates[t].kind, label, relpath, text, outlen, err))
         goto out;
     ok = ctk_outset_take(out, relpath, text, outlen, err);
@@ -1430,7 +1430,11 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
     char *rel = NULL, *link_dir = NULL;
     ctk_lval_t *data = NULL;
     build_t b = { true };
+    /* one sandbox for every template of the run (luahost.h) */
+    ctk_lua_renderer_t *lr = ctk_lua_renderer_new(NULL, err);
 
+    if (!lr)
+        return false;
     if (opts->template_dir && !check_template_dir(opts->template_dir, err))
         goto out;
     if (!check_pkgconfig_dir(pcdir, err))
@@ -1452,16 +1456,17 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
             ctk_error_nomem(err);
             goto out;
         }
+        ctk_lua_renderer_data(lr, data);
         if (!(rel = ctk_printf(err, "lmod/%s/%s.lua", cfg->module_name, s->module_version)) ||
-            !run_template(opts, T_LMOD, data, rel, out, err))
+            !run_template(opts, lr, T_LMOD, rel, out, err))
             goto out;
         free(rel);
         if (!(rel = ctk_printf(err, "tcl/%s/%s", cfg->module_name, s->module_version)) ||
-            !run_template(opts, T_TCL, data, rel, out, err))
+            !run_template(opts, lr, T_TCL, rel, out, err))
             goto out;
         free(rel);
         if (!(rel = ctk_printf(err, "pkgconfig/%s-%s.pc", cfg->pc_prefix, s->module_version)) ||
-            !run_template(opts, T_PC, data, rel, out, err))
+            !run_template(opts, lr, T_PC, rel, out, err))
             goto out;
         free(rel);
         rel = NULL;
@@ -1473,9 +1478,10 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
                 ctk_error_nomem(err);
                 goto out;
             }
+            ctk_lua_renderer_data(lr, data);
             if (!(rel = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", cfg->pc_prefix, s->libs[k].name,
                                    s->module_version)) ||
-                !run_template(opts, T_PC_LIB, data, rel, out, err))
+                !run_template(opts, lr, T_PC_LIB, rel, out, err))
                 goto out;
             free(rel);
             rel = NULL;
@@ -1488,17 +1494,19 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
         ctk_error_nomem(err);
         goto out;
     }
+    ctk_lua_renderer_data(lr, data);
     if (!(rel = ctk_printf(err, "lmod/%s/.modulerc.lua", cfg->module_name)) ||
-        !run_template(opts, T_LMOD_RC, data, rel, out, err))
+        !run_template(opts, lr, T_LMOD_RC, rel, out, err))
         goto out;
     free(rel);
     if (!(rel = ctk_printf(err, "tcl/%s/.modulerc", cfg->module_name)) ||
-        !run_template(opts, T_TCL_RC, data, rel, out, err))
+        !run_template(opts, lr, T_TCL_RC, rel, out, err))
         goto out;
     ok = true;
 out:
     free(link_dir);
     free(rel);
     ctk_lval_free(data);
+    ctk_lua_renderer_free(lr);
     return ok;
 }

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -1316,6 +1317,47 @@ static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
 /* Largest nvcc executable searched for its banner (bytes). */
 #define NVCC_BANNER_MAX (256L * 1024 * 1024)
 
+/* What nvcc_banner() found in a file, by the file's identity: a site's
+ * toolkits that share one nvcc (links, hard-link copies) read it once.
+ * A table of fixed size: when it is full, files are read each time. */
+#define BANNER_CACHE_SLOTS 4096
+typedef struct {
+    bool used;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+    int rc, major, minor;
+} banner_memo_t;
+static banner_memo_t banner_memo[BANNER_CACHE_SLOTS];
+static pthread_mutex_t banner_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_file_state(const banner_memo_t *m, const struct stat *st)
+{
+    return m->dev == st->st_dev && m->ino == st->st_ino && m->size == st->st_size &&
+           m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+           m->ctime.tv_sec == st->st_ctim.tv_sec && m->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* The slot for st's file: its own (*hit) or a free one; NULL: none free.
+ * Called with banner_lock held. */
+static banner_memo_t *banner_slot(const struct stat *st, bool *hit)
+{
+    size_t i = ((size_t)st->st_ino * 2654435761u ^ (size_t)st->st_dev) % BANNER_CACHE_SLOTS;
+
+    for (size_t k = 0; k < BANNER_CACHE_SLOTS; k++, i = (i + 1) % BANNER_CACHE_SLOTS) {
+        banner_memo_t *m = &banner_memo[i];
+
+        if (!m->used || (m->dev == st->st_dev && m->ino == st->st_ino)) {
+            *hit = m->used && same_file_state(m, st);
+            return m;
+        }
+    }
+    return NULL;
+}
+
+static int scan_banner(FILE *f, int *major, int *minor);
+
 /* nvcc's release as its executable holds it: the literal "Cuda compilation
  * tools, release X.Y, VX.Y.Z" that `nvcc --version` prints, read, never
  * run (a hung or hostile nvcc cannot stall or harm the load, and no trust
@@ -1323,17 +1365,14 @@ static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
  * out of memory. */
 static int nvcc_banner(const char *nvcc, int *major, int *minor)
 {
-    static const char key[] = "Cuda compilation tools, release ";
-    const size_t kl = sizeof key - 1, chunk = 1 << 20;
-    char *buf;
+    struct stat st;
+    banner_memo_t *m;
     FILE *f;
-    size_t have = 0, n;
-    long total = 0;
-    int rc = 0;
+    bool hit = false;
+    int rc;
 
     {
         /* a regular file only: a FIFO named nvcc must not block the load */
-        struct stat st;
         int fd = open(nvcc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
         if (fd < 0)
@@ -1343,10 +1382,49 @@ static int nvcc_banner(const char *nvcc, int *major, int *minor)
             return 0;
         }
     }
-    if (!(buf = malloc(chunk + 64))) {
+    pthread_mutex_lock(&banner_lock);
+    m = banner_slot(&st, &hit);
+    if (hit) {
+        rc = m->rc;
+        *major = m->major;
+        *minor = m->minor;
+        pthread_mutex_unlock(&banner_lock);
         fclose(f);
-        return -1;
+        return rc;
     }
+    pthread_mutex_unlock(&banner_lock);
+    rc = scan_banner(f, major, minor);
+    fclose(f);
+    if (rc < 0)
+        return rc;
+    pthread_mutex_lock(&banner_lock);
+    if ((m = banner_slot(&st, &hit))) {
+        m->used = true;
+        m->dev = st.st_dev;
+        m->ino = st.st_ino;
+        m->size = st.st_size;
+        m->mtime = st.st_mtim;
+        m->ctime = st.st_ctim;
+        m->rc = rc;
+        m->major = rc == 1 ? *major : 0;
+        m->minor = rc == 1 ? *minor : 0;
+    }
+    pthread_mutex_unlock(&banner_lock);
+    return rc;
+}
+
+/* nvcc_banner()'s reading of the open file f (not closed here). */
+static int scan_banner(FILE *f, int *major, int *minor)
+{
+    static const char key[] = "Cuda compilation tools, release ";
+    const size_t kl = sizeof key - 1, chunk = 1 << 20;
+    char *buf;
+    size_t have = 0, n;
+    long total = 0;
+    int rc = 0;
+
+    if (!(buf = malloc(chunk + 64)))
+        return -1;
     while (rc == 0 && total < NVCC_BANNER_MAX && (n = fread(buf + have, 1, chunk + 64 - have, f)) > 0) {
         char *p = buf, *end;
 
@@ -1374,7 +1452,6 @@ static int nvcc_banner(const char *nvcc, int *major, int *minor)
         }
     }
     free(buf);
-    fclose(f);
     return rc;
 }
 

@@ -21,6 +21,122 @@ static char *run(const char *src, const ctk_lval_t *data, const ctk_lua_limits_t
     return ctk_lua_render("t.lua", src, strlen(src), data, lim, &len, err);
 }
 
+/* r's render of src under the name name (the output, or NULL with err set) */
+static char *rrun(ctk_lua_renderer_t *r, const char *name, const char *src, ctk_error_t *err)
+{
+    size_t len;
+
+    ctk_error_init(err);
+    return ctk_lua_renderer_run(r, name, src, strlen(src), &len, err);
+}
+
+/* One renderer, many renders: nothing one render does reaches the next. */
+START_TEST(test_luahost_renderer_renders_do_not_meet)
+{
+    ctk_lval_t *d1 = ctk_lval_map(), *d2 = ctk_lval_map();
+    ctk_lua_renderer_t *r;
+    ctk_error_t err;
+    char *out;
+
+    ck_assert(ctk_lval_set(d1, "name", ctk_lval_str("one")));
+    ck_assert(ctk_lval_set(d2, "name", ctk_lval_str("two")));
+    ctk_error_init(&err);
+    ck_assert_ptr_nonnull(r = ctk_lua_renderer_new(NULL, &err));
+    ctk_lua_renderer_data(r, d1);
+    /* a render that spoils its own library tables */
+    out = rrun(r, "a.lua", "string.upper = nil; table.concat = nil; math.pi = 3; emit(ctk.name)", &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "one");
+    free(out);
+    out = rrun(r, "b.lua", "emit(string.upper(ctk.name), table.concat({'x', 'y'}), ' ', tostring(math.pi > 3.14))", &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "ONExy true");
+    free(out);
+    /* globals stay refused, and the data stays read-only */
+    ck_assert_ptr_null(rrun(r, "c.lua", "x = 1", &err));
+    ck_assert_ptr_nonnull(strstr(err.text, "assignment to global 'x'"));
+    ck_assert_ptr_null(rrun(r, "c.lua", "ctk.name = 'z'", &err));
+    ck_assert_ptr_nonnull(strstr(err.text, "read-only"));
+    /* after a failed render the next one works, with the data it was given */
+    out = rrun(r, "b.lua", "emit(ctk.name)", &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "one");
+    free(out);
+    /* new data is what the next render sees */
+    ctk_lua_renderer_data(r, d2);
+    out = rrun(r, "b.lua", "emit(ctk.name)", &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "two");
+    free(out);
+    ctk_lua_renderer_free(r);
+    ctk_lval_free(d1);
+    ctk_lval_free(d2);
+}
+END_TEST
+
+/* A chunk kept by name is compiled again when its source changes. */
+START_TEST(test_luahost_renderer_recompiles_changed_source)
+{
+    ctk_lua_renderer_t *r;
+    ctk_error_t err;
+    char *out;
+
+    ctk_error_init(&err);
+    ck_assert_ptr_nonnull(r = ctk_lua_renderer_new(NULL, &err));
+    ctk_lua_renderer_data(r, NULL);
+    out = rrun(r, "t.lua", "emit('first')", &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "first");
+    free(out);
+    out = rrun(r, "t.lua", "emit('second')", &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "second");
+    free(out);
+    ck_assert_ptr_null(rrun(r, "t.lua", "emit(", &err));
+    ck_assert_int_eq(err.code, CTK_E_TEMPLATE);
+    out = rrun(r, "t.lua", "emit('first')", &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "first");
+    free(out);
+    ctk_lua_renderer_free(r);
+}
+END_TEST
+
+/* Budget and memory cap are each render's own: renders that each use
+ * most of them pass however many run, and one past them still fails. */
+START_TEST(test_luahost_renderer_limits_are_per_render)
+{
+    ctk_lua_limits_t lim = { (size_t)4 << 20, 2000000, 0 };
+    ctk_lua_renderer_t *r;
+    ctk_error_t err;
+    char *out;
+    int i;
+
+    ctk_error_init(&err);
+    ck_assert_ptr_nonnull(r = ctk_lua_renderer_new(&lim, &err));
+    ctk_lua_renderer_data(r, NULL);
+    for (i = 0; i < 12; i++) {
+        /* about 1.5 MiB kept until the render ends, and most of the budget */
+        out = rrun(r, "big.lua",
+                   "local t = {} for i = 1, 12000 do t[i] = string.rep('x', 100) .. i end "
+                   "local n = 0 for j = 1, 30000 do n = n + j end emit(#t)",
+                   &err);
+        ck_assert_msg(out, "render %d: %s", i, err.text);
+        ck_assert_str_eq(out, "12000");
+        free(out);
+    }
+    ck_assert_ptr_null(rrun(r, "loop.lua", "while true do end", &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_ptr_null(rrun(r, "bomb.lua", "local t = {} for i = 1, 1e7 do t[i] = i end", &err));
+    ck_assert_int_eq(err.code, CTK_E_LIMIT);
+    ck_assert_ptr_nonnull(strstr(err.text, "memory limit exhausted"));
+    out = rrun(r, "ok.lua", "emit('fine')", &err);
+    ck_assert_msg(out, "%s", err.text);
+    free(out);
+    ctk_lua_renderer_free(r);
+}
+END_TEST
+
 START_TEST(test_luahost_emits_text_and_reads_data)
 {
     ctk_lval_t *d = ctk_lval_map(), *l = ctk_lval_list();
@@ -466,6 +582,9 @@ int main(void)
     unlink("/tmp/ctkgen-pwned");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_luahost_emits_text_and_reads_data);
+    tcase_add_test(tc, test_luahost_renderer_renders_do_not_meet);
+    tcase_add_test(tc, test_luahost_renderer_recompiles_changed_source);
+    tcase_add_test(tc, test_luahost_renderer_limits_are_per_render);
     tcase_add_loop_test(tc, test_luahost_blocks_escape, 0, sizeof escapes / sizeof escapes[0]);
     tcase_add_test(tc, test_luahost_instruction_budget_stops_loops);
     tcase_add_test(tc, test_luahost_memory_cap_stops_bombs);
