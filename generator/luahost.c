@@ -800,12 +800,12 @@ static int strict_newindex(lua_State *L)
                       lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?");
 }
 
-/* Copy the library table global `name` into env[name] (a fresh table, so
- * the chunk cannot reach the shared one), without the names in drop. */
-static void copy_lib(lua_State *L, const char *name, const char *const *drop)
+/* Push a copy of the library table global `name` (a fresh table, so the
+ * chunk cannot reach the shared one), without the names in drop. */
+static void push_lib_copy(lua_State *L, const char *name, const char *const *drop)
 {
     lua_getglobal(L, name);
-    lua_newtable(L);
+    lua_createtable(L, 0, 32);
     lua_pushnil(L);
     while (lua_next(L, -3)) {
         const char *k = lua_tostring(L, -2);
@@ -824,8 +824,23 @@ static void copy_lib(lua_State *L, const char *name, const char *const *drop)
         lua_rawset(L, -4);
     }
     lua_remove(L, -2);
+}
+
+/* env[name] = a copy of the library table (push_lib_copy). */
+static void copy_lib(lua_State *L, const char *name, const char *const *drop)
+{
+    push_lib_copy(L, name, drop);
     lua_setfield(L, -2, name);
 }
+
+/* The globals a chunk sees besides the libraries, and what is left out of
+ * those. */
+static const char *const base_ok[] = {
+    "assert", "error", "ipairs", "next", "pairs", "select", "tonumber",
+    "tostring", "type", "rawequal", "rawlen", "rawget", "_VERSION", NULL
+};
+static const char *const string_drop[] = { "dump", NULL };
+static const char *const sandbox_libs[] = { "string", "table", "math", "utf8", NULL };
 
 static void push_template_helpers(lua_State *L);
 static void push_host_fns(lua_State *L, const ctk_lua_reg_t *fns);
@@ -834,11 +849,6 @@ static void push_host_fns(lua_State *L, const ctk_lua_reg_t *fns);
  * the rendering helpers; allow_globals lets the chunk assign globals. */
 static void push_env(lua_State *L, bool template, bool allow_globals)
 {
-    static const char *const base_ok[] = {
-        "assert", "error", "ipairs", "next", "pairs", "select", "tonumber",
-        "tostring", "type", "rawequal", "rawlen", "rawget", "_VERSION", NULL
-    };
-    static const char *const string_drop[] = { "dump", NULL };
     const char *const *n;
 
     lua_newtable(L);
@@ -846,10 +856,8 @@ static void push_env(lua_State *L, bool template, bool allow_globals)
         lua_getglobal(L, *n);
         lua_setfield(L, -2, *n);
     }
-    copy_lib(L, "string", string_drop);
-    copy_lib(L, "table", NULL);
-    copy_lib(L, "math", NULL);
-    copy_lib(L, "utf8", NULL);
+    for (n = sandbox_libs; *n; n++)
+        copy_lib(L, *n, strcmp(*n, "string") == 0 ? string_drop : NULL);
     lua_pushcfunction(L, sb_pcall);
     lua_setfield(L, -2, "pcall");
     if (template)
@@ -1186,6 +1194,8 @@ out:
  * the next render starts a new one. */
 #define REG_CHUNKS "ctkgen.chunks"
 #define REG_DATA "ctkgen.data"
+#define REG_PROTO "ctkgen.proto"
+#define REG_ENVMT "ctkgen.envmt"
 /* garbage the state may hold between renders before a full collection */
 #define RENDER_GC_SLACK ((size_t)4 << 20)
 
@@ -1196,22 +1206,76 @@ struct ctk_lua_renderer {
     size_t used0;              /* what the state held after its last full collection */
     const ctk_lval_t *data;
     bool data_pushed;
+    const char *field;         /* ctk_lua_renderer_field(): the key, its value */
+    const ctk_lval_t *field_val;
+    bool field_set;            /* set in the state's data as it is now */
 };
 
+/* __index of a render's environment: what push_env() would have put
+ * there, made on first use and kept in it (a library table is copied
+ * then, so a render that never names math pays nothing for it); any other
+ * name is an error, as in push_env()'s environment. */
+static int lazy_index(lua_State *L)
+{
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    const char *const *n;
+
+    for (n = sandbox_libs; k && *n; n++) {
+        if (strcmp(k, *n) != 0)
+            continue;
+        push_lib_copy(L, k, strcmp(k, "string") == 0 ? string_drop : NULL);
+        lua_pushvalue(L, 2);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, 1);
+        return 1;
+    }
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_PROTO);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, -2) == LUA_TNIL)
+        return strict_index(L);
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/* The state's shared parts: the libraries, the compiled chunks' cache,
+ * the functions every render's environment offers, and the metatable that
+ * offers them. */
 static int renderer_open_p(lua_State *L)
 {
+    const char *const *n;
+
     open_libs(L);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_CHUNKS);
+    lua_newtable(L);
+    for (n = base_ok; *n; n++) {
+        lua_getglobal(L, *n);
+        lua_setfield(L, -2, *n);
+    }
+    lua_pushcfunction(L, sb_pcall);
+    lua_setfield(L, -2, "pcall");
+    push_template_helpers(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_PROTO);
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, lazy_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, strict_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_ENVMT);
     return 0;
 }
 
 typedef struct {
     const ctk_lval_t *data;
     bool push_data;
+    const char *field;         /* to set in the data's real table; NULL: none */
+    const ctk_lval_t *field_val;
 } render_env_t;
 
-/* The render's environment, with the data (pushed first when new). */
+/* The render's environment, with the data (pushed first when new, its
+ * extra field set when it changed). */
 static int renderer_env_p(lua_State *L)
 {
     const render_env_t *a = lua_touserdata(L, 1);
@@ -1223,7 +1287,20 @@ static int renderer_env_p(lua_State *L)
             lua_pushnil(L);
         lua_setfield(L, LUA_REGISTRYINDEX, REG_DATA);
     }
-    push_env(L, true, false);
+    if (a->field) {
+        lua_getfield(L, LUA_REGISTRYINDEX, REG_DATA);
+        if (!lua_getmetatable(L, -1) || lua_getfield(L, -1, "__index") != LUA_TTABLE)
+            return luaL_error(L, "ctk.%s set on data that is not a map", a->field);
+        if (a->field_val)
+            push_lval(L, a->field_val, 1);
+        else
+            lua_pushnil(L);
+        lua_setfield(L, -2, a->field);
+        lua_pop(L, 3);
+    }
+    lua_createtable(L, 0, 16);
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_ENVMT);
+    lua_setmetatable(L, -2);
     lua_pushstring(L, "ctk");
     lua_getfield(L, LUA_REGISTRYINDEX, REG_DATA);
     lua_rawset(L, -3);
@@ -1287,6 +1364,7 @@ static void renderer_close(ctk_lua_renderer_t *r)
         lua_close(r->L);
     r->L = NULL;
     r->data_pushed = false;
+    r->field_set = false;
 }
 
 void ctk_lua_renderer_free(ctk_lua_renderer_t *r)
@@ -1301,6 +1379,20 @@ void ctk_lua_renderer_data(ctk_lua_renderer_t *r, const ctk_lval_t *data)
 {
     r->data = data;
     r->data_pushed = false;
+    r->field = NULL;
+    r->field_val = NULL;
+    r->field_set = true;
+}
+
+void ctk_lua_renderer_field(ctk_lua_renderer_t *r, const char *key, const ctk_lval_t *v)
+{
+    if (r->field && strcmp(r->field, key) != 0 && r->data_pushed) {
+        /* another key: the data is pushed again, without the old one */
+        r->data_pushed = false;
+    }
+    r->field = key;
+    r->field_val = v;
+    r->field_set = false;
 }
 
 /* A fresh host for one render: budget, clock, output; the cap on top of
@@ -1348,11 +1440,15 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
                             ctk_error_t *err)
 {
     lua_State *L = r->L;
-    render_env_t env = { r->data, !r->data_pushed };
+    render_env_t env = { r->data, !r->data_pushed, NULL, NULL };
     render_chunk_t chunk = { chunkname, NULL, src, len, LUA_OK };
     bool ok = false;
 
     lua_pushcfunction(L, message_h);                          /* 1: handler */
+    if (r->field && (!r->field_set || !r->data_pushed)) {
+        env.field = r->field;
+        env.field_val = r->field_val;
+    }
     lua_pushcfunction(L, renderer_env_p);
     lua_pushlightuserdata(L, &env);
     if (lua_pcall(L, 1, 1, 1) != LUA_OK) {                    /* 2: env */
@@ -1360,6 +1456,7 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
         return false;
     }
     r->data_pushed = true;
+    r->field_set = true;
     if (!(chunk.name = ctk_printf(err, "@%s", chunkname)))
         return false;
     lua_pushcfunction(L, renderer_chunk_p);

@@ -71,12 +71,21 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
  * its own output, budget and clock, and its own memory cap on top of what
  * the state holds; the data is read-only, so one render cannot reach the
  * next.  After a failed render the state is closed and the next one
- * starts afresh.  Errors as ctk_lua_render(). */
+ * starts afresh.  The environment offers the same names as
+ * ctk_lua_render()'s, each put in it on first use (a library table is
+ * copied then): rawget(_ENV, name) and pairs(_ENV) see only those used so
+ * far.  Errors as ctk_lua_render(), which is one render of a renderer of
+ * its own. */
 typedef struct ctk_lua_renderer ctk_lua_renderer_t;
 ctk_lua_renderer_t *ctk_lua_renderer_new(const ctk_lua_limits_t *limits, ctk_error_t *err);
 /* The data tree the next renders see as `ctk`; it must stay unchanged and
  * alive until the next call or ctk_lua_renderer_free(). */
 void ctk_lua_renderer_data(ctk_lua_renderer_t *r, const ctk_lval_t *data);
+/* The next renders see ctk[key] = v as well (v NULL: no such field), a
+ * map data's top-level field added without pushing the data again; v
+ * must stay unchanged and alive until the next call, and
+ * ctk_lua_renderer_data() drops it.  key is a static string. */
+void ctk_lua_renderer_field(ctk_lua_renderer_t *r, const char *key, const ctk_lval_t *v);
 char *ctk_lua_renderer_run(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
                            size_t *outlen, ctk_error_t *err);
 void ctk_lua_renderer_free(ctk_lua_renderer_t *r);

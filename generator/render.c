@@ -958,8 +958,7 @@ static char *contents_text(const ctk_sdk_t *s, ctk_error_t *err)
 }
 
 static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s,
-                           const char *pkgconfig_dir, const char *link_dir,
-                           const ctk_sdk_lib_t *lib, ctk_error_t *err)
+                           const char *pkgconfig_dir, const char *link_dir, ctk_error_t *err)
 {
     const ctk_sdk_conf_t *c = s->conf;
     const char *shown = s->version_full ? s->version_full : s->version_mm;
@@ -1091,18 +1090,6 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
 
     bput(b, m, "pc", pc_val(b, cfg, s, desc ? desc : "", link_dir));
 
-    if (lib) {
-        ctk_lval_t *l = ctk_lval_map();
-
-        bput(b, l, "name", ctk_lval_str(lib->name));
-        bput(b, l, "pc_name", str_take(ctk_printf(err, "%s-%s-%s", cfg->pc_prefix, lib->name,
-                                                  s->module_version)));
-        bput(b, l, "description", str_take(ctk_printf(err, "%s from NVIDIA CUDA Toolkit %s",
-                                                      lib->description, shown)));
-        bput(b, l, "link", ctk_lval_str(lib->link));
-        bput(b, m, "lib", l);
-    }
-
     ctk_buf_fini(&help);
     ctk_strlist_fini(&libpath);
     ctk_strlist_fini(&pcpath);
@@ -1113,6 +1100,21 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     free(contents);
     free(prop);
     return m;
+}
+
+/* ctk.lib of a library's .pc (pc-lib.lua), beside the SDK's data. */
+static ctk_lval_t *lib_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const ctk_sdk_lib_t *lib,
+                           ctk_error_t *err)
+{
+    const char *shown = s->version_full ? s->version_full : s->version_mm;
+    ctk_lval_t *l = ctk_lval_map();
+
+    bput(b, l, "name", ctk_lval_str(lib->name));
+    bput(b, l, "pc_name", str_take(ctk_printf(err, "%s-%s-%s", cfg->pc_prefix, lib->name, s->module_version)));
+    bput(b, l, "description",
+         str_take(ctk_printf(err, "%s from NVIDIA CUDA Toolkit %s", lib->description, shown)));
+    bput(b, l, "link", ctk_lval_str(lib->link));
+    return l;
 }
 
 /* ---- checks before rendering ------------------------------------------------ */
@@ -1428,7 +1430,7 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
     size_t i, k;
     bool ok = false;
     char *rel = NULL, *link_dir = NULL;
-    ctk_lval_t *data = NULL;
+    ctk_lval_t *data = NULL, *lib = NULL;
     build_t b = { true };
     /* one sandbox for every template of the run (luahost.h) */
     ctk_lua_renderer_t *lr = ctk_lua_renderer_new(NULL, err);
@@ -1451,7 +1453,7 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
                                      s->module_version)) ||
              !check_link_dir(cfg, s, link_dir, err) || !link_files(cfg, s, out, err)))
             goto out;
-        data = sdk_val(&b, cfg, s, pcdir, link_dir, NULL, err);
+        data = sdk_val(&b, cfg, s, pcdir, link_dir, err);
         if (!b.ok || !data) {
             ctk_error_nomem(err);
             goto out;
@@ -1470,24 +1472,24 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
             goto out;
         free(rel);
         rel = NULL;
-        ctk_lval_free(data);
-        data = NULL;
+        /* each library's .pc: the same data, and its own ctk.lib */
         for (k = 0; k < s->n_libs; k++) {
-            data = sdk_val(&b, cfg, s, pcdir, link_dir, &s->libs[k], err);
-            if (!b.ok || !data) {
+            ctk_lval_free(lib);
+            lib = lib_val(&b, cfg, s, &s->libs[k], err);
+            if (!b.ok || !lib) {
                 ctk_error_nomem(err);
                 goto out;
             }
-            ctk_lua_renderer_data(lr, data);
+            ctk_lua_renderer_field(lr, "lib", lib);
             if (!(rel = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", cfg->pc_prefix, s->libs[k].name,
                                    s->module_version)) ||
                 !run_template(opts, lr, T_PC_LIB, rel, out, err))
                 goto out;
             free(rel);
             rel = NULL;
-            ctk_lval_free(data);
-            data = NULL;
         }
+        ctk_lval_free(data);
+        data = NULL;
     }
     data = rc_val(&b, cfg, sdks, n_sdks);
     if (!b.ok || !data) {
@@ -1507,6 +1509,7 @@ out:
     free(link_dir);
     free(rel);
     ctk_lval_free(data);
+    ctk_lval_free(lib);
     ctk_lua_renderer_free(lr);
     return ok;
 }

@@ -74,6 +74,51 @@ START_TEST(test_luahost_renderer_renders_do_not_meet)
 }
 END_TEST
 
+/* A field beside the data: seen by the renders after it, replaced by the
+ * next, gone with new data, and never writable by a template. */
+START_TEST(test_luahost_renderer_field)
+{
+    ctk_lval_t *d = ctk_lval_map(), *l1 = ctk_lval_map(), *l2 = ctk_lval_map();
+    ctk_lua_renderer_t *r;
+    ctk_error_t err;
+    char *out;
+    const char *src = "emit(ctk.name, ':', ctk.lib and ctk.lib.name or 'none')";
+
+    ck_assert(ctk_lval_set(d, "name", ctk_lval_str("sdk")));
+    ck_assert(ctk_lval_set(l1, "name", ctk_lval_str("cublas")));
+    ck_assert(ctk_lval_set(l2, "name", ctk_lval_str("cufft")));
+    ctk_error_init(&err);
+    ck_assert_ptr_nonnull(r = ctk_lua_renderer_new(NULL, &err));
+    ctk_lua_renderer_data(r, d);
+    out = rrun(r, "f.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "sdk:none");
+    free(out);
+    ctk_lua_renderer_field(r, "lib", l1);
+    out = rrun(r, "f.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "sdk:cublas");
+    free(out);
+    ck_assert_ptr_null(rrun(r, "w.lua", "ctk.lib.name = 'x'", &err));
+    ck_assert_ptr_nonnull(strstr(err.text, "read-only"));
+    /* after that failure (a fresh state), the field is still there */
+    ctk_lua_renderer_field(r, "lib", l2);
+    out = rrun(r, "f.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "sdk:cufft");
+    free(out);
+    ctk_lua_renderer_data(r, d);
+    out = rrun(r, "f.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "sdk:none");
+    free(out);
+    ctk_lua_renderer_free(r);
+    ctk_lval_free(d);
+    ctk_lval_free(l1);
+    ctk_lval_free(l2);
+}
+END_TEST
+
 /* A chunk kept by name is compiled again when its source changes. */
 START_TEST(test_luahost_renderer_recompiles_changed_source)
 {
@@ -584,6 +629,7 @@ int main(void)
     tcase_add_test(tc, test_luahost_emits_text_and_reads_data);
     tcase_add_test(tc, test_luahost_renderer_renders_do_not_meet);
     tcase_add_test(tc, test_luahost_renderer_recompiles_changed_source);
+    tcase_add_test(tc, test_luahost_renderer_field);
     tcase_add_test(tc, test_luahost_renderer_limits_are_per_render);
     tcase_add_loop_test(tc, test_luahost_blocks_escape, 0, sizeof escapes / sizeof escapes[0]);
     tcase_add_test(tc, test_luahost_instruction_budget_stops_loops);
