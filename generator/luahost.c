@@ -1522,6 +1522,41 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
     return result;
 }
 
+bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
+                                   ctk_error_t *err)
+{
+    host_t *h = &r->h;
+    char *name;
+    bool ok = false;
+    int status;
+
+    renderer_begin(r);
+    if (!renderer_open(r, chunkname, err) || !(name = ctk_printf(err, "@%s", chunkname))) {
+        renderer_close(r);
+        h->used = 0;
+        return false;
+    }
+    status = luaL_loadbufferx(r->L, src, len, name, "t");
+    if (status == LUA_OK && !h->nomem)
+        ok = true;
+    else if (host_failure(h, chunkname, "while compiling", err))
+        ; /* no memory, a limit, an interrupt */
+    else if (status == LUA_ERRMEM)
+        ctk_error_set(err, CTK_E_LIMIT, chunkname, 0, 0, "out of memory while compiling");
+    else
+        set_chunk_error(err, CTK_E_TEMPLATE, chunkname,
+                        lua_tostring(r->L, -1) ? lua_tostring(r->L, -1) : "syntax error", 0);
+    free(name);
+    ctk_buf_fini(&h->out);
+    if (h->poisoned) { /* a limit or no memory: the state is not used again */
+        renderer_close(r);
+        h->used = 0;
+    } else {
+        lua_settop(r->L, 0);
+    }
+    return ok;
+}
+
 bool ctk_lua_check_syntax(const char *chunkname, const char *src, size_t len, ctk_error_t *err)
 {
     host_t h;

@@ -88,6 +88,10 @@ void ctk_lua_renderer_data(ctk_lua_renderer_t *r, const ctk_lval_t *data);
 void ctk_lua_renderer_field(ctk_lua_renderer_t *r, const char *key, const ctk_lval_t *v);
 char *ctk_lua_renderer_run(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
                            size_t *outlen, ctk_error_t *err);
+/* ctk_lua_check_syntax() in r's state (the chunk is compiled, never run,
+ * and not kept). */
+bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
+                                   ctk_error_t *err);
 void ctk_lua_renderer_free(ctk_lua_renderer_t *r);
 
 /* Compile src as a Lua chunk (text only) in a fresh state, without

@@ -646,7 +646,7 @@ static void visible(char *s)
 /* Whether text, which template `label` wrote for relpath, can be written:
  * not empty, no NUL byte, and of its kind (out_kind_t).  The error names
  * the template as its source and the output in the text. */
-static bool check_output(out_kind_t kind, const char *label, const char *relpath,
+static bool check_output(ctk_lua_renderer_t *lr, out_kind_t kind, const char *label, const char *relpath,
                          const char *text, size_t len, ctk_error_t *err)
 {
     ctk_error_t e;
@@ -666,7 +666,7 @@ static bool check_output(out_kind_t kind, const char *label, const char *relpath
     switch (kind) {
     case OUT_LUA:
         ctk_error_init(&e);
-        if (ctk_lua_check_syntax(relpath, text, len, &e))
+        if (ctk_lua_renderer_check_syntax(lr, relpath, text, len, &e))
             return true;
         if (e.code != CTK_E_TEMPLATE) {
             ctk_error_set(err, e.code, e.source, e.line, e.column, "%s", e.text);
@@ -725,7 +725,7 @@ static bool run_template(const ctk_render_opts_t *opts, ctk_lua_renderer_t *lr, 
     if (!src)
         goto out;
     text = ctk_lua_renderer_run(lr, label, src, len, &outlen, err);
-    if (!text || !check_output(templates[t].kind, label, relpath, text, outlen, err))
+    if (!text || !check_output(lr, templates[t].kind, label, relpath, text, outlen, err))
         goto out;
     ok = ctk_outset_take(out, relpath, text, outlen, err);
     text = NULL; /* taken, even on failure */
