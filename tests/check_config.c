@@ -1201,9 +1201,9 @@ START_TEST(test_config_load_lint_reads_only_the_section_or_a_policy_file)
     bad = tu_write(dir, "bad.json", "{\"rules\": [\n  {\"code\": \"CTK-PC-001\",\n}]}\n");
     ctk_policy_init(&p);
     ctk_error_init(&err);
-    ck_assert_msg(ctk_config_load_lint(site, true, &p, &found, &err), "%s", err.text);
+    ck_assert_msg(ctk_config_load_lint(site, true, &p, &found, NULL, &err), "%s", err.text);
     ck_assert(found);
-    ck_assert_msg(ctk_config_load_lint(pol, false, &p, NULL, &err), "%s", err.text);
+    ck_assert_msg(ctk_config_load_lint(pol, false, &p, NULL, NULL, &err), "%s", err.text);
     /* the policy file's rules come after the site config's */
     ck_assert_uint_eq(p.n_rules, 2);
     ck_assert_str_eq(p.rules[0].reason, "a");
@@ -1211,13 +1211,13 @@ START_TEST(test_config_load_lint_reads_only_the_section_or_a_policy_file)
     ck_assert_int_eq(p.strict, 0);
     ck_assert_int_eq(p.error_on, -1);
     /* bad JSON: jansson's place */
-    ck_assert(!ctk_config_load_lint(bad, false, &p, NULL, &err));
+    ck_assert(!ctk_config_load_lint(bad, false, &p, NULL, NULL, &err));
     ck_assert_int_eq(err.code, CTK_E_JSON);
     ck_assert_str_eq(err.source, bad);
     ck_assert_int_eq(err.line, 3);
     /* a site config given as a policy */
     ctk_error_init(&err);
-    ck_assert(!ctk_config_load_lint(site, false, &p, NULL, &err));
+    ck_assert(!ctk_config_load_lint(site, false, &p, NULL, NULL, &err));
     ck_assert_int_eq(err.code, CTK_E_CONFIG);
     ck_assert_int_eq(err.line, 1);
     ck_assert(strstr(err.text, "/sdks: unknown key") != NULL);
