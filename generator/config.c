@@ -1507,7 +1507,6 @@ static bool unknown_key(check_t *c, const table_t *t, const char *key, const key
     size_t i, best_d = 3;
 
     *meant = NULL;
-
     /* a key that is right, one level off */
     if (t == &sdk_table && table_find(&comm_table, key))
         return fail_key(c, "unknown key (\"%s\" belongs inside \"comm_libs\")", key);
