@@ -489,6 +489,25 @@ int ctk_cli_error(const ctk_error_t *err)
     return ctk_error_exit_code(err);
 }
 
+void ctk_cli_error_list(const ctk_errlist_t *list, ctk_error_t *err)
+{
+    size_t i, last;
+    char source[CTK_ERROR_SOURCE_MAX];
+
+    if (err->code != CTK_E_CONFIG || list->n == 0)
+        return;
+    last = list->dropped ? list->n : list->n - 1;
+    for (i = 0; i < last; i++)
+        ctk_cli_error(&list->items[i]);
+    snprintf(source, sizeof source, "%s", list->items[0].source);
+    ctk_error_init(err);
+    if (list->dropped)
+        ctk_error_set(err, CTK_E_CONFIG, source, 0, 0, "too many errors: %zu more not shown",
+                      list->dropped);
+    else
+        *err = list->items[last];
+}
+
 __attribute__((format(printf, 2, 0)))
 static void vnote(const char *prefix, const char *fmt, va_list ap)
 {

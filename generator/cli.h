@@ -84,6 +84,15 @@ int ctk_cli_parse_jobs(const char *cmd, const char *arg, int *jobs);
  * ctk_cli_command, "Try" line included. */
 int ctk_cli_error(const ctk_error_t *err);
 
+/* Every error of a checked file (ctk_config_load_all), each as
+ * ctk_cli_error() prints one, in file order: all but the last are printed
+ * here and the last goes to *err, for the caller to print on its way out
+ * as it prints any error, so its exit code is what it was.  When the list
+ * had to leave some out, the last is printed here too and *err says how
+ * many more there were.  Nothing happens unless *err is a CTK_E_CONFIG
+ * error and the list holds one. */
+void ctk_cli_error_list(const ctk_errlist_t *list, ctk_error_t *err);
+
 /* stderr notes: ctk_cli_info() and ctk_cli_warn() ("ctkgen: warning: ...")
  * unless quiet (-q prints errors only), ctk_cli_debug() when verbose. */
 void ctk_cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -209,9 +209,15 @@ out:
 ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
 {
     ctk_config_t *cfg;
+    ctk_errlist_t errs;
 
     if (path) {
-        cfg = ctk_config_load(path, err);
+        ctk_errlist_init(&errs, CTK_ERRLIST_MAX);
+        cfg = ctk_config_load_all(path, &errs, err);
+        /* every error of the file at once, not one per run */
+        if (!cfg && err)
+            ctk_cli_error_list(&errs, err);
+        ctk_errlist_fini(&errs);
         /* an unreadable config is bad input (exit 3), not a broken system */
         if (!cfg && err && err->code == CTK_E_IO)
             err->code = CTK_E_CONFIG;

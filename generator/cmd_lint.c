@@ -217,19 +217,24 @@ static void print_file(const ctk_lint_file_t *f, bool suggest)
  * it; error_on and strict from the command line (>= 0) win over both. */
 static bool load_policy(const char *config, const char *policy, ctk_policy_t *p, ctk_error_t *err)
 {
-    bool found = false;
+    ctk_errlist_t errs;
+    bool found = false, ok = false;
 
-    if (config && !ctk_config_load_lint(config, true, p, &found, err))
-        goto bad;
+    /* every error of the file at once, as generate reports its config's */
+    ctk_errlist_init(&errs, CTK_ERRLIST_MAX);
+    if (config && !ctk_config_load_lint(config, true, p, &found, &errs, err))
+        goto out;
     if (config && !found && ctk_cli_verbosity >= CTK_NORMAL)
         ctk_cli_warn("%s has no \"lint\" section: no policy from it", config);
-    if (!policy || ctk_config_load_lint(policy, false, p, NULL, err))
-        return true;
-bad:
+    ok = !policy || ctk_config_load_lint(policy, false, p, NULL, &errs, err);
+out:
+    if (!ok)
+        ctk_cli_error_list(&errs, err);
+    ctk_errlist_fini(&errs);
     /* an unreadable policy is bad input (exit 3), as generate's config is */
-    if (err->code == CTK_E_IO)
+    if (!ok && err->code == CTK_E_IO)
         err->code = CTK_E_CONFIG;
-    return false;
+    return ok;
 }
 
 static void print_summary(const ctk_lint_report_t *r)

@@ -24,7 +24,9 @@ extern const ctk_cmd_doc_t ctk_cmd_lint_doc;
 
 /* The site config at path, or (path NULL) the toolkits found in the
  * standard install places.  An unreadable file is bad input (CTK_E_CONFIG);
- * finding no toolkit is CTK_E_ENV. */
+ * finding no toolkit is CTK_E_ENV.  A config with schema errors has every
+ * one printed but the last, which is left in err for the caller to print
+ * (ctk_cli_error_list). */
 ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err);
 
 /* Load every SDK of cfg into sdks (cfg->n_sdks entries, NULL for each

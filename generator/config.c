@@ -8,8 +8,14 @@
  *      key and value starts, by JSON pointer, because jansson keeps no
  *      positions for values;
  *   3. the checker walks the jansson tree against the key tables below,
- *      in file order, and stops at the first error, which names the JSON
- *      pointer of the culprit and its position from step 2.
+ *      in file order; each error names the JSON pointer of the culprit and
+ *      its position from step 2.  A bad value is reported and left out,
+ *      and checking goes on with the next one, so one run reports every
+ *      error of the file (in a ctk_errlist_t, in file order).  A value that
+ *      other rules read (an SDK's version, name or aliases; module_name) is
+ *      not kept when it is bad, and the rules across entries skip what is
+ *      missing, so one mistake makes one error.  Running out of memory
+ *      stops the check.
  * No json_t ever leaves this file.
  */
 #include <ctkconf.h>
@@ -596,8 +602,18 @@ typedef struct {
     size_t len;
     const posidx_t *idx;
     ctk_buf_t ptr; /* pointer of the value being checked */
-    ctk_error_t *err;
+    ctk_error_t *err;     /* what stops the check (out of memory), never a schema error */
+    ctk_errlist_t *errs;  /* every schema error, in file order */
+    size_t n_bad;         /* schema errors found, kept in errs or not */
+    bool modvers_known;   /* every SDK's module version and aliases were read:
+                             "default" can be checked against them */
 } check_t;
+
+/* Whether checking must stop: out of memory, not a schema error. */
+static bool stopped(const check_t *c)
+{
+    return ctk_error_is_set(c->err);
+}
 
 static const char *cur_ptr(const check_t *c)
 {
@@ -621,14 +637,20 @@ static bool vfail_at(check_t *c, const char *ptr, bool at_key, const char *fmt, 
 {
     char msg[CTK_ERROR_TEXT_MAX];
     ctk_pos_t p = pos_of(c, ptr, at_key);
+    ctk_error_t e;
 
     vsnprintf(msg, sizeof msg, fmt, ap);
-    ctk_error_set(c->err, CTK_E_CONFIG, c->source, p.line, p.column, "%s: %s",
-                  *ptr ? ptr : "/", msg);
+    ctk_error_init(&e);
+    ctk_error_set(&e, CTK_E_CONFIG, c->source, p.line, p.column, "%s: %s", *ptr ? ptr : "/",
+                  msg);
+    c->n_bad++;
+    if (!ctk_errlist_add(c->errs, &e))
+        ctk_error_nomem(c->err);
     return false;
 }
 
-/* Report at the value (or key) named by ptr; always returns false. */
+/* Report at the value (or key) named by ptr, adding to the errors; always
+ * returns false.  Checking goes on unless stopped(c). */
 static bool fail_at(check_t *c, const char *ptr, bool at_key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -1480,11 +1502,13 @@ static const keyspec_t *table_find(const table_t *t, const char *key)
 }
 
 
-static bool unknown_key(check_t *c, const table_t *t, const char *key)
+/* *meant: the key of t it suggests instead, or NULL. */
+static bool unknown_key(check_t *c, const table_t *t, const char *key, const keyspec_t **meant)
 {
     const keyspec_t *best = NULL;
     size_t i, best_d = 3;
 
+    *meant = NULL;
     /* a key that is right, one level off */
     if (t == &sdk_table && table_find(&comm_table, key))
         return fail_key(c, "unknown key (\"%s\" belongs inside \"comm_libs\")", key);
@@ -1520,6 +1544,7 @@ static bool unknown_key(check_t *c, const table_t *t, const char *key)
             best = &t->keys[i];
         }
     }
+    *meant = best;
     if (best)
         return fail_key(c, "unknown key (did you mean \"%s\"?)", best->key);
     return fail_key(c, "unknown key");
@@ -1594,11 +1619,22 @@ static bool take_string(check_t *c, const json_t *v, char **dst)
     return true;
 }
 
+/* A bad value that rules across entries would read is not kept: they
+ * skip what is missing instead of reporting on a value already refused.
+ * Returns false. */
+static bool drop(char **str)
+{
+    free(*str);
+    *str = NULL;
+    return false;
+}
+
 static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
 {
     const char *name;
     json_t *val;
     ctk_kv_t *kv;
+    bool ok = true;
 
     if (!json_is_object(v))
         return fail(c, "expected an object of NAME: \"value\", got %s", type_name(v));
@@ -1611,27 +1647,34 @@ static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
     }
     *env = kv;
     *n = 0;
+    /* a bad entry is reported and left out; the others are still checked */
     json_object_foreach((json_t *)v, name, val) {
         size_t saved, i = *n;
 
-        if (!push_key(c, name, &saved) || !check_env_name(c, name))
+        if (!push_key(c, name, &saved))
             return false;
-        if (!json_is_string(val))
-            return fail_not_string(c, val);
-        if (json_string_length(val) == 0)
-            return fail(c, "expected a non-empty string (leave %s out to not set it)", name);
-        if (!check_env_value(c, json_string_value(val)))
-            return false;
-        kv[i].name = ctk_strdup(name, c->err);
-        if (!kv[i].name)
-            return false;
-        (*n)++;
-        kv[i].value = ctk_strdup(json_string_value(val), c->err);
-        if (!kv[i].value)
-            return false;
+        if (!check_env_name(c, name))
+            ok = false;
+        else if (!json_is_string(val))
+            ok = fail_not_string(c, val);
+        else if (json_string_length(val) == 0)
+            ok = fail(c, "expected a non-empty string (leave %s out to not set it)", name);
+        else if (!check_env_value(c, json_string_value(val)))
+            ok = false;
+        else {
+            kv[i].name = ctk_strdup(name, c->err);
+            if (!kv[i].name)
+                return false;
+            (*n)++;
+            kv[i].value = ctk_strdup(json_string_value(val), c->err);
+            if (!kv[i].value)
+                return false;
+        }
         pop(c, saved);
+        if (stopped(c))
+            return false;
     }
-    return true;
+    return ok;
 }
 
 /* "properties": {"arch": "gpu"}, kept in file order. */
@@ -1640,6 +1683,7 @@ static bool take_properties(check_t *c, const json_t *v, ctk_kv_t **props, size_
     const char *name;
     json_t *val;
     ctk_kv_t *kv;
+    bool ok = true;
 
     if (!json_is_object(v))
         return fail(c, "expected an object of NAME: \"value\" (Lmod's add_property), got %s",
@@ -1656,30 +1700,39 @@ static bool take_properties(check_t *c, const json_t *v, ctk_kv_t **props, size_
     json_object_foreach((json_t *)v, name, val) {
         size_t saved, i = *n;
 
-        if (!push_key(c, name, &saved) || !check_property_word(c, name, true))
+        if (!push_key(c, name, &saved))
             return false;
-        if (!json_is_string(val))
-            return fail_not_string(c, val);
-        if (!check_property_word(c, json_string_value(val), false))
-            return false;
-        kv[i].name = ctk_strdup(name, c->err);
-        if (!kv[i].name)
-            return false;
-        (*n)++;
-        kv[i].value = ctk_strdup(json_string_value(val), c->err);
-        if (!kv[i].value)
-            return false;
+        if (!check_property_word(c, name, true))
+            ok = false;
+        else if (!json_is_string(val))
+            ok = fail_not_string(c, val);
+        else if (!check_property_word(c, json_string_value(val), false))
+            ok = false;
+        else {
+            kv[i].name = ctk_strdup(name, c->err);
+            if (!kv[i].name)
+                return false;
+            (*n)++;
+            kv[i].value = ctk_strdup(json_string_value(val), c->err);
+            if (!kv[i].value)
+                return false;
+        }
         pop(c, saved);
+        if (stopped(c))
+            return false;
     }
-    return true;
+    return ok;
 }
 
-/* An array of strings, each checked by check(c, item) where it stands. */
+/* An array of strings, each checked by check(c, item) where it stands;
+ * a bad one is reported and left NULL in *items, so that the others keep
+ * their index (a config with a bad item is not handed out). */
 static bool take_strings(check_t *c, const json_t *v, char ***items, size_t *n,
                          bool (*check)(check_t *c, const char *item))
 {
     size_t i;
     char **list;
+    bool ok = true;
 
     if (!json_is_array(v))
         return fail(c, "expected an array of strings, got %s", type_name(v));
@@ -1697,14 +1750,16 @@ static bool take_strings(check_t *c, const json_t *v, char ***items, size_t *n,
 
         if (!push_index(c, i, &saved))
             return false;
+        *n = i + 1;
         if (!take_string(c, json_array_get(v, i), &list[i]))
-            return false;
-        (*n)++;
-        if (!check(c, list[i]))
-            return false;
+            ok = false;
+        else if (!check(c, list[i]))
+            ok = drop(&list[i]);
         pop(c, saved);
+        if (stopped(c))
+            return false;
     }
-    return true;
+    return ok;
 }
 
 static bool check_alias(check_t *c, const char *alias)
@@ -1730,6 +1785,7 @@ static bool check_object(check_t *c, const json_t *obj, const table_t *t, void *
 static bool take_sdks(check_t *c, const json_t *v, ctk_config_t *cfg)
 {
     size_t i;
+    bool ok = true;
 
     if (!json_is_array(v))
         return fail(c, "expected an array of SDK objects, got %s", type_name(v));
@@ -1740,8 +1796,11 @@ static bool take_sdks(check_t *c, const json_t *v, ctk_config_t *cfg)
         ctk_error_nomem(c->err);
         return false;
     }
+    c->modvers_known = true;
+    /* an SDK with errors does not stop the others being checked */
     for (i = 0; i < json_array_size(v); i++) {
         ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+        const json_t *item = json_array_get(v, i);
         size_t saved;
 
         cfg->n_sdks = i + 1;
@@ -1749,16 +1808,22 @@ static bool take_sdks(check_t *c, const json_t *v, ctk_config_t *cfg)
             return false;
         snprintf(sdk->jpath, sizeof sdk->jpath, "/sdks/%zu", i);
         sdk->pos[CTK_F_SDK] = pos_of(c, cur_ptr(c), false);
-        if (!check_object(c, json_array_get(v, i), &sdk_table, sdk, cfg, sdk))
+        if (!check_object(c, item, &sdk_table, sdk, cfg, sdk))
+            ok = false;
+        if (stopped(c))
             return false;
-        if (!sdk->module_version) {
+        /* the version names the module unless a "name" does, or would had
+           it been good */
+        if (!sdk->module_version && sdk->version && !json_object_get(item, "name")) {
             sdk->module_version = ctk_strdup(sdk->version, c->err);
             if (!sdk->module_version)
                 return false;
         }
+        if (!sdk->module_version)
+            c->modvers_known = false;
         pop(c, saved);
     }
-    return true;
+    return ok;
 }
 
 /* "queue_timeout": a number of seconds, more than 0 and at most a week. */
@@ -1811,7 +1876,8 @@ static bool check_partition_unique(check_t *c, const ctk_validation_conf_t *val,
     size_t j;
 
     for (j = 0; &val->partitions[j] != p; j++) {
-        if (strcmp(val->partitions[j].name, p->name) != 0)
+        /* an earlier entry whose name was bad or missing has none */
+        if (!val->partitions[j].name || strcmp(val->partitions[j].name, p->name) != 0)
             continue;
         there = partition_name_pos(c, &val->partitions[j], first, sizeof first);
         return fail(c, "duplicate partition %s (also %s, line %d, column %d)", show(p->name, q),
@@ -1824,6 +1890,7 @@ static bool take_partitions(check_t *c, const json_t *v, ctk_validation_conf_t *
                             ctk_config_t *cfg)
 {
     size_t i;
+    bool ok = true;
 
     if (!json_is_array(v))
         return fail(c, "expected an array of partition names or objects, got %s", type_name(v));
@@ -1848,16 +1915,18 @@ static bool take_partitions(check_t *c, const json_t *v, ctk_validation_conf_t *
         if (json_is_string(item)) {
             if (!take_string(c, item, &p->name) || !check_partition_name(c, p->name) ||
                 !check_partition_unique(c, val, p))
-                return false;
+                ok = false;
         } else if (json_is_object(item)) {
             if (!check_object(c, item, &partition_table, p, cfg, NULL))
-                return false;
+                ok = false;
         } else {
-            return fail(c, "expected a partition name or object, got %s", type_name(item));
+            ok = fail(c, "expected a partition name or object, got %s", type_name(item));
         }
         pop(c, saved);
+        if (stopped(c))
+            return false;
     }
-    return true;
+    return ok;
 }
 
 /* ---- the lint section ---------------------------------------------------------- */
@@ -1982,16 +2051,22 @@ out:
 
 static bool take_rules(check_t *c, const json_t *v, ctk_policy_t *p)
 {
+    bool ok = true;
+
     if (!json_is_array(v))
         return fail(c, "expected an array of rule objects, got %s", type_name(v));
     for (size_t i = 0; i < json_array_size(v); i++) {
         size_t saved;
 
-        if (!push_index(c, i, &saved) || !take_rule(c, json_array_get(v, i), p))
+        if (!push_index(c, i, &saved))
             return false;
+        if (!take_rule(c, json_array_get(v, i), p))
+            ok = false;
         pop(c, saved);
+        if (stopped(c))
+            return false;
     }
-    return true;
+    return ok;
 }
 
 static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *base,
@@ -2011,13 +2086,13 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
     case K_TEXT:
         return take_string(c, v, str) && check_text(c, *str, "help text");
     case K_NAME:
-        return take_string(c, v, str) && check_name(c, *str, k->key);
+        return (take_string(c, v, str) && check_name(c, *str, k->key)) || drop(str);
     case K_MODVER:
-        return take_string(c, v, str) && check_modver(c, *str, k->key);
+        return (take_string(c, v, str) && check_modver(c, *str, k->key)) || drop(str);
     case K_MODULE:
         return take_string(c, v, str) && check_module(c, *str);
     case K_VERSION:
-        return take_string(c, v, str) && check_version(c, *str);
+        return (take_string(c, v, str) && check_version(c, *str)) || drop(str);
     case K_DIR:
         return take_string(c, v, str) && check_path(c, *str, PATH_PC | PATH_PATHVAR);
     case K_PCDIR:
@@ -2036,8 +2111,11 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
         return take_properties(c, v, (ctk_kv_t **)((char *)base + k->off),
                                (size_t *)((char *)base + k->off2));
     case K_ALIASES:
-        return take_aliases(c, v, (char ***)((char *)base + k->off),
-                            (size_t *)((char *)base + k->off2));
+        if (take_aliases(c, v, (char ***)((char *)base + k->off),
+                         (size_t *)((char *)base + k->off2)))
+            return true;
+        c->modvers_known = false; /* the bad ones are left out */
+        return false;
     case K_COMM:
         if (!check_object(c, v, &comm_table, base, cfg, sdk))
             return false;
@@ -2112,26 +2190,36 @@ static bool check_object(check_t *c, const json_t *obj, const table_t *t, void *
     const char *key;
     json_t *val;
     size_t i;
+    bool ok = true;
+    bool meant[32] = { false }; /* by index in t: an unknown key was taken for it */
 
     if (!json_is_object(obj))
         return fail(c, "expected %s object, got %s", t == &sdk_table ? "an SDK" : "an",
                     type_name(obj));
+    /* a bad member is reported and checking goes on with the next */
     json_object_foreach((json_t *)obj, key, val) {
-        const keyspec_t *k = table_find(t, key);
+        const keyspec_t *k = table_find(t, key), *m;
         size_t saved;
 
         if (!push_key(c, key, &saved))
             return false;
-        if (!k)
-            return unknown_key(c, t, key);
-        if (!take_member(c, k, val, base, cfg, sdk))
-            return false;
+        if (!k) {
+            ok = unknown_key(c, t, key, &m);
+            if (m && (size_t)(m - t->keys) < N_OF(meant))
+                meant[m - t->keys] = true;
+        } else if (!take_member(c, k, val, base, cfg, sdk)) {
+            ok = false;
+        }
         pop(c, saved);
+        if (stopped(c))
+            return false;
     }
+    /* a misspelt required key is one error, the unknown key's */
     for (i = 0; i < t->n; i++)
-        if (t->keys[i].required && !json_object_get(obj, t->keys[i].key))
-            return fail(c, "missing required key \"%s\"", t->keys[i].key);
-    return true;
+        if (t->keys[i].required && !json_object_get(obj, t->keys[i].key) &&
+            !(i < N_OF(meant) && meant[i]))
+            ok = fail(c, "missing required key \"%s\"", t->keys[i].key);
+    return ok;
 }
 
 /* ---- rules across entries ------------------------------------------------ */
@@ -2154,10 +2242,13 @@ static const modver_t *modver_find(const modver_t *list, size_t n, const char *n
 
 /* Every module version and alias selects one SDK: no two may be equal.
  * Versions are claimed first so that a clash with an alias is blamed on
- * the alias.  Then "default" must name one of them. */
+ * the alias.  Then "default" must name one of them.  An SDK without a
+ * module version (its version or name was bad) takes no part, and
+ * "default" is not checked then, nor when an alias was bad: it may name
+ * what was left out. */
 static bool check_modvers(check_t *c, ctk_config_t *cfg)
 {
-    size_t i, j, n = 0, total = cfg->n_sdks;
+    size_t i, j, n = 0, n_vers, total = cfg->n_sdks, bad = c->n_bad;
     modver_t *list = NULL;
     const modver_t *hit;
     char at[96], q[96];
@@ -2165,7 +2256,7 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
 
     for (i = 0; i < cfg->n_sdks; i++)
         total += cfg->sdks[i].n_aliases;
-    list = calloc(total, sizeof *list);
+    list = calloc(total ? total : 1, sizeof *list);
     if (!list) {
         ctk_error_nomem(c->err);
         goto out;
@@ -2174,30 +2265,33 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
         const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
         bool named = sdk->pos[CTK_F_NAME].line != 0;
 
+        if (!sdk->module_version)
+            continue;
         hit = modver_find(list, n, sdk->module_version);
         if (hit) {
             snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
             fail_at(c, at, false, "duplicate %s %s (also %s)", named ? "name" : "version",
                     show(sdk->module_version, q), hit->where);
-            goto out;
+            continue;
         }
         list[n].name = sdk->module_version;
         snprintf(list[n].where, sizeof list[n].where, "%s", sdk->jpath);
         list[n++].sdk = i;
     }
+    n_vers = n;
     /* <prefix>-<lib>-<name>.pc is a library .pc of SDK <name>: no SDK may be
        named <lib>-<name> after another */
-    for (i = 0; i < cfg->n_sdks; i++) {
+    for (i = 0; i < cfg->n_sdks && cfg->pc_prefix; i++) {
         const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
         bool named = sdk->pos[CTK_F_NAME].line != 0;
         const char *lib;
 
-        for (j = 0; (lib = ctk_sdk_lib_name(j)) != NULL; j++) {
+        for (j = 0; sdk->module_version && (lib = ctk_sdk_lib_name(j)) != NULL; j++) {
             size_t len = strlen(lib);
 
             if (strncmp(sdk->module_version, lib, len) != 0 || sdk->module_version[len] != '-')
                 continue;
-            hit = modver_find(list, cfg->n_sdks, sdk->module_version + len + 1);
+            hit = modver_find(list, n_vers, sdk->module_version + len + 1);
             if (!hit)
                 continue;
             snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
@@ -2205,31 +2299,35 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
                     "%s %s would be written to %s-%s.pc, the %s .pc file of %s: choose another",
                     named ? "name" : "version", show(sdk->module_version, q), cfg->pc_prefix,
                     sdk->module_version, lib, hit->where);
-            goto out;
+            break;
         }
     }
     for (i = 0; i < cfg->n_sdks; i++) {
         const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
 
         for (j = 0; j < sdk->n_aliases; j++) {
+            if (!sdk->aliases[j]) /* bad, and reported */
+                continue;
             snprintf(at, sizeof at, "%s/aliases/%zu", sdk->jpath, j);
             hit = modver_find(list, n, sdk->aliases[j]);
-            if (hit && hit < list + cfg->n_sdks) {
+            if (hit && hit < list + n_vers) {
                 fail_at(c, at, false, "alias %s is already the version of %s",
                         show(sdk->aliases[j], q), hit->where);
-                goto out;
+                continue;
             }
             if (hit) {
                 fail_at(c, at, false, "duplicate alias %s (also %s)", show(sdk->aliases[j], q),
                         hit->where);
-                goto out;
+                continue;
             }
             list[n].name = sdk->aliases[j];
             snprintf(list[n].where, sizeof list[n].where, "%s", at);
             list[n++].sdk = i;
         }
     }
-    if (cfg->default_version) {
+    if (stopped(c))
+        goto out;
+    if (cfg->default_version && c->modvers_known) {
         char *resolved;
 
         hit = modver_find(list, n, cfg->default_version);
@@ -2252,7 +2350,7 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
         free(cfg->default_version);
         cfg->default_version = resolved;
     }
-    ok = true;
+    ok = c->n_bad == bad;
 out:
     free(list);
     return ok;
@@ -2269,45 +2367,49 @@ static const ctk_kv_t *env_find(const ctk_kv_t *env, size_t n, const char *name)
 }
 
 /* <MODULE_NAME>_VERSION is the module's own, and a variable is set in one
- * place only, so no modulefile depends on which setting it emits last. */
+ * place only, so no modulefile depends on which setting it emits last.
+ * With a bad module_name (NULL here) there is no own variable to check. */
 static bool check_env_across(check_t *c, const ctk_config_t *cfg)
 {
-    char *own = ctk_printf(c->err, "%s_VERSION", cfg->module_name), *at = NULL, *p;
-    size_t i, j;
+    char *own = NULL, *at = NULL, *p;
+    size_t i, j, bad = c->n_bad;
     bool ok = false;
 
-    if (!own)
+    if (cfg->module_name && !(own = ctk_printf(c->err, "%s_VERSION", cfg->module_name)))
         goto out;
-    for (p = own; *p; p++) {
+    for (p = own; p && *p; p++) {
         if (*p >= 'a' && *p <= 'z')
             *p = (char)(*p - 'a' + 'A');
         else if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
             *p = '_';
     }
-    if (env_find(cfg->env, cfg->n_env, own)) {
-        at = ctk_printf(c->err, "/env/%s", own);
-        if (at)
-            fail_at(c, at, true, "%s is set by the generated module itself", own);
-        goto out;
+    if (own && env_find(cfg->env, cfg->n_env, own)) {
+        if (!(at = ctk_printf(c->err, "/env/%s", own)))
+            goto out;
+        fail_at(c, at, true, "%s is set by the generated module itself", own);
+        free(at);
+        at = NULL;
     }
     for (i = 0; i < cfg->n_sdks; i++) {
         const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
 
         for (j = 0; j < sdk->n_env; j++) {
             const char *name = sdk->env[j].name;
-            bool mine = strcmp(name, own) == 0;
+            bool mine = own && strcmp(name, own) == 0;
 
             if (!mine && !env_find(cfg->env, cfg->n_env, name))
                 continue;
-            at = ctk_printf(c->err, "%s/env/%s", sdk->jpath, name);
-            if (at && mine)
+            if (!(at = ctk_printf(c->err, "%s/env/%s", sdk->jpath, name)))
+                goto out;
+            if (mine)
                 fail_at(c, at, true, "%s is set by the generated module itself", own);
-            else if (at)
+            else
                 fail_at(c, at, true, "%s is also set in /env; set it in one place", name);
-            goto out;
+            free(at);
+            at = NULL;
         }
     }
-    ok = true;
+    ok = c->n_bad == bad && !stopped(c);
 out:
     free(at);
     free(own);
@@ -2493,37 +2595,68 @@ static json_t *parse_indexed(const char **text, size_t *len, const char *source,
     return root;
 }
 
-ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *source,
-                                     ctk_error_t *err)
+/* Start a check of text (parsed into idx) from source: its errors go to
+ * errs, or to local (which keeps the first) when errs is NULL; what stops
+ * it goes to hard. */
+static void check_init(check_t *c, const char *source, const char *text, size_t len,
+                       const posidx_t *idx, ctk_errlist_t *errs, ctk_errlist_t *local,
+                       ctk_error_t *hard)
+{
+    memset(c, 0, sizeof *c);
+    ctk_buf_init(&c->ptr);
+    ctk_errlist_init(local, 1);
+    ctk_error_init(hard);
+    c->source = source;
+    c->text = text;
+    c->len = len;
+    c->idx = idx;
+    c->errs = errs ? errs : local;
+    c->err = hard;
+}
+
+/* Hand the outcome of a check to the caller's err: what stopped it, else
+ * the first schema error (which errs holds too).  Returns whether the
+ * file was good. */
+static bool check_fini(check_t *c, ctk_errlist_t *local, ctk_error_t *err)
+{
+    const ctk_error_t *e = stopped(c) ? c->err : c->errs->n > 0 ? &c->errs->items[0] : NULL;
+    bool ok = !e && c->n_bad == 0;
+
+    if (e)
+        ctk_error_set(err, e->code, e->source, e->line, e->column, "%s", e->text);
+    ctk_buf_fini(&c->ptr);
+    ctk_errlist_fini(local);
+    return ok;
+}
+
+ctk_config_t *ctk_config_load_string_all(const char *text, size_t len, const char *source,
+                                         ctk_errlist_t *errs, ctk_error_t *err)
 {
     json_t *root = NULL;
     posidx_t idx;
     check_t c;
+    ctk_errlist_t local;
+    ctk_error_t hard;
     ctk_config_t *cfg = NULL;
-    bool ok = false;
+    bool ok;
 
     memset(&idx, 0, sizeof idx);
-    memset(&c, 0, sizeof c);
-    ctk_buf_init(&c.ptr);
     if (!source)
         source = "<string>";
-    if (!(root = parse_indexed(&text, &len, source, &idx, err)))
+    check_init(&c, source, text, len, &idx, errs, &local, &hard);
+    if (!(root = parse_indexed(&text, &len, source, &idx, &hard)) ||
+        !(cfg = ctk_config_new(source, &hard)))
         goto out;
-    cfg = ctk_config_new(source, err);
-    if (!cfg)
-        goto out;
-    c.source = source;
-    c.text = text;
+    c.text = text; /* past a byte-order mark */
     c.len = len;
-    c.idx = &idx;
-    c.err = err;
-    if (!check_object(&c, root, &top_table, cfg, cfg, NULL))
-        goto out;
-    if (!check_modvers(&c, cfg) || !check_env_across(&c, cfg))
-        goto out;
-    ok = true;
+    check_object(&c, root, &top_table, cfg, cfg, NULL);
+    /* the rules across entries, on what the walk kept */
+    if (!stopped(&c))
+        check_modvers(&c, cfg);
+    if (!stopped(&c))
+        check_env_across(&c, cfg);
 out:
-    ctk_buf_fini(&c.ptr);
+    ok = check_fini(&c, &local, err);
     posidx_fini(&idx);
     json_decref(root);
     if (!ok) {
@@ -2533,7 +2666,13 @@ out:
     return cfg;
 }
 
-ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err)
+ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *source,
+                                     ctk_error_t *err)
+{
+    return ctk_config_load_string_all(text, len, source, NULL, err);
+}
+
+ctk_config_t *ctk_config_load_all(const char *path, ctk_errlist_t *errs, ctk_error_t *err)
 {
     ctk_config_t *cfg;
     size_t len = 0;
@@ -2542,13 +2681,18 @@ ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err)
 
     if (!text)
         return NULL;
-    cfg = ctk_config_load_string(text, len, path, err);
+    cfg = ctk_config_load_string_all(text, len, path, errs, err);
     free(text);
     return cfg;
 }
 
+ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err)
+{
+    return ctk_config_load_all(path, NULL, err);
+}
+
 bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into, bool *found,
-                          ctk_error_t *err)
+                          ctk_errlist_t *errs, ctk_error_t *err)
 {
     size_t len = 0, saved;
     char *text = ctk_file_read_ex(path, CONFIG_MAX_BYTES, CTK_READ_ANY_TYPE, &len, NULL, err);
@@ -2556,41 +2700,38 @@ bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into
     json_t *root = NULL, *lint;
     posidx_t idx;
     check_t c;
-    bool ok = false;
+    ctk_errlist_t local;
+    ctk_error_t hard;
+    bool read = text != NULL;
 
     memset(&idx, 0, sizeof idx);
-    memset(&c, 0, sizeof c);
-    ctk_buf_init(&c.ptr);
+    check_init(&c, path, NULL, 0, &idx, errs, &local, &hard);
     if (found)
         *found = false;
-    if (!text || !(root = parse_indexed(&t, &len, path, &idx, err)))
+    if (!text || !(root = parse_indexed(&t, &len, path, &idx, &hard)))
         goto out;
-    c.source = path;
     c.text = t;
     c.len = len;
-    c.idx = &idx;
-    c.err = err;
     if (!site_config) {
-        ok = check_object(&c, root, &lint_table, into, NULL, NULL);
+        check_object(&c, root, &lint_table, into, NULL, NULL);
         goto out;
     }
     if (!json_is_object(root)) {
         fail(&c, "expected a site config object, got %s", type_name(root));
         goto out;
     }
-    if (!(lint = json_object_get(root, "lint"))) {
-        ok = true;
+    if (!(lint = json_object_get(root, "lint")))
         goto out;
-    }
     if (found)
         *found = true;
-    ok = push_key(&c, "lint", &saved) && check_object(&c, lint, &lint_table, into, NULL, NULL);
+    if (push_key(&c, "lint", &saved))
+        check_object(&c, lint, &lint_table, into, NULL, NULL);
 out:
-    ctk_buf_fini(&c.ptr);
     posidx_fini(&idx);
     json_decref(root);
     free(text);
-    return ok;
+    /* an unreadable file: err already says so */
+    return check_fini(&c, &local, err) && read;
 }
 
 /* ---- dump ---------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
  * error carries the config path, the line and column of the offending
  * value (or key) and its JSON path in the text, e.g.
  *   site.json:7:7: error: /sdks/0/bsae: unknown key (did you mean "base"?)
+ * and one load finds every schema error of the file (ctk_config_load_all).
  */
 #ifndef CTK_CONFIG_H
 #define CTK_CONFIG_H
@@ -145,12 +146,28 @@ typedef struct {
     size_t n_sdks;
 } ctk_config_t;
 
-/* Parse and check a config file.  Caller frees with ctk_config_free(). */
+/* Parse and check a config file.  Caller frees with ctk_config_free().
+ * The check goes on after a schema error, so the file's first error in
+ * file order is what err gets; ctk_config_load_all() gets every one. */
 ctk_config_t *ctk_config_load(const char *path, ctk_error_t *err);
 
 /* Same, from text in memory; source names it in errors. */
 ctk_config_t *ctk_config_load_string(const char *text, size_t len, const char *source,
                                      ctk_error_t *err);
+
+/* As ctk_config_load(_string), and every schema error of the file goes to
+ * errs (caller's, initialised; may be NULL), in file order: at most
+ * errs->max of them kept, the others counted in errs->dropped.  A bad
+ * value is reported once and left out; what other rules would read from
+ * it (an SDK's version, name or aliases, module_name) is not judged
+ * again, so errs holds no follow-up errors.  On failure err says why:
+ * CTK_E_CONFIG, the first error of errs; or what stopped the load before
+ * or during the check, which errs does not hold: an unreadable file
+ * (CTK_E_IO), a JSON syntax error (CTK_E_JSON: there is no going on after
+ * one), out of memory. */
+ctk_config_t *ctk_config_load_all(const char *path, ctk_errlist_t *errs, ctk_error_t *err);
+ctk_config_t *ctk_config_load_string_all(const char *text, size_t len, const char *source,
+                                         ctk_errlist_t *errs, ctk_error_t *err);
 
 /* An empty config with defaults (for scans); caller frees. */
 ctk_config_t *ctk_config_new(const char *source, ctk_error_t *err);
@@ -168,13 +185,14 @@ void ctk_config_free(ctk_config_t *cfg);
  * are replaced when the file gives them).  site_config: path is a site
  * config and only its "lint" object is read (the rest is not checked);
  * *found says whether it had one.  Otherwise the file's top-level object
- * is the policy (found may be NULL).  Errors as for ctk_config_load:
- * CTK_E_JSON (jansson's line and column) or CTK_E_CONFIG at the offending
- * value, e.g. policy.json:4:15: error: /rules/0/code: unknown finding code
- * "CTK-CPAHT-001" (did you mean "CTK-CPATH-001"?).  On failure *into may
- * hold some of the file's rules. */
+ * is the policy (found may be NULL).  Errors as for ctk_config_load_all
+ * (errs may be NULL): CTK_E_JSON (jansson's line and column) or every
+ * CTK_E_CONFIG at its offending value, e.g. policy.json:4:15: error:
+ * /rules/0/code: unknown finding code "CTK-CPAHT-001" (did you mean
+ * "CTK-CPATH-001"?).  On failure *into may hold some of the file's
+ * rules. */
 bool ctk_config_load_lint(const char *path, bool site_config, ctk_policy_t *into, bool *found,
-                          ctk_error_t *err);
+                          ctk_errlist_t *errs, ctk_error_t *err);
 /* Would "env" (top-level or an SDK's) take NAME=VALUE in a config whose
  * module_name is module_name?  NULL when it would, else why not (static
  * text): not a variable name, a variable the generated module sets itself

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ctk_error_init(ctk_error_t *err)
@@ -39,6 +40,64 @@ void ctk_error_set(ctk_error_t *err, ctk_errcode_t code, const char *source,
 void ctk_error_nomem(ctk_error_t *err)
 {
     ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
+}
+
+void ctk_errlist_init(ctk_errlist_t *list, size_t max)
+{
+    memset(list, 0, sizeof *list);
+    list->max = max ? max : CTK_ERRLIST_MAX;
+}
+
+void ctk_errlist_fini(ctk_errlist_t *list)
+{
+    size_t max;
+
+    if (!list)
+        return;
+    max = list->max;
+    free(list->items);
+    ctk_errlist_init(list, max);
+}
+
+/* Whether a comes before b in the file; a line of 0 (unknown) sorts last. */
+static bool errlist_before(const ctk_error_t *a, const ctk_error_t *b)
+{
+    if (a->line != b->line)
+        return b->line == 0 || (a->line != 0 && a->line < b->line);
+    return a->column < b->column;
+}
+
+bool ctk_errlist_add(ctk_errlist_t *list, const ctk_error_t *e)
+{
+    size_t at = list->n;
+
+    /* after every kept error not past e: ties keep the order of adding */
+    while (at > 0 && errlist_before(e, &list->items[at - 1]))
+        at--;
+    if (at == list->max) {
+        list->dropped++;
+        return true;
+    }
+    if (list->n == list->cap && list->n < list->max) {
+        size_t cap = list->cap ? list->cap * 2 : 4;
+        ctk_error_t *p;
+
+        if (cap > list->max)
+            cap = list->max;
+        p = realloc(list->items, cap * sizeof *p);
+        if (!p)
+            return false;
+        list->items = p;
+        list->cap = cap;
+    }
+    if (list->n == list->max) { /* full: the last one falls off */
+        list->n--;
+        list->dropped++;
+    }
+    memmove(&list->items[at + 1], &list->items[at], (list->n - at) * sizeof *list->items);
+    list->items[at] = *e;
+    list->n++;
+    return true;
 }
 
 ctk_exit_t ctk_error_exit_code(const ctk_error_t *err)

@@ -3,7 +3,9 @@
  *
  * Fallible functions take `ctk_error_t *err` last; err may be NULL.  The
  * first ctk_error_set() on a record wins, later ones are ignored, so the
- * innermost cause is what the user sees.  Only cli.c prints errors.
+ * innermost cause is what the user sees.  A checker that reports every
+ * error of a file at once collects them in a ctk_errlist_t beside its
+ * record.  Only cli.c prints errors.
  */
 #ifndef CTK_ERROR_H
 #define CTK_ERROR_H
@@ -39,6 +41,32 @@ typedef struct {
     int column;                        /* 1-based; 0 if unknown */
     char text[CTK_ERROR_TEXT_MAX];
 } ctk_error_t;
+
+/* Every error a checker found in one file, for a checker that goes on
+ * after an error (config.c: every schema error of a site config at once).
+ * Kept in the file's order: by line, then column (errors with no line
+ * after the others), errors at one place in the order they were added.
+ * At most `max` are kept: the ones that fall off the end are only counted
+ * in `dropped`.  Initialise with ctk_errlist_init(), release with
+ * ctk_errlist_fini(); the items belong to the list. */
+typedef struct {
+    ctk_error_t *items; /* n of them, in the file's order */
+    size_t n;
+    size_t cap;         /* room in items; at most max */
+    size_t max;
+    size_t dropped;     /* errors added beyond max, not kept */
+} ctk_errlist_t;
+
+/* How many errors a command shows of one config file. */
+#define CTK_ERRLIST_MAX 50
+
+/* max 0 means CTK_ERRLIST_MAX. */
+void ctk_errlist_init(ctk_errlist_t *list, size_t max);
+/* Frees the items and empties the list; accepts NULL. */
+void ctk_errlist_fini(ctk_errlist_t *list);
+/* Add a copy of e in its place (or count it as dropped).  false, the list
+ * unchanged, when out of memory. */
+bool ctk_errlist_add(ctk_errlist_t *list, const ctk_error_t *e);
 
 /* Exit codes (STYLE.md); listed in --help and ctkgen(1). */
 typedef enum {

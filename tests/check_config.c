@@ -162,6 +162,63 @@ typedef struct {
     const char *text;   /* CTK_E_JSON: a fragment of jansson's text; else all of it */
 } bad_case_t;
 
+/* The few case texts that hold a second mistake, independent of the one
+ * the case is about, by a fragment of each; the others make one error. */
+static const char *const two_mistakes[] = {
+    "['gpu', {'name': 'gpu', 'extra_args': ['--part=x']}]",
+    "['gpu', {'extra_args': ['--part=x'], 'name': 'gpu'}]",
+    "'extra_args': ['-J', 'x']",
+    "'env': {'LDFLAGS': '-y'}",
+};
+
+static size_t errors_in(const char *json)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof two_mistakes / sizeof two_mistakes[0]; i++)
+        if (strstr(json, two_mistakes[i]))
+            return 2;
+    return 1;
+}
+
+/* Every error of the text as ctk_config_load_string_all() reports them,
+ * into errs (initialised here; the caller finis it). */
+static ctk_config_t *load_all(const char *single_quoted, ctk_errlist_t *errs, ctk_error_t *err)
+{
+    char *text = dq(single_quoted);
+    ctk_config_t *cfg;
+
+    ctk_errlist_init(errs, 0);
+    ctk_error_init(err);
+    cfg = ctk_config_load_string_all(text, strlen(text), "site.json", errs, err);
+    free(text);
+    return cfg;
+}
+
+/* A case's one mistake makes one error: the list of every error holds
+ * that one alone, no follow-up of it (or, for two_mistakes, one more),
+ * and it comes first. */
+static void expect_one_error(const bad_case_t *bc, const ctk_error_t *first)
+{
+    ctk_errlist_t errs;
+    ctk_error_t err;
+    size_t i, want = errors_in(bc->json);
+
+    ck_assert_ptr_null(load_all(bc->json, &errs, &err));
+    for (i = 0; errs.n != want && i < errs.n; i++)
+        fprintf(stderr, "error %zu of %zu: %d:%d: %s\n", i + 1, errs.n, errs.items[i].line,
+                errs.items[i].column, errs.items[i].text);
+    ck_assert_msg(errs.n == want && errs.dropped == 0, "%zu errors (+%zu), want %zu: %s", errs.n,
+                  errs.dropped, want, bc->json);
+    ck_assert_int_eq(errs.items[0].code, first->code);
+    ck_assert_int_eq(errs.items[0].line, first->line);
+    ck_assert_int_eq(errs.items[0].column, first->column);
+    ck_assert_str_eq(errs.items[0].text, first->text);
+    ck_assert_int_eq(err.code, first->code);
+    ck_assert_str_eq(err.text, first->text);
+    ctk_errlist_fini(&errs);
+}
+
 static void expect_error(const bad_case_t *bc)
 {
     ctk_error_t err;
@@ -179,6 +236,8 @@ static void expect_error(const bad_case_t *bc)
     ck_assert_msg(err.line == bc->line && err.column == bc->column,
                   "at %d:%d, want %d:%d (%s)", err.line, err.column, bc->line, bc->column,
                   err.text);
+    if (bc->code == CTK_E_CONFIG)
+        expect_one_error(bc, &err);
 }
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -570,6 +629,45 @@ static const bad_case_t duplicates[] = {
     { "{'default': '12.6', 'sdks': [{'version': '12.4', 'base': '/a'}, {'version': '12.6', 'name': 'hpcsdk', 'base': '/b'}]}",
       CTK_E_CONFIG, 1, 13,
       "/default: \"12.6\" is not the version or alias of any SDK (versions: 12.4, hpcsdk)" },
+};
+
+/* One mistake, one error: what other rules would read from a bad value
+ * is not judged again (the list of every error holds the one). */
+static const bad_case_t follow_ups[] = {
+    /* "default" is not checked against the versions when one was bad */
+    { "{'default': '12', 'sdks': [{'version': 12, 'base': '/a'}]}",
+      CTK_E_CONFIG, 1, 40,
+      "/sdks/0/version: expected a string, got number; write \"12\" in quotes" },
+    /* a bad name is not replaced by the version, which would clash */
+    { "{'sdks': [{'version': '12.4', 'name': 'a/b', 'base': '/a'}, {'version': '12.4', 'base': '/b'}]}",
+      CTK_E_CONFIG, 1, 39,
+      "/sdks/0/name: name \"a/b\" contains '/'; use letters, digits, '.', '_', '+' and '-'" },
+    /* "default" may name the alias that was bad */
+    { "{'default': 'a b', 'sdks': [{'version': '12.4', 'base': '/a', 'aliases': ['a b']}]}",
+      CTK_E_CONFIG, 1, 75,
+      "/sdks/0/aliases/0: alias \"a b\" contains 0x20; use letters, digits, '.', '_', '+' and '-'" },
+    /* a bad module_name makes no <MODULE_NAME>_VERSION of its own */
+    { "{'module_name': 'a b', 'env': {'A_B_VERSION': '1'}, 'sdks': [{'version': '12.4', 'base': '/a'}]}",
+      CTK_E_CONFIG, 1, 17,
+      "/module_name: module_name \"a b\" contains 0x20; use letters, digits, '.', '_', '+' and '-'" },
+    /* a partition with no name is no duplicate of a later one */
+    { "{'validation': {'partitions': [{'gres': 'gpu:1'}, 'a']}, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 32,
+      "/validation/partitions/0: missing required key \"name\"" },
+    { "{'default': '12.4', 'sdks': [5, {'version': '12.6', 'base': '/a'}]}",
+      CTK_E_CONFIG, 1, 30,
+      "/sdks/0: expected an SDK object, got number" },
+    /* a misspelt required key is not also missing, and the version it
+       would have given may be the default */
+    { "{'default': '12.4', 'sdks': [{'verison': '12.4', 'base': '/a'}]}",
+      CTK_E_CONFIG, 1, 31,
+      "/sdks/0/verison: unknown key (did you mean \"version\"?)" },
+    /* two refused entries, and not also "set in two places" */
+    { "{'env': {'LDFLAGS': '-x'}, 'sdks': [{'version': '12.4', 'base': '/a', 'env': {'LDFLAGS': '-y'}}]}",
+      CTK_E_CONFIG, 1, 10,
+      "/env/LDFLAGS: refused: a module that sets LDFLAGS breaks users' builds, which read it as "
+      "their own flags (configure, CMake, pip); users get the toolkit's flags from its pkg-config "
+      "file instead" },
 };
 
 static const bad_case_t bad_properties[] = {
@@ -1187,6 +1285,44 @@ START_TEST(test_config_lint_section_becomes_policy_rules)
 }
 END_TEST
 
+/* A policy with mistakes in two rules and at its top: every one. */
+START_TEST(test_config_load_lint_reports_every_error)
+{
+    char *dir = tu_mkdtemp(), *pol;
+    ctk_policy_t p;
+    ctk_errlist_t errs;
+    ctk_error_t err;
+
+    pol = tu_write(dir, "policy.json",
+                   "{\"rules\": [\n"
+                   "  {\"code\": \"CTK-CPAHT-001\", \"severity\": \"off\", \"reason\": \"a\"},\n"
+                   "  {\"code\": \"CTK-PC-001\", \"severity\": \"sometimes\", \"reason\": \"b\"}],\n"
+                   " \"strict\": 1}\n");
+    ctk_policy_init(&p);
+    ctk_errlist_init(&errs, 0);
+    ctk_error_init(&err);
+    ck_assert(!ctk_config_load_lint(pol, false, &p, NULL, &errs, &err));
+    ck_assert_uint_eq(errs.n, 3);
+    ck_assert_int_eq(errs.items[0].line, 2);
+    ck_assert_int_eq(errs.items[0].column, 12);
+    ck_assert_str_eq(errs.items[0].text, "/rules/0/code: unknown finding code \"CTK-CPAHT-001\" "
+                                         "(did you mean \"CTK-CPATH-001\"?)");
+    ck_assert_int_eq(errs.items[1].line, 3);
+    ck_assert_int_eq(errs.items[1].column, 38);
+    ck_assert_str_eq(errs.items[1].text, "/rules/1/severity: severity \"sometimes\" is not "
+                                         "\"error\", \"warning\", \"note\", \"off\" or \"waive\"");
+    ck_assert_int_eq(errs.items[2].line, 4);
+    ck_assert_int_eq(errs.items[2].column, 12);
+    ck_assert_str_eq(errs.items[2].text, "/strict: expected true or false, got number");
+    ck_assert_str_eq(err.text, errs.items[0].text);
+    ctk_errlist_fini(&errs);
+    ctk_policy_fini(&p);
+    free(pol);
+    tu_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_config_load_lint_reads_only_the_section_or_a_policy_file)
 {
     char *dir = tu_mkdtemp(), *site, *pol, *bad;
@@ -1201,9 +1337,9 @@ START_TEST(test_config_load_lint_reads_only_the_section_or_a_policy_file)
     bad = tu_write(dir, "bad.json", "{\"rules\": [\n  {\"code\": \"CTK-PC-001\",\n}]}\n");
     ctk_policy_init(&p);
     ctk_error_init(&err);
-    ck_assert_msg(ctk_config_load_lint(site, true, &p, &found, &err), "%s", err.text);
+    ck_assert_msg(ctk_config_load_lint(site, true, &p, &found, NULL, &err), "%s", err.text);
     ck_assert(found);
-    ck_assert_msg(ctk_config_load_lint(pol, false, &p, NULL, &err), "%s", err.text);
+    ck_assert_msg(ctk_config_load_lint(pol, false, &p, NULL, NULL, &err), "%s", err.text);
     /* the policy file's rules come after the site config's */
     ck_assert_uint_eq(p.n_rules, 2);
     ck_assert_str_eq(p.rules[0].reason, "a");
@@ -1211,13 +1347,13 @@ START_TEST(test_config_load_lint_reads_only_the_section_or_a_policy_file)
     ck_assert_int_eq(p.strict, 0);
     ck_assert_int_eq(p.error_on, -1);
     /* bad JSON: jansson's place */
-    ck_assert(!ctk_config_load_lint(bad, false, &p, NULL, &err));
+    ck_assert(!ctk_config_load_lint(bad, false, &p, NULL, NULL, &err));
     ck_assert_int_eq(err.code, CTK_E_JSON);
     ck_assert_str_eq(err.source, bad);
     ck_assert_int_eq(err.line, 3);
     /* a site config given as a policy */
     ctk_error_init(&err);
-    ck_assert(!ctk_config_load_lint(site, false, &p, NULL, &err));
+    ck_assert(!ctk_config_load_lint(site, false, &p, NULL, NULL, &err));
     ck_assert_int_eq(err.code, CTK_E_CONFIG);
     ck_assert_int_eq(err.line, 1);
     ck_assert(strstr(err.text, "/sdks: unknown key") != NULL);
@@ -1269,6 +1405,99 @@ END_TEST
 START_TEST(test_config_rejects_duplicate_version_alias_or_unknown_default)
 {
     expect_error(&duplicates[_i]);
+}
+END_TEST
+
+START_TEST(test_config_reports_a_bad_value_without_follow_up_errors)
+{
+    expect_error(&follow_ups[_i]);
+}
+END_TEST
+
+/* Errors in two SDKs and at the top level: every one, in file order (the
+ * duplicate version is found after the walk, and still comes before the
+ * ones below it), each at its own place; err is the first. */
+START_TEST(test_config_reports_every_error_in_file_order)
+{
+    static const char text[] = "{'sdks': [\n"
+                               "  {'version': '13.0', 'base': 'relative/path', 'bogus': 1},\n"
+                               "  {'version': 12, 'base': '/usr/local/cuda-13.0'},\n"
+                               "  {'version': '13.0', 'base': '/b'},\n"
+                               "  {'base': '/nonexistent'}\n"
+                               " ], 'module_name': 5}";
+    static const struct {
+        int line, column;
+        const char *text;
+    } want[] = {
+        { 2, 31, "/sdks/0/base: \"relative/path\" is not an absolute path" },
+        { 2, 48, "/sdks/0/bogus: unknown key" },
+        { 3, 15, "/sdks/1/version: expected a string, got number; write \"12\" in quotes" },
+        { 4, 15, "/sdks/2/version: duplicate version \"13.0\" (also /sdks/0)" },
+        { 5, 3, "/sdks/3: missing required key \"version\"" },
+        { 6, 20, "/module_name: expected a string, got number; write \"5\" in quotes" },
+    };
+    ctk_errlist_t errs;
+    ctk_error_t err;
+    size_t i;
+
+    ck_assert_ptr_null(load_all(text, &errs, &err));
+    ck_assert_uint_eq(errs.n, N_OF(want));
+    ck_assert_uint_eq(errs.dropped, 0);
+    for (i = 0; i < N_OF(want); i++) {
+        ck_assert_int_eq(errs.items[i].code, CTK_E_CONFIG);
+        ck_assert_str_eq(errs.items[i].source, "site.json");
+        ck_assert_msg(errs.items[i].line == want[i].line && errs.items[i].column == want[i].column,
+                      "error %zu at %d:%d, want %d:%d (%s)", i, errs.items[i].line,
+                      errs.items[i].column, want[i].line, want[i].column, errs.items[i].text);
+        ck_assert_str_eq(errs.items[i].text, want[i].text);
+    }
+    ck_assert_int_eq(err.code, CTK_E_CONFIG);
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_int_eq(err.column, 31);
+    ck_assert_str_eq(err.text, want[0].text);
+    ctk_errlist_fini(&errs);
+    /* without a list: the same first error */
+    ck_assert_ptr_null(load(text, &err));
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_int_eq(err.column, 31);
+    ck_assert_str_eq(err.text, want[0].text);
+}
+END_TEST
+
+/* 60 bad bases and a duplicate version found last but at line 3: the
+ * first 50 errors in file order are kept, the 11 after them counted. */
+START_TEST(test_config_keeps_the_first_errors_in_file_order_and_counts_the_rest)
+{
+    ctk_buf_t b;
+    ctk_errlist_t errs;
+    ctk_error_t err;
+    int i;
+
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, "{'sdks': [\n");
+    for (i = 0; i < 60; i++)
+        ctk_buf_printf(&b, "{'version': '1.%d', 'base': 'x'}%s\n", i == 1 ? 0 : i,
+                       i < 59 ? "," : "");
+    ctk_buf_puts(&b, "]}\n");
+    ck_assert(!b.failed);
+    ck_assert_ptr_null(load_all(b.data, &errs, &err));
+    ck_assert_uint_eq(errs.max, CTK_ERRLIST_MAX);
+    ck_assert_uint_eq(errs.n, 50);
+    ck_assert_uint_eq(errs.dropped, 11);
+    ck_assert_int_eq(errs.items[0].line, 2);
+    ck_assert_str_eq(errs.items[0].text, "/sdks/0/base: \"x\" is not an absolute path");
+    ck_assert_int_eq(errs.items[1].line, 3);
+    ck_assert_int_eq(errs.items[1].column, 13);
+    ck_assert_str_eq(errs.items[1].text, "/sdks/1/version: duplicate version \"1.0\" (also /sdks/0)");
+    ck_assert_int_eq(errs.items[2].line, 3);
+    ck_assert_int_eq(errs.items[2].column, 28);
+    ck_assert_str_eq(errs.items[2].text, "/sdks/1/base: \"x\" is not an absolute path");
+    for (i = 3; i < 50; i++)
+        ck_assert_int_eq(errs.items[i].line, i + 1);
+    ck_assert_str_eq(errs.items[49].text, "/sdks/48/base: \"x\" is not an absolute path");
+    ck_assert_str_eq(err.text, errs.items[0].text);
+    ctk_errlist_fini(&errs);
+    ctk_buf_fini(&b);
 }
 END_TEST
 
@@ -2317,6 +2546,24 @@ static void *op_load_bad(ctk_error_t *err)
     return err->code == CTK_E_CONFIG ? (void *)1 : NULL;
 }
 
+/* Several errors into a list: each one, or out of memory. */
+static void *op_load_all_bad(ctk_error_t *err)
+{
+    static const char bad[] =
+        "{\"module_name\": 5, \"sdks\": [{\"version\": \"12.4\", \"base\": \"a\", \"aliases\": [\"x\"]},"
+        " {\"version\": \"12.4\", \"base\": \"/b\", \"aliases\": [\"x\", \"y z\"], \"env\": {\"PATH\": \"/x\"}}]}";
+    ctk_errlist_t errs;
+    ctk_config_t *cfg;
+    bool all;
+
+    ctk_errlist_init(&errs, 0);
+    cfg = ctk_config_load_string_all(bad, strlen(bad), "bad.json", &errs, err);
+    all = err->code == CTK_E_CONFIG && errs.n == 6;
+    ctk_config_free(cfg);
+    ctk_errlist_fini(&errs);
+    return all ? (void *)1 : NULL;
+}
+
 static ctk_config_t *dump_me;
 
 static void *op_dump(ctk_error_t *err)
@@ -2360,6 +2607,7 @@ START_TEST(test_config_survives_allocation_failures)
 #ifdef TU_HAVE_FAILING_MALLOC
     ck_assert_int_gt(tu_alloc_sweep("load", op_load, release_config), 20);
     ck_assert_int_gt(tu_alloc_sweep("load_bad", op_load_bad, release_bad), 5);
+    ck_assert_int_gt(tu_alloc_sweep("load_all_bad", op_load_all_bad, release_bad), 5);
     ck_assert_int_gt(tu_alloc_sweep("load_validation", op_load_validation, release_config), 20);
     dump_me = ctk_config_load_string(rich_example, strlen(rich_example), "rich.json", NULL);
     ck_assert_ptr_nonnull(dump_me);
@@ -2397,6 +2645,7 @@ int main(void)
     tcase_add_loop_test(tc, test_config_rejects_bad_lint_section, 0, N_OF(bad_lint));
     tcase_add_test(tc, test_config_lint_section_becomes_policy_rules);
     tcase_add_test(tc, test_config_load_lint_reads_only_the_section_or_a_policy_file);
+    tcase_add_test(tc, test_config_load_lint_reports_every_error);
     tcase_add_loop_test(tc, test_config_rejects_wrong_type, 0, N_OF(wrong_types));
     tcase_add_loop_test(tc, test_config_rejects_missing_required, 0, N_OF(missing));
     tcase_add_loop_test(tc, test_config_rejects_bad_version, 0, N_OF(bad_versions));
@@ -2404,6 +2653,10 @@ int main(void)
     tcase_add_loop_test(tc, test_config_rejects_bad_name, 0, N_OF(bad_names));
     tcase_add_loop_test(tc, test_config_rejects_duplicate_version_alias_or_unknown_default, 0,
                         N_OF(duplicates));
+    tcase_add_loop_test(tc, test_config_reports_a_bad_value_without_follow_up_errors, 0,
+                        N_OF(follow_ups));
+    tcase_add_test(tc, test_config_reports_every_error_in_file_order);
+    tcase_add_test(tc, test_config_keeps_the_first_errors_in_file_order_and_counts_the_rest);
     tcase_add_loop_test(tc, test_config_rejects_bad_or_owned_env, 0, N_OF(bad_env));
     tcase_add_loop_test(tc, test_config_rejects_bad_properties, 0, N_OF(bad_properties));
     tcase_add_test(tc, test_config_sdk_properties_add_to_and_override_the_top_level);

@@ -147,6 +147,59 @@ check "unknown key: file:line:col and the JSON path" grep -q "^$T/bad.json:3:26:
 check "unknown key: shows the line and a caret" sh -c "grep -q '\"bsae\"' '$T/err' && grep -q '^ *\\^\$' '$T/err'"
 check "bad input writes nothing" [ ! -e "$T/o1" ]
 
+# every schema error of a config in one run: two SDKs and a top-level key,
+# in file order, each with its line and caret; still exit 3, nothing written
+cat > "$T/many.json" <<'EOF'
+{ "sdks": [ { "version": "13.0", "base": "relative/path", "bogus": 1 },
+            { "version": 12, "base": "/usr/local/cuda-13.0" },
+            { "base": "/nonexistent" } ], "module_name": 5 }
+EOF
+cat > "$T/many.want" <<EOF
+$T/many.json:1:42: error: /sdks/0/base: "relative/path" is not an absolute path
+  { "sdks": [ { "version": "13.0", "base": "relative/path", "bogus": 1 },
+                                           ^
+$T/many.json:1:59: error: /sdks/0/bogus: unknown key
+  { "sdks": [ { "version": "13.0", "base": "relative/path", "bogus": 1 },
+                                                            ^
+$T/many.json:2:26: error: /sdks/1/version: expected a string, got number; write "12" in quotes
+              { "version": 12, "base": "/usr/local/cuda-13.0" },
+                           ^
+$T/many.json:3:13: error: /sdks/2: missing required key "version"
+              { "base": "/nonexistent" } ], "module_name": 5 }
+              ^
+$T/many.json:3:58: error: /module_name: expected a string, got number; write "5" in quotes
+              { "base": "/nonexistent" } ], "module_name": 5 }
+                                                           ^
+EOF
+grep ': error: ' "$T/many.want" > "$T/many.want-lines"
+check "errors in two SDKs and at the top level: exit 3" run 3 "$CTKGEN" generate -c "$T/many.json" -o "$T/o6"
+check "errors in two SDKs and at the top level: every one, in file order, each with its line and caret" \
+    cmp "$T/many.want" "$T/err"
+check "errors in two SDKs and at the top level: nothing written" [ ! -e "$T/o6" ]
+check "generate --check: exit 3 on the same config" run 3 "$CTKGEN" generate --check -c "$T/many.json" -o "$T/o6"
+check "generate --check: every error" sh -c "grep ': error: ' '$T/err' | cmp -s - '$T/many.want-lines'"
+check "validate -c: exit 3 on the same config" run 3 "$CTKGEN" validate -c "$T/many.json" -o "$T/o6"
+check "validate -c: every error" sh -c "grep ': error: ' '$T/err' | cmp -s - '$T/many.want-lines'"
+# lint --config reads the "lint" section only: every error in it
+cat > "$T/many-lint.json" <<'EOF'
+{ "sdks": 5, "lint": { "rules": [
+  { "code": "CTK-CPAHT-001", "severity": "off", "reason": "a" },
+  { "code": "CTK-PC-001", "severity": "sometimes", "reason": "b" } ], "strict": 1 } }
+EOF
+check "lint --config, errors in two rules and the policy: exit 3" run 3 "$CTKGEN" lint --config "$T/many-lint.json" "$T"
+check "lint --config: every error of the section, in file order" sh -c \
+    "grep ': error: ' '$T/err' | cut -d' ' -f1 | tr '\n' ' ' | grep -qx '$T/many-lint.json:2:13: $T/many-lint.json:3:39: $T/many-lint.json:3:81: '"
+# more errors than are shown: the first 50, then how many more
+{
+    echo '{ "sdks": ['
+    i=0
+    while [ $i -lt 59 ]; do echo "{ \"version\": \"1.$i\", \"base\": \"x\" },"; i=$((i + 1)); done
+    echo '{ "version": "1.59", "base": "x" } ] }'
+} > "$T/sixty.json"
+check "sixty errors: exit 3" run 3 "$CTKGEN" generate -c "$T/sixty.json" -o "$T/o7"
+check "sixty errors: fifty shown, then how many more" sh -c \
+    "[ \$(grep -c ': error: /sdks/' '$T/err') -eq 50 ] && tail -n 1 '$T/err' | grep -qx '$T/sixty.json: error: too many errors: 10 more not shown'"
+
 printf '{ "sdks": [ { "version": "12.4", "base": "/x" ] }\n' > "$T/syntax.json"
 check "malformed JSON: exit 3" run 3 "$CTKGEN" generate -c "$T/syntax.json" -o "$T/o2"
 check "malformed JSON: names file:line:col" grep -Eq "^$T/syntax.json:1:[0-9]+: error:" "$T/err"
