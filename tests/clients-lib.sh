@@ -21,17 +21,8 @@ need_em
 command -v jq >/dev/null 2>&1 || skip "jq not installed (build-aux/deps.sh installs it)"
 command -v pkg-config >/dev/null 2>&1 || skip "pkg-config not installed (build-aux/deps.sh installs pkgconf)"
 
-cl_rc=0
-F=$(sh "$top_srcdir/tests/site-fixture.sh" "$CTK_TEST_CUDA" 2>"$T/fixture.err") || cl_rc=$?
-if [ "$cl_rc" -eq 3 ]; then
-    skip "the multi-toolkit site fixture cannot be had here: $(tail -n 1 "$T/fixture.err")"
-elif [ "$cl_rc" -ne 0 ]; then
-    cat "$T/fixture.err"
-    echo "FAIL: tests/site-fixture.sh failed ($cl_rc)"
-    exit 1
-fi
+site_fixture
 S=$F/site.json
-echo "# fixture: $F"
 OUT=$T/out
 cl_rc=0; "$CTKGEN" generate -c "$S" -o "$OUT" >"$T/gen.out" 2>"$T/gen.err" || cl_rc=$?
 if [ "$cl_rc" -ne 0 ]; then
@@ -112,11 +103,6 @@ claim() {
 # unchecked DESCRIPTION REASON: a check that could not run because an
 # earlier step failed (that failure is counted); said, never passed
 unchecked() { echo "# not checked: $1 ($2)"; }
-
-# the reasons issue 15 records, as a client meets them
-WHY_WHEEL_PC="with no module, nothing puts ctkgen's link dir (OUT/lib/ctk-13.5, the wheel tree's unversioned names) on CMAKE_LIBRARY_PATH: FindCUDAToolkit takes another toolkit's copy (here /usr/local/lib*, CUDA 13.0's) or none"
-WHY_CCBIN_PC="with no module, nothing hands CMake or Meson the .pc's ccbin (g++-11; CUDAHOSTCXX is the module's), and nvcc 11.8 refuses gcc 12: 'unsupported GNU version!'"
-WHY_SPLIT="FindCUDAToolkit searches the system's directories before the HPC SDK's math_libs: CUDA::cublas and CUDA::cublasLt are /usr/local/lib64's (CUDA 13.0's system copy), not math_libs/13.0's"
 
 # check_version TAG NAME RUN PROG WHY: PROG, run through RUN, prints
 # "cudart <cudaRuntimeGetVersion>" and that is NAME's release.  CUDA 11's

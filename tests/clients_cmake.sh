@@ -11,12 +11,14 @@
 # target's libraries) and those the linker took (-Wl,--trace) are the
 # toolkit's; at run time (ldd in the same environment) so are the
 # libraries the programs load, and cudaRuntimeGetVersion says the
-# toolkit's release.  With the .pc alone, CMake is given the CUDA
-# compiler from the .pc's cudaroot, as a job script without modules would.
-# What fails today for a reason issue 15 records is a known failure
-# (lib.sh: known): the 13.5 wheel tree's versioned-only libraries, 11.8's
-# NVCC_CCBIN, and FindCUDAToolkit taking a system cuBLAS over an HPC SDK
-# split's math_libs.
+# toolkit's release.  With the .pc alone, CMake is given what the module
+# would give it, from the .pc, as a job script without modules does
+# (docs/variables.md, "CMake with the .pc alone"): the CUDA
+# compiler (cudaroot), the library and header dirs (CMAKE_LIBRARY_PATH and
+# CMAKE_INCLUDE_PATH, so FindCUDAToolkit takes a split's math_libs and a
+# wheel tree's link dir over the system's), the host compiler (ccbin), and
+# the .pc's -L and run path for every program.  No known failure today
+# (lib.sh: known) for a reason issue 15 records.
 . "$(dirname "$0")/lib.sh"
 command -v cmake >/dev/null 2>&1 || skip "cmake not installed (build-aux/deps.sh installs it)"
 . "$top_srcdir/tests/clients-lib.sh"
@@ -24,31 +26,41 @@ SRC=$top_srcdir/tests/clients/cmake
 echo "# $(cmake --version | head -n 1)"
 
 # why NAME SYS TARGET STEP: why STEP (build, resolved, link, run, version)
-# of TARGET (fp, cu, pc; "" for the project) fails today, or nothing
-why() {
-    case $1:$2:$3:$4 in
-        11.8:pc:*) echo "$WHY_CCBIN_PC" ;;
-        13.5:pc::resolved|13.5:pc:fp:link|13.5:pc:cu:link) echo "$WHY_WHEEL_PC" ;;
-        13.5:pc:fp:*) echo "$WHY_WHEEL_PC (with no LD_LIBRARY_PATH, CMake's run path leads there too)" ;;
-        13.0-hpcsdk*:pc::resolved|13.0-hpcsdk*:pc:fp:link) echo "$WHY_SPLIT (with no module, nothing sets CMAKE_LIBRARY_PATH)" ;;
-        13.0-hpcsdk*:pc:fp:run) echo "$WHY_SPLIT (with no LD_LIBRARY_PATH, CMake's run path leads there too; and CUDA::cupti, with no module's CUPTI dir)" ;;
-    esac
+# of TARGET (fp, cu, pc; "" for the project) fails today, or nothing: a
+# known failure (lib.sh).  None today.
+why() { :; }
+
+pcq() { PKG_CONFIG_PATH=$OUT/pkgconfig pkg-config "$@"; }
+# pc_dirs OPTION FLAG PC...: the dirs of pkg-config OPTION as a CMake list
+pc_dirs() {
+    pd_opt=$1 pd_flag=$2
+    shift 2
+    pcq "$pd_opt" "$@" | tr ' ' '\n' | sed -n "s/^$pd_flag//p" | paste -sd ';'
 }
 
 for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
     for sys in lmod tcl pc; do
         B=$T/cmake-$sys-$n
         run=$(sys_env "$sys" "$n")
-        extra=
+        extra= ldf=
         if [ "$sys" = pc ]; then
-            cr=$(PKG_CONFIG_PATH=$OUT/pkgconfig pkg-config --variable=cudaroot "ctk-$n")
-            extra="-DCMAKE_CUDA_COMPILER=$cr/bin/nvcc"
+            # the .pc way for CMake (docs/variables.md), as a job script
+            # without modules does: the toolkit's nvcc, its library and
+            # header dirs ahead of the system's, and its host compiler
+            cr=$(pcq --variable=cudaroot "ctk-$n")
+            ccbin=$(pcq --variable=ccbin "ctk-$n")
+            extra="-DCMAKE_CUDA_COMPILER=$cr/bin/nvcc -DCUDAToolkit_ROOT=$cr"
+            extra="$extra -DCMAKE_LIBRARY_PATH=$(pc_dirs --libs-only-L -L "ctk-$n" "ctk-cublas-$n")"
+            extra="$extra -DCMAKE_INCLUDE_PATH=$(pc_dirs --cflags-only-I -I "ctk-$n" "ctk-cublas-$n")"
+            [ -n "$ccbin" ] && extra="$extra -DCMAKE_CUDA_HOST_COMPILER=$ccbin"
+            # and every program linked with the .pc's -L and run path
+            ldf=$(pcq --libs-only-L --libs-only-other "ctk-$n")
         fi
         tag="cmake: $sys: cudatoolkit/$n"
         built=yes
         # shellcheck disable=SC2086
         if ! $run cmake -S "$SRC" -B "$B" -DCTK_PC="ctk-$n" -DCTK_NAME="$n" \
-                -DCMAKE_CUDA_ARCHITECTURES=75 $extra >"$B.cfg" 2>&1; then
+                -DCMAKE_CUDA_ARCHITECTURES=75 $extra ${ldf:+"-DCMAKE_EXE_LINKER_FLAGS=$ldf"} >"$B.cfg" 2>&1; then
             built=no
         else
             for t in fp cu pc; do
@@ -59,15 +71,6 @@ for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
             grep -m 3 -E 'error|Error' "$B.cfg" "$B".*.log 2>/dev/null | sed 's/^/# /'
         fi
         bwhy=$(why "$n" "$sys" "" build)
-        # with the .pc alone, FindCUDAToolkit takes what else the machine
-        # has for a wheel tree's or a split's libraries: where nothing else
-        # is (a clean root), the configure itself fails for the same reason
-        if [ $built = no ] && [ "$sys" = pc ] && [ -z "$bwhy" ]; then
-            case $n in
-                13.5) bwhy="$WHY_WHEEL_PC; with no other CUDA here for it to take, the configure fails" ;;
-                13.0-hpcsdk*) bwhy="$WHY_SPLIT (with no module, nothing sets CMAKE_LIBRARY_PATH); with no other cuBLAS here for it to take, the configure fails" ;;
-            esac
-        fi
         claim "$tag: configures and builds (CUDA language, CUDA:: targets, pkg_check_modules)" \
             "$bwhy" [ $built = yes ]
         if [ $built = no ]; then
@@ -82,13 +85,8 @@ for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
         for t in fp cu pc; do
             claim "$tag: $t: every CUDA library the linker took is the toolkit's (-Wl,--trace)" \
                 "$(why "$n" "$sys" $t link)" all_in_toolkit "$n" "$(libs_in_trace "$B.$t.log")" "linked library"
-            if [ $sys = pc ] && [ $t = cu ]; then
-                unchecked "$tag: cu: the libcudart loaded at run time, and the release it reports" "CMake links the CUDA language's runtime from nvcc's own library directory and gives it no run path: with no module loaded, the loader's cache decides, which no .pc can change"
-            else
-                claim "$tag: $t: every CUDA library loaded at run time is the toolkit's (ldd)" \
-                    "$(why "$n" "$sys" $t run)" all_in_toolkit "$n" "$(libs_at_run "$run" "$B/$t")" "loaded library"
-            fi
-            [ $sys = pc ] && [ $t = cu ] && continue
+            claim "$tag: $t: every CUDA library loaded at run time is the toolkit's (ldd)" \
+                "$(why "$n" "$sys" $t run)" all_in_toolkit "$n" "$(libs_at_run "$run" "$B/$t")" "loaded library"
             check_version "$tag: $t" "$n" "$run" "$B/$t" "$(why "$n" "$sys" $t version)"
         done
     done
