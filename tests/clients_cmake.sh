@@ -42,7 +42,7 @@ for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
     for sys in lmod tcl pc; do
         B=$T/cmake-$sys-$n
         run=$(sys_env "$sys" "$n")
-        extra= ldf=
+        extra= ldf= inc=
         if [ "$sys" = pc ]; then
             # the .pc way for CMake (docs/variables.md), as a job script
             # without modules does: the toolkit's nvcc, its library and
@@ -53,14 +53,18 @@ for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
             extra="$extra -DCMAKE_LIBRARY_PATH=$(pc_dirs --libs-only-L -L "ctk-$n" "ctk-cublas-$n")"
             extra="$extra -DCMAKE_INCLUDE_PATH=$(pc_dirs --cflags-only-I -I "ctk-$n" "ctk-cublas-$n")"
             [ -n "$ccbin" ] && extra="$extra -DCMAKE_CUDA_HOST_COMPILER=$ccbin"
-            # and every program linked with the .pc's -L and run path
+            # every program compiled with the .pc's -I (FindCUDAToolkit's
+            # targets name the toolkit's include dir, not a split's
+            # math_libs), and linked with its -L and run path
+            inc=$(pcq --cflags-only-I "ctk-$n" "ctk-cublas-$n")
             ldf=$(pcq --libs-only-L --libs-only-other "ctk-$n")
         fi
         tag="cmake: $sys: cudatoolkit/$n"
         built=yes
         # shellcheck disable=SC2086
         if ! $run cmake -S "$SRC" -B "$B" -DCTK_PC="ctk-$n" -DCTK_NAME="$n" \
-                -DCMAKE_CUDA_ARCHITECTURES=75 $extra ${ldf:+"-DCMAKE_EXE_LINKER_FLAGS=$ldf"} >"$B.cfg" 2>&1; then
+                -DCMAKE_CUDA_ARCHITECTURES=75 $extra ${ldf:+"-DCMAKE_EXE_LINKER_FLAGS=$ldf"} \
+                ${inc:+"-DCMAKE_CXX_FLAGS=$inc"} ${inc:+"-DCMAKE_CUDA_FLAGS=$inc"} >"$B.cfg" 2>&1; then
             built=no
         else
             for t in fp cu pc; do
@@ -82,6 +86,9 @@ for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
             "$(why "$n" "$sys" "" resolved)" all_in_toolkit "$n" "$resolved" "resolved library"
         claim "$tag: the CUDA compiler CMake found is the toolkit's nvcc" "" \
             in_toolkit "$n" "$(sed -n 's/^CMAKE_CUDA_COMPILER //p' "$B/resolved.txt")"
+        # the compiler's own record of the headers it read (CMake's depfile)
+        hdr=$(tr ' \\' '\n\n' <"$B/CMakeFiles/fp.dir/fp.cpp.o.d" 2>/dev/null | grep '/cublas_v2\.h$' | head -n 1)
+        claim "$tag: fp: the cuBLAS header compiled is the toolkit's (${hdr:-none})" "" in_toolkit "$n" "${hdr:-none}"
         for t in fp cu pc; do
             claim "$tag: $t: every CUDA library the linker took is the toolkit's (-Wl,--trace)" \
                 "$(why "$n" "$sys" $t link)" all_in_toolkit "$n" "$(libs_in_trace "$B.$t.log")" "linked library"
