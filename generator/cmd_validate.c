@@ -433,8 +433,6 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
         else
             o->partitions[o->n_partitions++] = arg;
         return true;
-    case CTK_VOPT_QUEUE_TIMEOUT:
-    case CTK_VOPT_RUN_TIMEOUT:
     case CTK_VOPT_MODULEPATH:
         if (!modulepath_ok(arg))
             *rc = ctk_cli_usage(cmd, "--modulepath needs absolute directories joined by ':', not '%s'", arg);
@@ -443,6 +441,8 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
     case CTK_VOPT_INHERIT_MODULEPATH:
         o->inherit_modulepath = true;
         return true;
+    case CTK_VOPT_QUEUE_TIMEOUT:
+    case CTK_VOPT_RUN_TIMEOUT:
     case CTK_VOPT_CACHE_TTL:
         if (!parse_number(arg, 1, 604800, &d))
             *rc = ctk_cli_usage(cmd, "--%s needs seconds from 1 to 604800, not '%s'",

@@ -103,6 +103,17 @@ check "no command: exit 2" run 2 "$CTKGEN"
 check "unknown command: exit 2" run 2 "$CTKGEN" frobnicate
 check "unknown command: says what to try" grep -q "Try 'ctkgen --help'" "$T/err"
 check "unknown option: exit 2" run 2 "$CTKGEN" generate --bogus
+# validate's shared options each reach their own check (none falls into another's)
+for cmd in validate "generate --validate"; do
+    for o in queue-timeout run-timeout cache-ttl; do
+        # shellcheck disable=SC2086
+        check "$cmd --$o x: exit 2, about --$o" run 2 "$CTKGEN" $cmd --$o x
+        check "... says --$o needs seconds" grep -q -- "--$o needs seconds" "$T/err"
+    done
+    # shellcheck disable=SC2086
+    check "$cmd --modulepath rel: exit 2, about --modulepath" run 2 "$CTKGEN" $cmd --modulepath rel
+    check "... says it needs absolute directories" grep -q -- "--modulepath needs absolute directories" "$T/err"
+done
 check "unknown option: one line and a hint on stderr" sh -c \
     "[ \$(wc -l < '$T/err') -eq 2 ] && grep -q \"Try 'ctkgen generate --help'\" '$T/err' && [ ! -s '$T/out' ]"
 # a misspelt long option names the one meant (at most two edits away),
