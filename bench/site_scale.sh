@@ -291,10 +291,11 @@ if [ "$CALLGRIND" = 1 ]; then
                 n = f; sub(/.*:/, "", n); sub(/'"'"'[0-9]+$/, "", n)
                 if (f ~ /^\?\?\?:0x/ || n ~ /^(\(below main\)|__libc_start_main.*|main|ctk_cmd_generate|run|PROGRAM TOTALS)$/ || seen[n]++) next
                 lib = $0; sub(/.*\[/, "", lib); sub(/\]$/, "", lib); sub(/.*\//, "", lib)
-                print ir, n, lib }' | head -n 12
+                print ir, n, lib }' | head -n "${TOPN:-12}"
     }
     top --inclusive=yes "$W/cg.n" >"$W/top"
     top --inclusive=no "$W/cg.n" >"$W/top.self"
+    TOPN=100 top --inclusive=no "$W/cg.small" >"$W/top.self.small"
 fi
 
 # ---- 4. system calls --------------------------------------------------------------------
@@ -406,9 +407,9 @@ if [ "$CALLGRIND" = 1 ]; then
     echo
     awk -v s="$SMALL" -v a="$IR_SMALL" -v n="$N" -v b="$IR_N" -v r="$IR_RERUN" 'BEGIN {
         printf "| run | Ir | Ir per toolkit |\n| --- | ---: | ---: |\n"
-        printf "| generate, %d toolkits | %d | %.0f |\n", s, a, a / s
-        printf "| generate, %d toolkits | %d | %.0f |\n", n, b, b / n
-        printf "| unchanged re-run, %d toolkits | %d | %.0f |\n", s, r, r / s
+        printf "| generate, %d toolkits | %.0f | %.0f |\n", s, a, a / s
+        printf "| generate, %d toolkits | %.0f | %.0f |\n", n, b, b / n
+        printf "| unchanged re-run, %d toolkits | %.0f | %.0f |\n", s, r, r / s
         printf "\nIr per toolkit at %d / at %d = %.3f (1 = linear)\n", n, s, (b / n) / (a / s)
     }'
     echo
@@ -420,9 +421,14 @@ if [ "$CALLGRIND" = 1 ]; then
     echo
     echo "top functions by their own (exclusive) Ir, generate at $N:"
     echo
-    echo "| Ir (self) | % | function | in |"
-    echo "| ---: | ---: | --- | --- |"
-    awk -v t="$IR_N" '{ v = $1; gsub(",", "", v); printf "| %s | %.1f | `%s` | %s |\n", $1, 100 * v / t, $2, $3 }' "$W/top.self"
+    echo "(growth: the function's Ir at $N over its Ir at $SMALL, divided by $N / $SMALL; 1 = linear)"
+    echo
+    echo "| Ir (self) | % | function | in | growth |"
+    echo "| ---: | ---: | --- | --- | ---: |"
+    awk -v t="$IR_N" -v k="$N / $SMALL" 'BEGIN { split(k, kk, " / "); k = kk[1] / kk[2] }
+        NR == FNR { v = $1; gsub(",", "", v); small[$2] = v; next }
+        { v = $1; gsub(",", "", v); g = ($2 in small && small[$2] > 0) ? sprintf("%.2f", v / small[$2] / k) : "-"
+          printf "| %s | %.1f | `%s` | %s | %s |\n", $1, 100 * v / t, $2, $3, g }' "$W/top.self.small" "$W/top.self"
 fi
 echo
 echo "# system calls, generate at $N (strace -f -c)"
