@@ -45,6 +45,8 @@
 # files (what one toolkit gets, N times, plus the two .modulerc files, the
 # manifest and the lock), if a re-run changes anything, or if a module
 # command fails or loads the wrong toolkit.
+# SETUP arguments of rep are single-quoted for eval; ls counts the toolkit's entries
+# shellcheck disable=SC2016,SC2012
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,6 +89,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
+# shellcheck disable=SC2034 # machine.sh reads it
 NPROC=$(nproc)
 
 . "$(dirname "$0")/machine.sh"
@@ -108,7 +111,7 @@ median() { # numbers on stdin
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (b == 0) print "-"; else printf f, a / b }'; }
 problem() { echo "!! $*" | tee -a "$W/problems" >&2; }
 # rep LABEL SETUP COMMAND...: median of R runs of COMMAND, each after SETUP
-# (untimed); prints seconds, logs the runs on stderr
+# (untimed, eval'd: callers quote it singly); prints seconds, logs the runs on stderr
 rep() {
     rl=$1 rs=$2; shift 2
     : >"$W/times"
@@ -436,6 +439,7 @@ echo
 echo "| syscall | calls | per toolkit |"
 echo "| --- | ---: | ---: |"
 for s in "fsync fdatasync" "rename renameat renameat2" openat "readlink readlinkat" "newfstatat stat lstat fstat statx" "getdents64" "mkdir mkdirat" "unlink unlinkat" "flock fcntl"; do
+    # shellcheck disable=SC2086 # s: several syscall names
     c=$(calls $s)
     awk -v l="$(echo "$s" | sed 's/ /, /g')" -v c="$c" -v n="$N" 'BEGIN { printf "| %s | %d | %.2f |\n", l, c, c / n }'
 done
