@@ -1,0 +1,473 @@
+#!/bin/sh
+# site_scale.sh - what `ctkgen generate` and the module commands cost on a
+# site of N toolkits: wall times, instruction counts, system calls.
+# SPDX-License-Identifier: MIT
+#
+# usage: bench/site_scale.sh [N]     (default 1000 toolkits)
+#
+# Environment:
+#   CTKGEN          the ctkgen binary (default: ctkgen on PATH)
+#   CTK_BENCH_CUDA  the real toolkit the trees point into (default /usr/local/cuda-13.0)
+#   R               repetitions of each timed command (default 3)
+#   M               `cp -al` copies for the symlink/hard-link comparison
+#                   (default 100; 0 skips it)
+#   SMALL           the smaller site for the linearity check (default N/10)
+#   CALLGRIND=0     skip every callgrind run (minutes at N = 1000)
+#   MODULES_CMD     Environment Modules' modulecmd.tcl
+#                   (default .deps-local/environment-modules/usr/lib/modulecmd.tcl)
+#   LMOD_CMD        Lmod's libexec/lmod (default /usr/share/lmod/lmod/libexec/lmod)
+#   KEEP=1          keep the work directory
+#
+# The site: N toolkits t1..tN, each a directory tk/tI/cuda-X.Y whose
+# entries are symbolic links to the real toolkit's (bin, include, lib,
+# lib64, nvvm, ...), except version.json, a file of its own that says
+# X.Y.(I-1) for "cuda" and "cuda_cudart": each is a toolkit of its own, with
+# its own patch level.  (A patch of 1000 or more is read as a build date,
+# so beyond N = 1000 toolkits have no X.Y.Z name.)  Building it costs
+# seconds.  One site config names them all: version X.Y, names X.Y-t1..N.
+#
+# In one run, each figure the median of R runs (`date +%s.%N` around the
+# whole process):
+#   1. `ctkgen -q generate` into an empty OUT; `cp -r OUT` to a fresh
+#      directory; a sed loop writing the same files from templates (one sed
+#      per file, the modulerc files with printf): what a site's own script does;
+#   2. generate again on the unchanged OUT, and whether any file or
+#      directory of OUT (.ctkgen.lock included) got a new mtime;
+#   3. callgrind's instruction count (Ir) of a fresh generate at SMALL and
+#      N, and the top functions by inclusive Ir at N;
+#   4. `strace -f -c` of a fresh generate at N: syscalls per toolkit;
+#   5. `module avail` and `module load` with Lmod and Environment Modules
+#      over OUT, and over a copy whose .modulerc files keep the default only:
+#      wall medians and callgrind Ir;
+#   6. with M > 0: generate over M `cp -al` copies of the toolkit (hard
+#      links, a real tree each) against M of the symlinked ones.
+# The script exits 1 if generate fails or writes other than the expected
+# files (what one toolkit gets, N times, plus the two .modulerc files, the
+# manifest and the lock), if a re-run changes anything, or if a module
+# command fails or loads the wrong toolkit.
+# SETUP arguments of rep are single-quoted for eval; ls counts the toolkit's entries
+# shellcheck disable=SC2016,SC2012
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+N=${1:-1000}
+case $N in '' | *[!0-9]* | 0) echo "usage: $0 [N]   (N >= 1)" >&2; exit 2 ;; esac
+R=${R:-3}
+M=${M:-100}
+SMALL=${SMALL:-$((N / 10))}
+[ "$SMALL" -ge 1 ] || SMALL=1
+CALLGRIND=${CALLGRIND:-1}
+CUDA=${CTK_BENCH_CUDA:-/usr/local/cuda-13.0}
+CTKGEN=${CTKGEN:-$(command -v ctkgen || :)}
+MODULES_CMD=${MODULES_CMD:-$here/.deps-local/environment-modules/usr/lib/modulecmd.tcl}
+LMOD_CMD=${LMOD_CMD:-/usr/share/lmod/lmod/libexec/lmod}
+
+die() { echo "$0: $*" >&2; exit 1; }
+case $R in '' | *[!0-9]* | 0) die "R must be a number >= 1" ;; esac
+case $M in '' | *[!0-9]*) die "M must be a number" ;; esac
+{ [ -n "$CTKGEN" ] && [ -x "$CTKGEN" ]; } || die "no ctkgen: set CTKGEN=/path/to/ctkgen"
+CTKGEN=$(cd "$(dirname "$CTKGEN")" && pwd)/$(basename "$CTKGEN")
+[ -x "$CUDA/bin/nvcc" ] || die "$CUDA: no bin/nvcc (set CTK_BENCH_CUDA)"
+for t in date awk sed find strace tclsh; do
+    command -v $t >/dev/null 2>&1 || die "$t not found"
+done
+if [ "$CALLGRIND" = 1 ]; then
+    for t in valgrind callgrind_annotate; do
+        command -v $t >/dev/null 2>&1 || die "$t not found (or CALLGRIND=0)"
+    done
+fi
+HAVE_EM=0; [ -f "$MODULES_CMD" ] && HAVE_EM=1
+HAVE_LMOD=0; [ -f "$LMOD_CMD" ] && HAVE_LMOD=1
+LMOD_LUA=$(sed -n '1s/^#! *//p' "$LMOD_CMD" 2>/dev/null || :)
+[ $HAVE_LMOD = 0 ] || [ -x "${LMOD_LUA%% *}" ] || HAVE_LMOD=0
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-sitebench-XXXXXX")
+W=$(cd "$W" && pwd -P)
+: >"$W/problems"
+cleanup() {
+    if [ "${KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+# shellcheck disable=SC2034 # machine.sh reads it
+NPROC=$(nproc)
+
+. "$(dirname "$0")/machine.sh"
+machine_header
+echo "  ctkgen         $("$CTKGEN" --version)"
+echo "  valgrind       $(valgrind --version 2>/dev/null || echo none)"
+echo "  Lmod           $([ $HAVE_LMOD = 1 ] && "$LMOD_LUA" "$LMOD_CMD" bash --version 2>&1 | sed -n 's/.*Version \([0-9.]*\).*/\1/p' | head -n 1 || echo none)"
+echo "  Env. Modules   $([ $HAVE_EM = 1 ] && tclsh "$MODULES_CMD" bash --version 2>&1 | head -n 1 || echo none)"
+echo "  load           $(uptime | sed 's/.*load average/load average/')"
+echo "  command        $0 $N  (R=$R M=$M SMALL=$SMALL CALLGRIND=$CALLGRIND)"
+echo
+
+# ---- helpers ----------------------------------------------------------------------
+now() { date +%s.%N; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b - a }'; }
+median() { # numbers on stdin
+    sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f", m }'
+}
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (b == 0) print "-"; else printf f, a / b }'; }
+problem() { echo "!! $*" | tee -a "$W/problems" >&2; }
+# rep LABEL SETUP COMMAND...: median of R runs of COMMAND, each after SETUP
+# (untimed, eval'd: callers quote it singly); prints seconds, logs the runs on stderr
+rep() {
+    rl=$1 rs=$2; shift 2
+    : >"$W/times"
+    rk=0
+    while [ $rk -lt "$R" ]; do
+        eval "$rs"
+        t0=$(now)
+        "$@" || problem "$rl: exited $?"
+        t1=$(now)
+        sub "$t0" "$t1" >>"$W/times"
+        echo >>"$W/times"
+        rk=$((rk + 1))
+    done
+    echo "  $rl: $(tr '\n' ' ' <"$W/times")" >&2
+    median <"$W/times"
+}
+# ir OUTFILE [VAR=VALUE...] COMMAND...: callgrind's total Ir of COMMAND
+# (its process only), run in a clean environment when VAR=VALUEs are given
+VALGRIND=$(command -v valgrind || :)
+ir() {
+    io=$1; shift
+    ienv=
+    case $1 in *=*) ienv="env -i PATH=/usr/bin:/bin HOME=$W/home LANG=C.UTF-8 $1"; shift ;; esac
+    # shellcheck disable=SC2086 # ienv: env and its words (no spaces in $W)
+    $ienv "$VALGRIND" --tool=callgrind --trace-children=no --collect-atstart=yes \
+        --callgrind-out-file="$io" "$@" >/dev/null 2>"$io.log" || problem "callgrind $*: exited $?"
+    sed -n 's/^summary: *//p; s/^totals: *//p' "$io" | head -n 1
+}
+
+# ---- the site -------------------------------------------------------------------
+mm=$("$CUDA/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p')
+[ -n "$mm" ] || die "$CUDA/bin/nvcc: no release in --version"
+# ver_json PATCH: a version.json saying X.Y.PATCH
+ver_json() {
+    printf '{\n   "cuda" : {\n      "name" : "CUDA SDK",\n      "version" : "%s.%s"\n   },\n' "$mm" "$1"
+    printf '   "cuda_cudart" : {\n      "name" : "CUDA Runtime (cudart)",\n      "version" : "%s.%s"\n   }\n}\n' "$mm" "$1"
+}
+# site FILE COUNT DIR PREFIX: a site config of COUNT toolkits DIR/PREFIXi/cuda-X.Y
+site() {
+    {
+        printf '{\n  "module_name": "cudatoolkit",\n  "sdks": [\n'
+        awk -v n="$2" -v d="$3" -v p="$4" -v mm="$mm" 'BEGIN {
+            for (i = 1; i <= n; i++)
+                printf "    { \"version\": \"%s\", \"name\": \"%s-t%d\", \"base\": \"%s/%s%d/cuda-%s\" }%s\n", mm, mm, i, d, p, i, mm, (i < n ? "," : "")
+        }'
+        printf '  ]\n}\n'
+    } >"$1"
+}
+t0=$(now)
+i=1
+while [ $i -le "$N" ]; do
+    d=$W/tk/t$i/cuda-$mm
+    mkdir -p "$d"
+    for e in "$CUDA"/*; do
+        case ${e##*/} in version.json) continue ;; esac
+        ln -s "$e" "$d/"
+    done
+    ver_json $((i - 1)) >"$d/version.json"
+    i=$((i + 1))
+done
+t1=$(now)
+BUILD_SYM=$(sub "$t0" "$t1")
+site "$W/site.json" "$N" "$W/tk" t
+site "$W/site-small.json" "$SMALL" "$W/tk" t
+site "$W/site-1.json" 1 "$W/tk" t
+echo "site: $N symlinked toolkits built in $BUILD_SYM s ($(ls "$CUDA" | wc -l) links and a version.json each)"
+
+# what one toolkit gets: the files of a one-toolkit run, less the modulerc files
+"$CTKGEN" -q generate -c "$W/site-1.json" -o "$W/one" || die "generate of one toolkit failed"
+(cd "$W/one" && find lmod tcl pkgconfig -type f ! -name '.modulerc*' | sort) >"$W/one.files"
+K=$(wc -l <"$W/one.files")
+[ "$K" -ge 3 ] || die "one toolkit gave $K files"
+EXPECT=$((K * N + 4)) # + .modulerc.lua, .modulerc, .ctkgen-manifest, .ctkgen.lock
+echo "files: $K per toolkit ($(cut -d/ -f1 "$W/one.files" | sort | uniq -c | awk '{ printf "%s%s %s", s, $1, $2; s = ", " }')), $EXPECT in all at N = $N"
+
+# check_out DIR COUNT LABEL: COUNT toolkits' files, every module present
+check_out() {
+    nf=$(find "$1" -type f | wc -l)
+    want=$((K * $2 + 4))
+    [ "$nf" -eq "$want" ] || problem "$3: $nf files in $1, expected $want"
+    for f in "lmod/cudatoolkit/$mm-t$2.lua" "tcl/cudatoolkit/$mm-t$2" "pkgconfig/ctk-$mm-t$2.pc" \
+        lmod/cudatoolkit/.modulerc.lua tcl/cudatoolkit/.modulerc .ctkgen-manifest .ctkgen.lock; do
+        [ -f "$1/$f" ] || problem "$3: no $f in $1"
+    done
+}
+gen() { # gen SITE OUT: one quiet generate, failing loudly
+    "$CTKGEN" -q generate -c "$1" -o "$2" 2>"$W/gen.err" || { cat "$W/gen.err" >&2; die "generate -c $1 failed"; }
+}
+
+# the hand-written baseline's templates: the one-toolkit run's files, with
+# the name, the toolkit directory, the patch and OUT made placeholders
+mkdir -p "$W/tmpl"
+while read -r f; do
+    g=$(echo "$f" | sed "s/$mm-t1/@NAME@/g" | tr / :)
+    sed -e "s|$W/one|@OUT@|g" -e "s|$W/tk/t1/|@TK@/|g" -e "s/$mm-t1/@NAME@/g" \
+        -e "s/$mm\\.0\\([^0-9]\\)/@VER@\\1/g" -e "s/$mm\\.0\$/@VER@/" "$W/one/$f" >"$W/tmpl/$g"
+    grep -q '@NAME@\|@TK@\|@VER@' "$W/tmpl/$g" || die "template $g: nothing of the toolkit's in it"
+done <"$W/one.files"
+# handwritten OUT: the sed loop
+handwritten() {
+    hw=$1
+    rm -rf "$hw"
+    mkdir -p "$hw/lmod/cudatoolkit" "$hw/tcl/cudatoolkit" "$hw/pkgconfig"
+    i=1
+    while [ $i -le "$N" ]; do
+        for t in "$W"/tmpl/*; do
+            dest=$(echo "${t##*/}" | sed "s/@NAME@/$mm-t$i/; s|:|/|g")
+            sed -e "s|@OUT@|$hw|g" -e "s|@TK@|$W/tk/t$i|g" -e "s/@NAME@/$mm-t$i/g" \
+                -e "s/@VER@/$mm.$((i - 1))/g" "$t" >"$hw/$dest"
+        done
+        i=$((i + 1))
+    done
+    {
+        echo '-- -*- lua -*-'
+        echo "module_version(\"cudatoolkit/$mm-t$N\", \"default\")"
+        i=1
+        while [ $i -le "$N" ]; do echo "module_version(\"cudatoolkit/$mm-t$i\", \"$mm.$((i - 1))\")"; i=$((i + 1)); done
+    } >"$hw/lmod/cudatoolkit/.modulerc.lua"
+    {
+        echo '#%Module1.0'
+        echo "module-version \"cudatoolkit/$mm-t$N\" default"
+        i=1
+        while [ $i -le "$N" ]; do echo "module-version \"cudatoolkit/$mm-t$i\" \"$mm.$((i - 1))\""; i=$((i + 1)); done
+    } >"$hw/tcl/cudatoolkit/.modulerc"
+    : >"$hw/.ctkgen-manifest"
+    : >"$hw/.ctkgen.lock"
+}
+
+OUT=$W/out
+TICKS0=$(cpu_ticks)
+echo "# runs (seconds, in the order taken)" >&2
+
+# ---- 1. fresh generate, cp -r, the sed loop -----------------------------------------
+GEN=$(rep "generate, fresh" 'rm -rf "$OUT"' gen "$W/site.json" "$OUT")
+check_out "$OUT" "$N" "generate"
+CPR=$(rep "cp -r OUT" 'rm -rf "$W/cpcopy"' cp -r "$OUT" "$W/cpcopy")
+rm -rf "$W/cpcopy"
+SED=$(rep "sed loop" : handwritten "$W/hand")
+check_out "$W/hand" "$N" "sed loop"
+# the sed loop writes what generate writes (the modulerc and manifest aside)
+for f in "lmod/cudatoolkit/$mm-t$N.lua" "tcl/cudatoolkit/$mm-t$N" "pkgconfig/ctk-$mm-t$N.pc"; do
+    sed "s|$W/hand|$OUT|g" "$W/hand/$f" | cmp -s - "$OUT/$f" || problem "sed loop: $f differs from generate's"
+done
+rm -rf "$W/hand"
+
+# ---- 2. unchanged re-run ----------------------------------------------------------------
+find "$OUT" -printf '%P %T@ %i\n' | sort >"$W/mtimes.before"
+touch "$W/stamp"
+sleep 0.1
+RERUN=$(rep "generate, unchanged re-run" : gen "$W/site.json" "$OUT")
+NEWER=$(find "$OUT" -newer "$W/stamp" | wc -l)
+find "$OUT" -printf '%P %T@ %i\n' | sort >"$W/mtimes.after"
+CHANGED=$(diff "$W/mtimes.before" "$W/mtimes.after" | grep -c '^>' || :)
+[ "$NEWER" -eq 0 ] || { problem "re-run: $NEWER paths newer than the stamp:"; find "$OUT" -newer "$W/stamp" | head -n 5 >&2; }
+[ "$CHANGED" -eq 0 ] || problem "re-run: $CHANGED paths with a new mtime or inode"
+
+TICKS1=$(cpu_ticks)
+
+# ---- 3. instruction counts ------------------------------------------------------------
+if [ "$CALLGRIND" = 1 ]; then
+    echo "callgrind: generate at $SMALL and $N toolkits ..." >&2
+    rm -rf "$W/cg-out"
+    IR_SMALL=$(ir "$W/cg.small" "$CTKGEN" -q generate -c "$W/site-small.json" -o "$W/cg-out")
+    check_out "$W/cg-out" "$SMALL" "generate under callgrind"
+    rm -rf "$W/cg-out"
+    IR_N=$(ir "$W/cg.n" "$CTKGEN" -q generate -c "$W/site.json" -o "$W/cg-out")
+    check_out "$W/cg-out" "$N" "generate under callgrind"
+    rm -rf "$W/cg-out"
+    # the re-run at SMALL: at N it would take as long as the fresh run again
+    gen "$W/site-small.json" "$W/cg-out"
+    IR_RERUN=$(ir "$W/cg.rerun" "$CTKGEN" -q generate -c "$W/site-small.json" -o "$W/cg-out")
+    rm -rf "$W/cg-out"
+    # top functions: named ones (liblua has no symbols: its internals are
+    # ???:0x..., counted in the lua_* and ctk_* functions that call them),
+    # less the frames every run passes through
+    top() {
+        callgrind_annotate "$@" 2>/dev/null |
+            awk '/file:function/ { go = 1; next } go && /^ *[0-9,]+ \(/ {
+                ir = $1; f = $0; sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +/, "", f); sub(/ \[[^]]*\]$/, "", f)
+                n = f; sub(/.*:/, "", n); sub(/'"'"'[0-9]+$/, "", n)
+                if (f ~ /^\?\?\?:0x/ || n ~ /^(\(below main\)|__libc_start_main.*|main|ctk_cmd_generate|run|PROGRAM TOTALS)$/ || seen[n]++) next
+                lib = $0; sub(/.*\[/, "", lib); sub(/\]$/, "", lib); sub(/.*\//, "", lib)
+                print ir, n, lib }' | head -n "${TOPN:-12}"
+    }
+    top --inclusive=yes "$W/cg.n" >"$W/top"
+    top --inclusive=no "$W/cg.n" >"$W/top.self"
+    TOPN=100 top --inclusive=no "$W/cg.small" >"$W/top.self.small"
+fi
+
+# ---- 4. system calls --------------------------------------------------------------------
+rm -rf "$W/st-out"
+strace -f -c -o "$W/strace" "$CTKGEN" -q generate -c "$W/site.json" -o "$W/st-out" || problem "strace generate failed"
+check_out "$W/st-out" "$N" "generate under strace"
+rm -rf "$W/st-out"
+calls() { # calls NAME...: the sum of those syscalls' counts
+    awk -v names=" $* " '$NF != "total" && index(names, " " $NF " ") { s += ($4 ~ /^[0-9]+$/ ? $4 : $3) }
+        END { print s + 0 }' "$W/strace"
+}
+SYS_TOTAL=$(awk '$NF == "total" { print $4 }' "$W/strace")
+
+# ---- 5. module commands -----------------------------------------------------------------
+# the trimmed copy: the family's .modulerc files keep their default, no X.Y.Z names
+cp -r "$OUT" "$W/trim"
+sed -i '/^module_version(/{/"default")$/!d}' "$W/trim/lmod/cudatoolkit/.modulerc.lua"
+sed -i '/^module-version /{/ default$/!d}' "$W/trim/tcl/cudatoolkit/.modulerc"
+[ "$(grep -c '^module_version(' "$W/trim/lmod/cudatoolkit/.modulerc.lua")" -eq 1 ] || problem "trimmed .modulerc.lua: not one line"
+[ "$(grep -c '^module-version ' "$W/trim/tcl/cudatoolkit/.modulerc")" -eq 1 ] || problem "trimmed .modulerc: not one line"
+mkdir -p "$W/home"
+MID=$mm-t$(((N + 1) / 2))
+# modcmd SYS TREE ACTION...: one module command in a clean environment
+modcmd() {
+    ms=$1 mt=$2; shift 2
+    case $ms in
+        lmod) set -- "$LMOD_LUA" "$LMOD_CMD" bash "$@"; mp=$mt/lmod ;;
+        tcl) set -- tclsh "$MODULES_CMD" bash "$@"; mp=$mt/tcl ;;
+    esac
+    env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 MODULEPATH="$mp" "$@" >"$W/mod.out" 2>"$W/mod.err"
+}
+# modcheck SYS TREE ACTION: the command did what it should
+modcheck() {
+    case $3 in
+        avail) n=$(grep -o "$mm-t[0-9]*" "$W/mod.out" "$W/mod.err" | sed 's/.*://' | sort -u | wc -l)
+               [ "$n" -eq "$N" ] || problem "$1 avail over $2: $n modules listed, not $N" ;;
+        load) grep -q "CUDA_HOME=$W/tk/t$(((N + 1) / 2))/cuda-$mm;" "$W/mod.out" || problem "$1 load over $2: no CUDA_HOME of $MID" ;;
+    esac
+}
+: >"$W/modrows"
+for sys in lmod tcl; do
+    case $sys in lmod) [ $HAVE_LMOD = 1 ] || continue ;; tcl) [ $HAVE_EM = 1 ] || continue ;; esac
+    for act in avail load; do
+        case $act in avail) args=avail ;; load) args="load cudatoolkit/$MID" ;; esac
+        for tree in out trim; do
+            # shellcheck disable=SC2086 # args: the action and its module
+            modcmd $sys "$W/$tree" $args || problem "$sys $args over $tree failed: $(tail -n 2 "$W/mod.err")"
+            modcheck $sys $tree $act
+            # shellcheck disable=SC2086
+            wall=$(rep "$sys $act, $tree" : modcmd $sys "$W/$tree" $args)
+            irm=-
+            if [ "$CALLGRIND" = 1 ]; then
+                # shellcheck disable=SC2086 # args: the action and its module
+                case $sys in
+                    lmod) irm=$(ir "$W/cg.mod" MODULEPATH="$W/$tree/lmod" "$LMOD_LUA" "$LMOD_CMD" bash $args) ;;
+                    tcl) irm=$(ir "$W/cg.mod" MODULEPATH="$W/$tree/tcl" "$(command -v tclsh)" "$MODULES_CMD" bash $args) ;;
+                esac
+            fi
+            echo "$sys $act $tree $wall $irm" >>"$W/modrows"
+        done
+    done
+done
+
+# ---- 6. symlinked trees against hard-link copies ----------------------------------------
+if [ "$M" -gt 0 ]; then
+    t0=$(now)
+    i=1
+    while [ $i -le "$M" ]; do
+        d=$W/hl/h$i/cuda-$mm
+        mkdir -p "${d%/*}"
+        cp -al "$CUDA" "$d" 2>/dev/null || { rm -rf "$d"; die "cp -al $CUDA: not on the file system of $W (set TMPDIR), or no permission"; }
+        rm -f "$d/version.json" # a hard link: never write through it
+        ver_json $((i - 1)) >"$d/version.json"
+        i=$((i + 1))
+    done
+    t1=$(now)
+    BUILD_HL=$(sub "$t0" "$t1")
+    site "$W/site-hl.json" "$M" "$W/hl" h
+    site "$W/site-sym.json" "$M" "$W/tk" t
+    GEN_HL=$(rep "generate, $M hard-link copies" 'rm -rf "$W/hl-out"' gen "$W/site-hl.json" "$W/hl-out")
+    check_out "$W/hl-out" "$M" "generate over hard-link copies"
+    GEN_SYM=$(rep "generate, $M symlinked" 'rm -rf "$W/sym-out"' gen "$W/site-sym.json" "$W/sym-out")
+    check_out "$W/sym-out" "$M" "generate over symlinked trees"
+    IR_HL=- IR_SYM=-
+    if [ "$CALLGRIND" = 1 ]; then
+        rm -rf "$W/hl-out" "$W/sym-out"
+        IR_HL=$(ir "$W/cg.hl" "$CTKGEN" -q generate -c "$W/site-hl.json" -o "$W/hl-out")
+        IR_SYM=$(ir "$W/cg.sym" "$CTKGEN" -q generate -c "$W/site-sym.json" -o "$W/sym-out")
+    fi
+    rm -rf "$W/hl" "$W/hl-out" "$W/sym-out"
+fi
+
+# ---- the tables -----------------------------------------------------------------------
+echo
+echo "# ctkgen generate, $N toolkits ($EXPECT files), medians of $R"
+echo
+echo "| run | median, s | per toolkit, ms | ÷ generate |"
+echo "| --- | ---: | ---: | ---: |"
+mrow() { awk -v l="$1" -v s="$2" -v n="$N" -v g="$GEN" 'BEGIN { printf "| %s | %.3f | %.2f | %.2f |\n", l, s, 1000 * s / n, s / g }'; }
+mrow "generate, empty OUT" "$GEN"
+mrow "cp -r of that OUT" "$CPR"
+mrow "sed loop, one sed per file" "$SED"
+mrow "generate, unchanged re-run" "$RERUN"
+echo
+echo "re-run: $NEWER paths newer than the stamp (find -newer), $CHANGED with another mtime or inode"
+if [ "$CALLGRIND" = 1 ]; then
+    echo
+    echo "# instructions (callgrind Ir, the ctkgen process)"
+    echo
+    awk -v s="$SMALL" -v a="$IR_SMALL" -v n="$N" -v b="$IR_N" -v r="$IR_RERUN" 'BEGIN {
+        printf "| run | Ir | Ir per toolkit |\n| --- | ---: | ---: |\n"
+        printf "| generate, %d toolkits | %.0f | %.0f |\n", s, a, a / s
+        printf "| generate, %d toolkits | %.0f | %.0f |\n", n, b, b / n
+        printf "| unchanged re-run, %d toolkits | %.0f | %.0f |\n", s, r, r / s
+        printf "\nIr per toolkit at %d / at %d = %.3f (1 = linear)\n", n, s, (b / n) / (a / s)
+    }'
+    echo
+    echo "top functions by inclusive Ir, generate at $N:"
+    echo
+    echo "| Ir (inclusive) | % | function | in |"
+    echo "| ---: | ---: | --- | --- |"
+    awk -v t="$IR_N" '{ v = $1; gsub(",", "", v); printf "| %s | %.1f | `%s` | %s |\n", $1, 100 * v / t, $2, $3 }' "$W/top"
+    echo
+    echo "top functions by their own (exclusive) Ir, generate at $N:"
+    echo
+    echo "(growth: the function's Ir at $N over its Ir at $SMALL, divided by $N / $SMALL; 1 = linear)"
+    echo
+    echo "| Ir (self) | % | function | in | growth |"
+    echo "| ---: | ---: | --- | --- | ---: |"
+    awk -v t="$IR_N" -v k="$N / $SMALL" 'BEGIN { split(k, kk, " / "); k = kk[1] / kk[2] }
+        NR == FNR { v = $1; gsub(",", "", v); small[$2] = v; next }
+        { v = $1; gsub(",", "", v); g = ($2 in small && small[$2] > 0) ? sprintf("%.2f", v / small[$2] / k) : "-"
+          printf "| %s | %.1f | `%s` | %s | %s |\n", $1, 100 * v / t, $2, $3, g }' "$W/top.self.small" "$W/top.self"
+fi
+echo
+echo "# system calls, generate at $N (strace -f -c)"
+echo
+echo "| syscall | calls | per toolkit |"
+echo "| --- | ---: | ---: |"
+for s in "fsync fdatasync" "rename renameat renameat2" openat "readlink readlinkat" "newfstatat stat lstat fstat statx" "getdents64" "mkdir mkdirat" "unlink unlinkat" "flock fcntl"; do
+    # shellcheck disable=SC2086 # s: several syscall names
+    c=$(calls $s)
+    awk -v l="$(echo "$s" | sed 's/ /, /g')" -v c="$c" -v n="$N" 'BEGIN { printf "| %s | %d | %.2f |\n", l, c, c / n }'
+done
+awk -v c="$SYS_TOTAL" -v n="$N" 'BEGIN { printf "| all | %d | %.1f |\n", c, c / n }'
+echo
+echo "# module commands over the $N-toolkit tree (load: cudatoolkit/$MID), medians of $R"
+echo
+echo "| system | command | .modulerc | wall, s | Ir |"
+echo "| --- | --- | --- | ---: | ---: |"
+while read -r sys act tree wall irm; do
+    case $tree in out) tl="as written ($N names + default)" ;; trim) tl="default only" ;; esac
+    case $sys in lmod) sl=Lmod ;; tcl) sl="Environment Modules" ;; esac
+    echo "| $sl | $act | $tl | $wall | $irm |"
+done <"$W/modrows"
+awk '{ k = $1 " " $2; if ($3 == "out") { w[k] = $4; i[k] = $5 } else if (i[k] != "-" && $5 != "-") printf "%s: full / trimmed .modulerc = %.2f (wall), %.3f (Ir)\n", k, w[k] / $4, i[k] / $5; else printf "%s: full / trimmed .modulerc = %.2f (wall)\n", k, w[k] / $4 }' "$W/modrows"
+if [ "$M" -gt 0 ]; then
+    echo
+    echo "# $M toolkits: symlinked trees against cp -al copies"
+    echo
+    echo "| trees | built in, s | generate, median s | Ir |"
+    echo "| --- | ---: | ---: | ---: |"
+    echo "| symlinked ($(ls "$CUDA" | wc -l) links each) | $(awk -v b="$BUILD_SYM" -v m="$M" -v n="$N" 'BEGIN { printf "%.2f", b * m / n }') (pro rata) | $GEN_SYM | $IR_SYM |"
+    echo "| cp -al ($(find "$CUDA" | wc -l) entries each) | $BUILD_HL | $GEN_HL | $IR_HL |"
+fi
+echo
+echo "$TICKS0 $TICKS1" | awk '{ t = $4 - $1; printf "CPU during the timed generate runs: %.0f%% idle, %.1f%% stolen by the hypervisor\n", 100 * ($5 - $2) / t, 100 * ($6 - $3) / t }'
+echo "load at the end: $(uptime | sed 's/.*load average/load average/')"
+if [ -s "$W/problems" ]; then
+    echo "PROBLEMS: $(wc -l <"$W/problems") (listed above)"
+    exit 1
+fi
