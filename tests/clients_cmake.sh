@@ -11,44 +11,51 @@
 # target's libraries) and those the linker took (-Wl,--trace) are the
 # toolkit's; at run time (ldd in the same environment) so are the
 # libraries the programs load, and cudaRuntimeGetVersion says the
-# toolkit's release.  With the .pc alone, CMake is given the CUDA
-# compiler from the .pc's cudaroot, as a job script without modules would.
-# What fails today for a reason issue 15 records is a known failure
-# (lib.sh: known): the 13.5 wheel tree's versioned-only libraries, 11.8's
-# NVCC_CCBIN, and FindCUDAToolkit taking a system cuBLAS over an HPC SDK
-# split's math_libs.
+# toolkit's release.  With the .pc alone, CMake is given what the module
+# would give it, from the .pc's variables, as a job script without
+# modules is told to (docs/variables.md): the CUDA compiler and
+# CUDAToolkit_ROOT from cudaroot, CMAKE_LIBRARY_PATH, CMAKE_INCLUDE_PATH
+# and CMAKE_BUILD_RPATH from cmake_library_path, cmake_include_path and
+# cmake_build_rpath, the host compiler from ccbin and, for a wheel tree,
+# ctkgen's link dir (ctk_linkdir) on CMAKE_EXE_LINKER_FLAGS.  Under Lmod,
+# the .pc's CMake lists are checked to be the module's CMAKE_LIBRARY_PATH
+# and CMAKE_INCLUDE_PATH.
 . "$(dirname "$0")/lib.sh"
 command -v cmake >/dev/null 2>&1 || skip "cmake not installed (build-aux/deps.sh installs it)"
 . "$top_srcdir/tests/clients-lib.sh"
 SRC=$top_srcdir/tests/clients/cmake
 echo "# $(cmake --version | head -n 1)"
 
-# why NAME SYS TARGET STEP: why STEP (build, resolved, link, run, version)
-# of TARGET (fp, cu, pc; "" for the project) fails today, or nothing
-why() {
-    case $1:$2:$3:$4 in
-        11.8:pc:*) echo "$WHY_CCBIN_PC" ;;
-        13.5:pc::resolved|13.5:pc:fp:link|13.5:pc:cu:link) echo "$WHY_WHEEL_PC" ;;
-        13.5:pc:fp:*) echo "$WHY_WHEEL_PC (with no LD_LIBRARY_PATH, CMake's run path leads there too)" ;;
-        13.0-hpcsdk*:pc::resolved|13.0-hpcsdk*:pc:fp:link) echo "$WHY_SPLIT (with no module, nothing sets CMAKE_LIBRARY_PATH)" ;;
-        13.0-hpcsdk*:pc:fp:run) echo "$WHY_SPLIT (with no LD_LIBRARY_PATH, CMake's run path leads there too; and CUDA::cupti, with no module's CUPTI dir)" ;;
-    esac
-}
+# pcv NAME VARIABLE: the .pc's variable, as a job script reads it
+pcv() { PKG_CONFIG_PATH=$OUT/pkgconfig pkg-config --variable="$2" "ctk-$1"; }
 
 for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
     for sys in lmod tcl pc; do
         B=$T/cmake-$sys-$n
         run=$(sys_env "$sys" "$n")
-        extra=
-        if [ "$sys" = pc ]; then
-            cr=$(PKG_CONFIG_PATH=$OUT/pkgconfig pkg-config --variable=cudaroot "ctk-$n")
-            extra="-DCMAKE_CUDA_COMPILER=$cr/bin/nvcc"
-        fi
         tag="cmake: $sys: cudatoolkit/$n"
+        set --
+        if [ "$sys" = pc ]; then
+            # what a job script with the .pc alone passes (docs/variables.md)
+            cr=$(pcv "$n" cudaroot) ccbin=$(pcv "$n" ccbin) linkdir=$(pcv "$n" ctk_linkdir)
+            set -- -DCUDAToolkit_ROOT="$cr" -DCMAKE_CUDA_COMPILER="$cr/bin/nvcc" \
+                -DCMAKE_LIBRARY_PATH="$(pcv "$n" cmake_library_path)" \
+                -DCMAKE_INCLUDE_PATH="$(pcv "$n" cmake_include_path)" \
+                -DCMAKE_BUILD_RPATH="$(pcv "$n" cmake_build_rpath)" \
+                ${ccbin:+-DCMAKE_CUDA_HOST_COMPILER="$ccbin"} \
+                ${linkdir:+-DCMAKE_EXE_LINKER_FLAGS="-L$linkdir"}
+            echo "# $tag: cmake $*"
+        elif [ "$sys" = lmod ]; then
+            # the .pc's CMake lists are what the module sets (';' for ':')
+            for v in CMAKE_LIBRARY_PATH:cmake_library_path CMAKE_INCLUDE_PATH:cmake_include_path; do
+                mv=$($run sh -c "echo \"\$${v%%:*}\"")
+                claim "$tag: the .pc's ${v#*:} is the module's ${v%%:*}" "" \
+                    same_text "$(pcv "$n" "${v#*:}" | tr ';' ':')" "$mv"
+            done
+        fi
         built=yes
-        # shellcheck disable=SC2086
         if ! $run cmake -S "$SRC" -B "$B" -DCTK_PC="ctk-$n" -DCTK_NAME="$n" \
-                -DCMAKE_CUDA_ARCHITECTURES=75 $extra >"$B.cfg" 2>&1; then
+                -DCMAKE_CUDA_ARCHITECTURES=75 "$@" >"$B.cfg" 2>&1; then
             built=no
         else
             for t in fp cu pc; do
@@ -58,38 +65,25 @@ for n in 13.0 11.8 13.5 13.0-hpcsdk25.9; do
         if [ $built = no ]; then
             grep -m 3 -E 'error|Error' "$B.cfg" "$B".*.log 2>/dev/null | sed 's/^/# /'
         fi
-        bwhy=$(why "$n" "$sys" "" build)
-        # with the .pc alone, FindCUDAToolkit takes what else the machine
-        # has for a wheel tree's or a split's libraries: where nothing else
-        # is (a clean root), the configure itself fails for the same reason
-        if [ $built = no ] && [ "$sys" = pc ] && [ -z "$bwhy" ]; then
-            case $n in
-                13.5) bwhy="$WHY_WHEEL_PC; with no other CUDA here for it to take, the configure fails" ;;
-                13.0-hpcsdk*) bwhy="$WHY_SPLIT (with no module, nothing sets CMAKE_LIBRARY_PATH); with no other cuBLAS here for it to take, the configure fails" ;;
-            esac
-        fi
-        claim "$tag: configures and builds (CUDA language, CUDA:: targets, pkg_check_modules)" \
-            "$bwhy" [ $built = yes ]
+        claim "$tag: configures and builds (CUDA language, CUDA:: targets, pkg_check_modules)" "" [ $built = yes ]
         if [ $built = no ]; then
             unchecked "$tag: the libraries resolved, linked and loaded" "the build failed"
             continue
         fi
         resolved=$(sed -n 's/^CUDA::[A-Za-z]* //p; s/^PkgConfig::CTK //p' "$B/resolved.txt" | tr ' ' '\n' | grep /)
         claim "$tag: CMake resolved the CUDA:: targets and the .pc's libraries to the toolkit's files" \
-            "$(why "$n" "$sys" "" resolved)" all_in_toolkit "$n" "$resolved" "resolved library"
+            "" all_in_toolkit "$n" "$resolved" "resolved library"
         claim "$tag: the CUDA compiler CMake found is the toolkit's nvcc" "" \
             in_toolkit "$n" "$(sed -n 's/^CMAKE_CUDA_COMPILER //p' "$B/resolved.txt")"
         for t in fp cu pc; do
-            claim "$tag: $t: every CUDA library the linker took is the toolkit's (-Wl,--trace)" \
-                "$(why "$n" "$sys" $t link)" all_in_toolkit "$n" "$(libs_in_trace "$B.$t.log")" "linked library"
-            if [ $sys = pc ] && [ $t = cu ]; then
-                unchecked "$tag: cu: the libcudart loaded at run time, and the release it reports" "CMake links the CUDA language's runtime from nvcc's own library directory and gives it no run path: with no module loaded, the loader's cache decides, which no .pc can change"
-            else
-                claim "$tag: $t: every CUDA library loaded at run time is the toolkit's (ldd)" \
-                    "$(why "$n" "$sys" $t run)" all_in_toolkit "$n" "$(libs_at_run "$run" "$B/$t")" "loaded library"
-            fi
-            [ $sys = pc ] && [ $t = cu ] && continue
-            check_version "$tag: $t" "$n" "$run" "$B/$t" "$(why "$n" "$sys" $t version)"
+            claim "$tag: $t: every CUDA library the linker took is the toolkit's (-Wl,--trace)" "" \
+                all_in_toolkit "$n" "$(libs_in_trace "$B.$t.log")" "linked library"
+            # with the .pc alone, the CUDA language's libcudart (from nvcc's
+            # own lib dir, an implicit link dir CMake gives no run path) is
+            # found through CMAKE_BUILD_RPATH
+            claim "$tag: $t: every CUDA library loaded at run time is the toolkit's (ldd)" "" \
+                all_in_toolkit "$n" "$(libs_at_run "$run" "$B/$t")" "loaded library"
+            check_version "$tag: $t" "$n" "$run" "$B/$t" ""
         done
     done
 done
