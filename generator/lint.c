@@ -506,12 +506,13 @@ static int cmp_var_name(const void *a, const void *b)
 /* Variables a .pc defines for `pkg-config --variable=NAME` rather than for
  * its fields: pkg-config's own, and those ctkgen writes for a build with
  * the .pc alone (pc.lua; docs/variables.md): the toolkit's root (nvcc
- * under it), the host compiler, and what the module tells CMake. */
+ * under it), the host compiler, what the module tells CMake and the
+ * loader. */
 static bool for_variable(const char *nm)
 {
     static const char *const names[] = { "prefix", "exec_prefix", "pcfiledir", "cudaroot", "ccbin",
                                           "cmake_library_path", "cmake_include_path",
-                                          "cmake_build_rpath", NULL };
+                                          "cmake_build_rpath", "ld_library_path", NULL };
 
     for (size_t i = 0; names[i]; i++)
         if (strcmp(nm, names[i]) == 0)

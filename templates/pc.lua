@@ -83,6 +83,17 @@ if whole then
     end
   end
 end
+-- The module's LD_LIBRARY_PATH (':', which no toolkit dir may hold), for
+-- what reads no pkg-config and finds its libraries through the loader
+-- (numba-cuda's libnvvm, CuPy's NVRTC: the loader's search comes before
+-- CUDA_HOME there).  Not the link dir: the loader reads no ld scripts.
+if #pc.libdirs > 0 then
+  local refs = {}
+  for _, name in ipairs(pc.libdirs) do
+    refs[#refs + 1] = "${" .. name .. "}"
+  end
+  emitln("ld_library_path=", table.concat(refs, ":"))
+end
 
 -- Each Cflags and Libs argument, expanded, must fit what pkgconf keeps of
 -- one argument; pc_q() refuses one that does not (its text is not used).

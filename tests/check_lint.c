@@ -133,6 +133,7 @@ START_TEST(test_lint_pc_unused_spares_query_variables)
                        "cmake_library_path=${libdir}\n"
                        "cmake_include_path=${includedir}\n"
                        "cmake_build_rpath=${libdir}\n"
+                       "ld_library_path=${libdir}\n"
                        "cmake_prefix_path=${cudaroot}\n"
                        "\n"
                        "Name: ctk\n"
@@ -146,7 +147,7 @@ START_TEST(test_lint_pc_unused_spares_query_variables)
     ck_assert(ctk_lint_pc_unused(text, &names, lines, NULL));
     ck_assert_uint_eq(names.len, 1);
     ck_assert_str_eq(names.items[0], "cmake_prefix_path");
-    ck_assert_int_eq(lines[0], 8);
+    ck_assert_int_eq(lines[0], 9);
     ctk_strlist_fini(&names);
 }
 END_TEST

@@ -418,6 +418,8 @@ START_TEST(test_render_pc_cmake_lists_leave_out_a_semicolon)
     ck_assert_ptr_nonnull(strstr(plain, "\ncmake_library_path=${libdir}\n"));
     ck_assert_ptr_nonnull(strstr(plain, "\ncmake_include_path=${includedir}\n"));
     ck_assert_ptr_nonnull(strstr(plain, "\ncmake_build_rpath=${libdir}\n"));
+    ck_assert_ptr_nonnull(strstr(plain, "\nld_library_path=${libdir}\n"));
+    ck_assert_ptr_nonnull(strstr(semi, "\nld_library_path=${libdir}\n"));
     ck_assert_ptr_nonnull(strstr(semi, "\ncudaroot=/opt/cuda;12.4\n"));
     ck_assert_ptr_nonnull(strstr(semi, "\nLibs: -L${libdir} -lcudart"));
     ck_assert_ptr_null(strstr(semi, "cmake_"));
