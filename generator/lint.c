@@ -503,7 +503,24 @@ static int cmp_var_name(const void *a, const void *b)
     return strcmp(sort_pc->items[*(const size_t *)a].name, sort_pc->items[*(const size_t *)b].name);
 }
 
-/* Used: referenced by a field, or by a used variable.  Each value's
+/* Variables a .pc defines for `pkg-config --variable=NAME` rather than for
+ * its fields: pkg-config's own, and those ctkgen writes for a build with
+ * the .pc alone (pc.lua; docs/variables.md): the toolkit's root (nvcc
+ * under it), the host compiler, what the module tells CMake and the
+ * loader. */
+static bool for_variable(const char *nm)
+{
+    static const char *const names[] = { "prefix", "exec_prefix", "pcfiledir", "cudaroot", "ccbin",
+                                          "cmake_library_path", "cmake_include_path",
+                                          "cmake_build_rpath", "ld_library_path", NULL };
+
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(nm, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Used: referenced by a field, a variable read by name, or a used variable.  Each value's
  * references are read once and followed from the fields (a worklist), so
  * the cost is the file's size, whatever the order of its variables. */
 bool ctk_lint_pc_unused(const char *text, ctk_strlist_t *names, int *lines, ctk_error_t *err)
@@ -526,17 +543,17 @@ bool ctk_lint_pc_unused(const char *text, ctk_strlist_t *names, int *lines, ctk_
     if (n_vars > 1)
         qsort(by_name, n_vars, sizeof *by_name, cmp_var_name);
     sort_pc = NULL;
+    /* the fields, and the variables read by name, use what they name */
     for (i = 0; i < pc.len; i++)
-        if (!pc.items[i].is_var)
+        if (!pc.items[i].is_var || for_variable(pc.items[i].name))
             mark_refs(&pc, by_name, n_vars, pc.items[i].value, used, queue, &q_len);
     for (i = 0; i < q_len; i++)
         mark_refs(&pc, by_name, n_vars, pc.items[queue[i]].value, used, queue, &q_len);
     for (i = 0; i < pc.len; i++) {
         const char *nm = pc.items[i].name;
 
-        if (!pc.items[i].is_var || used[i] || strcmp(nm, "prefix") == 0 || strcmp(nm, "exec_prefix") == 0 ||
-            strcmp(nm, "pcfiledir") == 0 || strcmp(nm, "ccbin") == 0 /* --variable=ccbin (render.c) */ ||
-            n_out >= MAX_UNUSED || ctk_strlist_contains(names, nm))
+        if (!pc.items[i].is_var || used[i] || for_variable(nm) || n_out >= MAX_UNUSED ||
+            ctk_strlist_contains(names, nm))
             continue;
         if (!ctk_strlist_push(names, nm, err))
             goto out;

@@ -849,20 +849,16 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
     };
     ctk_lval_t *pc = ctk_lval_map(), *vars = ctk_lval_list();
     ctk_lval_t *cflags = ctk_lval_list(), *libdirs = ctk_lval_list();
-    bool root_used = false;
+    ctk_lval_t *root = ctk_lval_map();
     size_t i;
 
-    /* every variable defined is used in Cflags or Libs */
-    for (i = 0; i < sizeof roles / sizeof roles[0]; i++)
-        if (role_used(roles, i, s) && under(roles[i].dir, s->root))
-            root_used = true;
-    if (root_used) {
-        ctk_lval_t *v = ctk_lval_map();
-
-        bput(b, v, "name", ctk_lval_str("cudaroot"));
-        bput(b, v, "value", ctk_lval_str(s->root));
-        bpush(b, vars, v);
-    }
+    /* the toolkit's root, always: the variables below build on it where
+     * their dirs lie under it, and a .pc-only build takes nvcc from it
+     * ($(pkg-config --variable=cudaroot ...)/bin/nvcc: sdk.c requires
+     * base/bin/nvcc), even where no dir survives (Debian's /usr) */
+    bput(b, root, "name", ctk_lval_str("cudaroot"));
+    bput(b, root, "value", ctk_lval_str(s->root));
+    bpush(b, vars, root);
     for (i = 0; i < sizeof roles / sizeof roles[0]; i++) {
         ctk_lval_t *v;
 

@@ -32,12 +32,71 @@ if pc.ccbin then
                                                  ctk.version)))
 end
 
--- Each Cflags and Libs argument, expanded, must fit what pkgconf keeps of
--- one argument; pc_q() refuses one that does not (its text is not used).
 local full = {}
 for _, v in ipairs(pc.vars) do
   full[v.name] = (v.ref and full[v.ref] or "") .. v.value
 end
+
+-- What the module hands CMake, for a build with the .pc alone
+-- (docs/variables.md): cmake -DCMAKE_LIBRARY_PATH="$(pkg-config
+-- --variable=cmake_library_path ...)" and so on.  CMake lists (';'), of
+-- the variables above, in the module's order: CMAKE_LIBRARY_PATH is the
+-- link dir, then the lib dirs (as LIBRARY_PATH); CMAKE_INCLUDE_PATH the
+-- include dirs (as CPATH); CMAKE_BUILD_RPATH the .pc's own run path, for
+-- the libraries FindCUDAToolkit and the CUDA language link (CMake would
+-- give a wheel tree's programs the link dir, where nothing loads).  No
+-- field uses them.  A dir holding ';' cannot be one element of a CMake
+-- list: then none of them is written.
+local function cmake_list(names)
+  local refs = {}
+  for _, name in ipairs(names) do
+    if string.find(full[name], ";", 1, true) then
+      return nil
+    end
+    refs[#refs + 1] = "${" .. name .. "}"
+  end
+  return table.concat(refs, ";")
+end
+local cmake_lib, cmake_inc = {}, {}
+if pc.linkdir then
+  cmake_lib[1] = pc.linkdir
+end
+for _, name in ipairs(pc.libdirs) do
+  cmake_lib[#cmake_lib + 1] = name
+end
+for _, name in ipairs(pc.cflags) do
+  cmake_inc[#cmake_inc + 1] = name
+end
+local cmake_vars = {
+  { "cmake_library_path", cmake_list(cmake_lib) },
+  { "cmake_include_path", cmake_list(cmake_inc) },
+  { "cmake_build_rpath", pc.rpath and cmake_list(pc.libdirs) or "" },
+}
+local whole = true
+for _, cv in ipairs(cmake_vars) do
+  whole = whole and cv[2] ~= nil
+end
+if whole then
+  for _, cv in ipairs(cmake_vars) do
+    if cv[2] ~= "" then
+      emitln(cv[1], "=", cv[2])
+    end
+  end
+end
+-- The module's LD_LIBRARY_PATH (':', which no toolkit dir may hold), for
+-- what reads no pkg-config and finds its libraries through the loader
+-- (numba-cuda's libnvvm, CuPy's NVRTC: the loader's search comes before
+-- CUDA_HOME there).  Not the link dir: the loader reads no ld scripts.
+if #pc.libdirs > 0 then
+  local refs = {}
+  for _, name in ipairs(pc.libdirs) do
+    refs[#refs + 1] = "${" .. name .. "}"
+  end
+  emitln("ld_library_path=", table.concat(refs, ":"))
+end
+
+-- Each Cflags and Libs argument, expanded, must fit what pkgconf keeps of
+-- one argument; pc_q() refuses one that does not (its text is not used).
 for _, name in ipairs(pc.cflags) do
   pc_q("-I" .. full[name], what(name))
 end

@@ -121,6 +121,37 @@ START_TEST(test_lint_pc_unused_follows_references)
 }
 END_TEST
 
+/* The variables ctkgen writes for `pkg-config --variable` (pc.lua) are
+ * not unused, nor what they name (includedir, named by cmake_include_path
+ * alone); a name beside them that nothing reads still is. */
+START_TEST(test_lint_pc_unused_spares_query_variables)
+{
+    const char *text = "cudaroot=/usr\n"
+                       "libdir=/opt/cuda/lib64\n"
+                       "includedir=/opt/cuda/include\n"
+                       "ccbin=/usr/bin/g++-11\n"
+                       "cmake_library_path=${libdir}\n"
+                       "cmake_include_path=${includedir}\n"
+                       "cmake_build_rpath=${libdir}\n"
+                       "ld_library_path=${libdir}\n"
+                       "cmake_prefix_path=${cudaroot}\n"
+                       "\n"
+                       "Name: ctk\n"
+                       "Description: d\n"
+                       "Version: 13.0\n"
+                       "Libs: -L${libdir} -lcudart\n";
+    ctk_strlist_t names;
+    int lines[64];
+
+    ctk_strlist_init(&names);
+    ck_assert(ctk_lint_pc_unused(text, &names, lines, NULL));
+    ck_assert_uint_eq(names.len, 1);
+    ck_assert_str_eq(names.items[0], "cmake_prefix_path");
+    ck_assert_int_eq(lines[0], 9);
+    ctk_strlist_fini(&names);
+}
+END_TEST
+
 START_TEST(test_lint_nvcc_static_rule)
 {
     static const char *const good[] = {"-L/opt/cuda/lib64", "-lcudart", "-Xlinker", "-rpath=/a:/b",
@@ -712,6 +743,7 @@ int main(void)
     tcase_add_loop_test(tc, test_lint_lua_forbidden_scanner, 0,
                         (int)(sizeof forbidden_cases / sizeof forbidden_cases[0]));
     tcase_add_test(tc, test_lint_pc_unused_follows_references);
+    tcase_add_test(tc, test_lint_pc_unused_spares_query_variables);
     tcase_add_test(tc, test_lint_nvcc_static_rule);
     tcase_add_test(tc, test_lint_name_version);
     if (tu_cuda_root())

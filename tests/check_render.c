@@ -379,6 +379,55 @@ START_TEST(test_render_refuses_colon_in_search_path)
 }
 END_TEST
 
+/* The .pc's CMake lists (pc.lua): written from the variables, in the
+ * module's order; a dir holding ';', which no CMake list element can
+ * hold, leaves all of them out and the rest of the .pc as it was. */
+static const char *out_file(const ctk_outset_t *out, const char *relpath);
+
+static char *render_pc_text(const char *base)
+{
+    ctk_config_t *cfg = base_config();
+    ctk_sdk_t *s;
+    char inc[512], lib[512], *text;
+    ctk_render_opts_t o = { NULL, "/out/pkgconfig" };
+    ctk_outset_t out;
+    ctk_error_t err;
+
+    cfg->sdks = calloc(1, sizeof *cfg->sdks);
+    cfg->n_sdks = 1;
+    cfg->sdks[0].version = strdup("12.4");
+    cfg->sdks[0].base = strdup(base);
+    strcpy(cfg->sdks[0].jpath, "/sdks/0");
+    snprintf(inc, sizeof inc, "%s/include", base);
+    snprintf(lib, sizeof lib, "%s/lib64", base);
+    s = fake_sdk(&cfg->sdks[0], "12.4", NULL, inc, lib, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_render_all(cfg, &s, 1, &o, &out, &err), "%s", err.text);
+    text = strdup(out_file(&out, "pkgconfig/ctk-12.4.pc"));
+    ctk_outset_fini(&out);
+    free_all(cfg, &s, 1);
+    return text;
+}
+
+START_TEST(test_render_pc_cmake_lists_leave_out_a_semicolon)
+{
+    char *plain = render_pc_text("/opt/cuda-12.4"), *semi = render_pc_text("/opt/cuda;12.4");
+
+    ck_assert_ptr_nonnull(strstr(plain, "\ncudaroot=/opt/cuda-12.4\n"));
+    ck_assert_ptr_nonnull(strstr(plain, "\ncmake_library_path=${libdir}\n"));
+    ck_assert_ptr_nonnull(strstr(plain, "\ncmake_include_path=${includedir}\n"));
+    ck_assert_ptr_nonnull(strstr(plain, "\ncmake_build_rpath=${libdir}\n"));
+    ck_assert_ptr_nonnull(strstr(plain, "\nld_library_path=${libdir}\n"));
+    ck_assert_ptr_nonnull(strstr(semi, "\nld_library_path=${libdir}\n"));
+    ck_assert_ptr_nonnull(strstr(semi, "\ncudaroot=/opt/cuda;12.4\n"));
+    ck_assert_ptr_nonnull(strstr(semi, "\nLibs: -L${libdir} -lcudart"));
+    ck_assert_ptr_null(strstr(semi, "cmake_"));
+    free(plain);
+    free(semi);
+}
+END_TEST
+
 START_TEST(test_render_refuses_newline_in_path)
 {
     ctk_outset_t out;
@@ -1399,6 +1448,7 @@ int main(void)
     tcase_add_test(tc, test_render_hpcsdk_split_matches_golden);
     tcase_add_test(tc, test_render_refuses_colon_in_search_path);
     tcase_add_test(tc, test_render_refuses_newline_in_path);
+    tcase_add_test(tc, test_render_pc_cmake_lists_leave_out_a_semicolon);
     tcase_add_test(tc, test_render_uses_site_template_dir);
     tcase_add_test(tc, test_render_nvshmem_and_sdk_help_match_golden);
     tcase_add_test(tc, test_render_properties_site_then_sdk);
