@@ -1629,6 +1629,18 @@ static bool drop(char **str)
     return false;
 }
 
+/* kv[*n] = NAME=VALUE (copies), counted once its name is kept so that the
+ * config's freeing sees it.  false: no memory. */
+static bool keep_pair(check_t *c, ctk_kv_t *kv, size_t *n, const char *name, const char *value)
+{
+    ctk_kv_t *e = &kv[*n];
+
+    if (!(e->name = ctk_strdup(name, c->err)))
+        return false;
+    (*n)++;
+    return (e->value = ctk_strdup(value, c->err)) != NULL;
+}
+
 static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
 {
     const char *name;
@@ -1649,7 +1661,7 @@ static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
     *n = 0;
     /* a bad entry is reported and left out; the others are still checked */
     json_object_foreach((json_t *)v, name, val) {
-        size_t saved, i = *n;
+        size_t saved;
 
         if (!push_key(c, name, &saved))
             return false;
@@ -1661,15 +1673,8 @@ static bool take_env(check_t *c, const json_t *v, ctk_kv_t **env, size_t *n)
             ok = fail(c, "expected a non-empty string (leave %s out to not set it)", name);
         else if (!check_env_value(c, json_string_value(val)))
             ok = false;
-        else {
-            kv[i].name = ctk_strdup(name, c->err);
-            if (!kv[i].name)
-                return false;
-            (*n)++;
-            kv[i].value = ctk_strdup(json_string_value(val), c->err);
-            if (!kv[i].value)
-                return false;
-        }
+        else if (!keep_pair(c, kv, n, name, json_string_value(val)))
+            return false;
         pop(c, saved);
         if (stopped(c))
             return false;
@@ -1698,7 +1703,7 @@ static bool take_properties(check_t *c, const json_t *v, ctk_kv_t **props, size_
     *props = kv;
     *n = 0;
     json_object_foreach((json_t *)v, name, val) {
-        size_t saved, i = *n;
+        size_t saved;
 
         if (!push_key(c, name, &saved))
             return false;
@@ -1708,15 +1713,8 @@ static bool take_properties(check_t *c, const json_t *v, ctk_kv_t **props, size_
             ok = fail_not_string(c, val);
         else if (!check_property_word(c, json_string_value(val), false))
             ok = false;
-        else {
-            kv[i].name = ctk_strdup(name, c->err);
-            if (!kv[i].name)
-                return false;
-            (*n)++;
-            kv[i].value = ctk_strdup(json_string_value(val), c->err);
-            if (!kv[i].value)
-                return false;
-        }
+        else if (!keep_pair(c, kv, n, name, json_string_value(val)))
+            return false;
         pop(c, saved);
         if (stopped(c))
             return false;
