@@ -180,6 +180,38 @@ void ctk_lval_free(ctk_lval_t *v)
     free(v);
 }
 
+uint64_t ctk_lval_hash(uint64_t h, const ctk_lval_t *v)
+{
+    unsigned char kind = v ? (unsigned char)v->kind : (unsigned char)LV_NIL;
+    size_t i;
+
+    h = ctk_hash_update(h, &kind, 1);
+    if (!v)
+        return h;
+    switch (v->kind) {
+    case LV_NIL:
+        return h;
+    case LV_STR:
+        h = ctk_hash_size(h, strlen(v->str));
+        return ctk_hash_update(h, v->str, strlen(v->str));
+    case LV_BOOL:
+    case LV_INT:
+        return ctk_hash_update(h, &v->num, sizeof v->num);
+    case LV_LIST:
+    case LV_MAP:
+        h = ctk_hash_size(h, v->n);
+        for (i = 0; i < v->n; i++) {
+            if (v->keys) {
+                h = ctk_hash_size(h, strlen(v->keys[i]));
+                h = ctk_hash_update(h, v->keys[i], strlen(v->keys[i]));
+            }
+            h = ctk_lval_hash(h, v->items[i]);
+        }
+        return h;
+    }
+    return h;
+}
+
 /* ---- the host state ------------------------------------------------------------ */
 typedef struct {
     size_t used, limit;

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- a small value tree handed to Lua ------------------------------------ */
 typedef struct ctk_lval ctk_lval_t;
@@ -30,6 +31,10 @@ ctk_lval_t *ctk_lval_map(void);           /* string keys, kept in insertion orde
 bool ctk_lval_push(ctk_lval_t *list, ctk_lval_t *v);
 bool ctk_lval_set(ctk_lval_t *map, const char *key, ctk_lval_t *v);
 void ctk_lval_free(ctk_lval_t *v);
+/* h fed with the whole tree (util.h: ctk_hash_update): kinds, values, map
+ * keys and order.  Two trees give the same stream only when a template
+ * sees the same data in both. */
+uint64_t ctk_lval_hash(uint64_t h, const ctk_lval_t *v);
 
 /* A run stops (CTK_E_LIMIT) at the first limit it passes, and (CTK_E_ENV,
  * "interrupted by SIGINT") at the first hook or metered call after a

@@ -1419,15 +1419,200 @@ static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const 
     return m;
 }
 
+/* ---- inputs -------------------------------------------------------------------
+ * What rendering an SDK's files depends on beyond its data: ctkgen itself
+ * (its version, and the build IDs of the program and the libraries it
+ * runs with: util.h, ctk_hash_self) and the per-SDK templates' text.  A
+ * rebuilt ctkgen, or a new Lua library, renders everything once.  false
+ * (no error) when the process cannot be identified: then nothing is
+ * reused. */
+static const int sdk_templates[] = { T_LMOD, T_TCL, T_PC, T_PC_LIB };
+
+static bool inputs_seed(const ctk_render_opts_t *opts, uint64_t *seed, ctk_error_t *err)
+{
+    uint64_t h = ctk_hash_update(CTK_HASH_INIT, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
+    size_t i;
+
+    if (!ctk_hash_self(&h))
+        return false;
+    for (i = 0; i < sizeof sdk_templates / sizeof *sdk_templates; i++) {
+        char *owned = NULL, *label = NULL;
+        size_t len = 0;
+        const char *src = template_text(opts, templates[sdk_templates[i]].name, &len, &owned,
+                                        &label, err);
+
+        if (src) {
+            h = ctk_hash_size(h, len);
+            h = ctk_hash_update(h, src, len);
+        }
+        free(owned);
+        free(label);
+        if (!src)
+            return false;
+    }
+    *seed = h;
+    return true;
+}
+
+/* ---- one SDK ----------------------------------------------------------------- */
+/* An SDK's template outputs: their paths (rel[0..2]: Lmod, Tcl, .pc; then
+ * one per library) and the data each is rendered from. */
+typedef struct {
+    ctk_lval_t *data;
+    ctk_lval_t **libs;
+    char **rel;
+    size_t n_rel;
+} sdk_job_t;
+
+static void job_fini(sdk_job_t *j)
+{
+    size_t i;
+
+    ctk_lval_free(j->data);
+    for (i = 0; j->libs && i + 3 < j->n_rel; i++)
+        ctk_lval_free(j->libs[i]);
+    for (i = 0; j->rel && i < j->n_rel; i++)
+        free(j->rel[i]);
+    free(j->libs);
+    free(j->rel);
+    memset(j, 0, sizeof *j);
+}
+
+static bool job_init(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *pcdir,
+                     const char *link_dir, sdk_job_t *j, ctk_error_t *err)
+{
+    const char *mn = cfg->module_name, *pc = cfg->pc_prefix, *mv = s->module_version;
+    size_t k;
+
+    memset(j, 0, sizeof *j);
+    j->n_rel = 3 + s->n_libs;
+    j->rel = calloc(j->n_rel, sizeof *j->rel);
+    j->libs = calloc(s->n_libs + 1, sizeof *j->libs);
+    if (!j->rel || !j->libs)
+        goto nomem;
+    if (!(j->rel[0] = ctk_printf(err, "lmod/%s/%s.lua", mn, mv)) ||
+        !(j->rel[1] = ctk_printf(err, "tcl/%s/%s", mn, mv)) ||
+        !(j->rel[2] = ctk_printf(err, "pkgconfig/%s-%s.pc", pc, mv)))
+        return false;
+    for (k = 0; k < s->n_libs; k++)
+        if (!(j->rel[3 + k] = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", pc, s->libs[k].name, mv)))
+            return false;
+    j->data = sdk_val(b, cfg, s, pcdir, link_dir, err);
+    if (!b->ok || !j->data)
+        goto nomem;
+    for (k = 0; k < s->n_libs; k++) {
+        j->libs[k] = lib_val(b, cfg, s, &s->libs[k], err);
+        if (!b->ok || !j->libs[k])
+            goto nomem;
+    }
+    return true;
+nomem:
+    ctk_error_nomem(err);
+    return false;
+}
+
+/* The hash of what the job's files are rendered from, as 16 hex digits. */
+static void job_inputs(const sdk_job_t *j, uint64_t seed, char out[17])
+{
+    uint64_t h = ctk_hash_size(seed, j->n_rel);
+    size_t i;
+
+    for (i = 0; i < j->n_rel; i++) {
+        h = ctk_hash_size(h, strlen(j->rel[i]));
+        h = ctk_hash_update(h, j->rel[i], strlen(j->rel[i]));
+    }
+    h = ctk_lval_hash(h, j->data);
+    for (i = 0; i + 3 < j->n_rel; i++)
+        h = ctk_lval_hash(h, j->libs[i]);
+    ctk_hash_fmt(h, out);
+}
+
+/* Whether every file of the job is recorded under these inputs; if so,
+ * they go into out as reused.  -1 on error. */
+static int job_reuse(const sdk_job_t *j, const ctk_records_t *rec, const char input[17],
+                     ctk_outset_t *out, ctk_error_t *err)
+{
+    char hash[17], was[17];
+    size_t i;
+
+    for (i = 0; i < j->n_rel; i++)
+        if (!ctk_records_find(rec, j->rel[i], hash, was) || strcmp(was, input) != 0)
+            return 0;
+    for (i = 0; i < j->n_rel; i++)
+        if (!ctk_records_find(rec, j->rel[i], hash, was) ||
+            !ctk_outset_reuse(out, j->rel[i], hash, input, err))
+            return -1;
+    return 1;
+}
+
+static bool job_render(const sdk_job_t *j, const ctk_render_opts_t *opts, ctk_lua_renderer_t *lr,
+                       ctk_outset_t *out, ctk_error_t *err)
+{
+    size_t k;
+
+    ctk_lua_renderer_data(lr, j->data);
+    if (!run_template(opts, lr, T_LMOD, j->rel[0], out, err) ||
+        !run_template(opts, lr, T_TCL, j->rel[1], out, err) ||
+        !run_template(opts, lr, T_PC, j->rel[2], out, err))
+        return false;
+    /* each library's .pc: the same data, and its own ctk.lib */
+    for (k = 0; k + 3 < j->n_rel; k++) {
+        ctk_lua_renderer_field(lr, "lib", j->libs[k]);
+        if (!run_template(opts, lr, T_PC_LIB, j->rel[3 + k], out, err))
+            return false;
+    }
+    return true;
+}
+
+/* The link scripts of s, and the files of its templates: rendered, or
+ * reused when seed is set and the records allow.  *reused counts. */
+static bool render_sdk(const ctk_config_t *cfg, const ctk_sdk_t *s, const ctk_render_opts_t *opts,
+                       const uint64_t *seed, ctk_lua_renderer_t *lr, ctk_outset_t *out,
+                       size_t *reused, ctk_error_t *err)
+{
+    build_t b = { true };
+    sdk_job_t j = { NULL, NULL, NULL, 0 };
+    char *link_dir = NULL, input[17];
+    size_t from;
+    bool ok = false;
+    int r = 0;
+
+    if (!check_pathvars(cfg, s, err))
+        return false;
+    if (s->n_versioned && opts->link_dir &&
+        (!(link_dir = ctk_printf(err, "%s/%s-%s", opts->link_dir, cfg->pc_prefix,
+                                 s->module_version)) ||
+         !check_link_dir(cfg, s, link_dir, err) || !link_files(cfg, s, out, err)))
+        goto out;
+    if (!job_init(&b, cfg, s, opts->pkgconfig_dir, link_dir, &j, err))
+        goto out;
+    job_inputs(&j, seed ? *seed : 0, input);
+    if (seed && opts->records && (r = job_reuse(&j, opts->records, input, out, err)) < 0)
+        goto out;
+    if (r == 1) {
+        (*reused)++;
+    } else {
+        from = out->n;
+        if (!job_render(&j, opts, lr, out, err))
+            goto out;
+        ctk_outset_mark_input(out, from, input);
+    }
+    ok = true;
+out:
+    job_fini(&j);
+    free(link_dir);
+    return ok;
+}
+
 bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                     const ctk_render_opts_t *opts, ctk_outset_t *out, ctk_error_t *err)
 {
-    const char *pcdir = opts->pkgconfig_dir;
-    size_t i, k;
-    bool ok = false;
-    char *rel = NULL, *link_dir = NULL;
-    ctk_lval_t *data = NULL, *lib = NULL;
+    size_t i, reused = 0;
+    bool ok = false, have_seed;
+    char *rel = NULL;
+    ctk_lval_t *data = NULL;
     build_t b = { true };
+    uint64_t seed = 0;
     /* one sandbox for every template of the run (luahost.h) */
     ctk_lua_renderer_t *lr = ctk_lua_renderer_new(NULL, err);
 
@@ -1435,58 +1620,14 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
         return false;
     if (opts->template_dir && !check_template_dir(opts->template_dir, err))
         goto out;
-    if (!check_pkgconfig_dir(pcdir, err))
+    if (!check_pkgconfig_dir(opts->pkgconfig_dir, err))
         goto out;
-    for (i = 0; i < n_sdks; i++) {
-        const ctk_sdk_t *s = sdks[i];
-
-        if (!check_pathvars(cfg, s, err))
+    have_seed = inputs_seed(opts, &seed, err);
+    if (!have_seed && ctk_error_is_set(err))
+        goto out;
+    for (i = 0; i < n_sdks; i++)
+        if (!render_sdk(cfg, sdks[i], opts, have_seed ? &seed : NULL, lr, out, &reused, err))
             goto out;
-        free(link_dir);
-        link_dir = NULL;
-        if (s->n_versioned && opts->link_dir &&
-            (!(link_dir = ctk_printf(err, "%s/%s-%s", opts->link_dir, cfg->pc_prefix,
-                                     s->module_version)) ||
-             !check_link_dir(cfg, s, link_dir, err) || !link_files(cfg, s, out, err)))
-            goto out;
-        data = sdk_val(&b, cfg, s, pcdir, link_dir, err);
-        if (!b.ok || !data) {
-            ctk_error_nomem(err);
-            goto out;
-        }
-        ctk_lua_renderer_data(lr, data);
-        if (!(rel = ctk_printf(err, "lmod/%s/%s.lua", cfg->module_name, s->module_version)) ||
-            !run_template(opts, lr, T_LMOD, rel, out, err))
-            goto out;
-        free(rel);
-        if (!(rel = ctk_printf(err, "tcl/%s/%s", cfg->module_name, s->module_version)) ||
-            !run_template(opts, lr, T_TCL, rel, out, err))
-            goto out;
-        free(rel);
-        if (!(rel = ctk_printf(err, "pkgconfig/%s-%s.pc", cfg->pc_prefix, s->module_version)) ||
-            !run_template(opts, lr, T_PC, rel, out, err))
-            goto out;
-        free(rel);
-        rel = NULL;
-        /* each library's .pc: the same data, and its own ctk.lib */
-        for (k = 0; k < s->n_libs; k++) {
-            ctk_lval_free(lib);
-            lib = lib_val(&b, cfg, s, &s->libs[k], err);
-            if (!b.ok || !lib) {
-                ctk_error_nomem(err);
-                goto out;
-            }
-            ctk_lua_renderer_field(lr, "lib", lib);
-            if (!(rel = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", cfg->pc_prefix, s->libs[k].name,
-                                   s->module_version)) ||
-                !run_template(opts, lr, T_PC_LIB, rel, out, err))
-                goto out;
-            free(rel);
-            rel = NULL;
-        }
-        ctk_lval_free(data);
-        data = NULL;
-    }
     data = rc_val(&b, cfg, sdks, n_sdks);
     if (!b.ok || !data) {
         ctk_error_nomem(err);
@@ -1500,12 +1641,12 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
     if (!(rel = ctk_printf(err, "tcl/%s/.modulerc", cfg->module_name)) ||
         !run_template(opts, lr, T_TCL_RC, rel, out, err))
         goto out;
+    if (opts->reused)
+        *opts->reused = reused;
     ok = true;
 out:
-    free(link_dir);
     free(rel);
     ctk_lval_free(data);
-    ctk_lval_free(lib);
     ctk_lua_renderer_free(lr);
     return ok;
 }

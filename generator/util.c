@@ -6,6 +6,8 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -447,17 +449,114 @@ bool ctk_same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-void ctk_hash_hex(const void *data, size_t len, char out[17])
+uint64_t ctk_hash_update(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ULL;
     size_t i;
 
     for (i = 0; i < len; i++) {
         h ^= p[i];
         h *= 0x100000001b3ULL;
     }
+    return h;
+}
+
+uint64_t ctk_hash_size(uint64_t h, size_t n)
+{
+    uint64_t v = (uint64_t)n;
+
+    return ctk_hash_update(h, &v, sizeof v);
+}
+
+void ctk_hash_fmt(uint64_t h, char out[17])
+{
     snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+typedef struct {
+    uint64_t h;
+    bool ok;
+    size_t seen; /* objects so far: the first is the program itself */
+} self_hash_t;
+
+/* The GNU build ID note in one PT_NOTE segment, fed to h; false if none. */
+static bool hash_build_id(const char *seg, size_t len, uint64_t *h)
+{
+    size_t pos = 0;
+
+    while (pos + sizeof(ElfW(Nhdr)) <= len) {
+        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)(seg + pos);
+        size_t name = (n->n_namesz + 3) & ~(size_t)3, desc = (n->n_descsz + 3) & ~(size_t)3;
+        const char *p = seg + pos + sizeof *n;
+
+        if (name > len || desc > len || pos + sizeof *n + name + desc > len)
+            return false;
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(p, "GNU", 4) == 0 &&
+            n->n_descsz > 0) {
+            *h = ctk_hash_size(*h, n->n_descsz);
+            *h = ctk_hash_update(*h, p + name, n->n_descsz);
+            return true;
+        }
+        pos += sizeof *n + name + desc;
+    }
+    return false;
+}
+
+/* A file's identity, fed to h; false when it cannot be had. */
+static bool hash_file_identity(const char *path, uint64_t *h)
+{
+    struct stat st;
+    int64_t id[7];
+
+    if (stat(path, &st) < 0)
+        return false;
+    id[0] = (int64_t)st.st_dev;
+    id[1] = (int64_t)st.st_ino;
+    id[2] = (int64_t)st.st_size;
+    id[3] = (int64_t)st.st_mtim.tv_sec;
+    id[4] = (int64_t)st.st_mtim.tv_nsec;
+    id[5] = (int64_t)st.st_ctim.tv_sec;
+    id[6] = (int64_t)st.st_ctim.tv_nsec;
+    *h = ctk_hash_size(*h, strlen(path));
+    *h = ctk_hash_update(*h, path, strlen(path));
+    *h = ctk_hash_update(*h, id, sizeof id);
+    return true;
+}
+
+static int hash_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    self_hash_t *sh = arg;
+    const char *name = sh->seen++ == 0 ? "/proc/self/exe" : info->dlpi_name;
+    ElfW(Half) i;
+
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type == PT_NOTE &&
+            hash_build_id((const char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, &sh->h))
+            return 0;
+    }
+    /* an object loaded from no file (the vDSO) is the kernel's */
+    if (!name || !strchr(name, '/'))
+        return 0;
+    if (!hash_file_identity(name, &sh->h))
+        sh->ok = false;
+    return 0;
+}
+
+bool ctk_hash_self(uint64_t *h)
+{
+    self_hash_t sh = { *h, true, 0 };
+
+    dl_iterate_phdr(hash_object, &sh);
+    *h = sh.h;
+    return sh.ok;
+}
+
+void ctk_hash_hex(const void *data, size_t len, char out[17])
+{
+    ctk_hash_fmt(ctk_hash_update(CTK_HASH_INIT, data, len), out);
 }
 
 bool ctk_write_all(int fd, const char *data, size_t len)

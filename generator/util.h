@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- strings ---------------------------------------------------------- */
 char *ctk_strdup(const char *s, ctk_error_t *err);                 /* caller frees */
@@ -105,5 +106,21 @@ bool ctk_same_file(const char *a, const char *b);
 
 /* 64-bit FNV-1a of a byte string, as 16 lowercase hex digits in out[17]. */
 void ctk_hash_hex(const void *data, size_t len, char out[17]);
+/* The same hash over several pieces: start from CTK_HASH_INIT, feed each
+ * piece in order; ctk_hash_fmt writes the result as ctk_hash_hex does.
+ * A caller hashing a structure feeds each piece's length before variable
+ * bytes, so that no two structures share one stream. */
+#define CTK_HASH_INIT 0xcbf29ce484222325ULL
+uint64_t ctk_hash_update(uint64_t h, const void *data, size_t len);
+uint64_t ctk_hash_size(uint64_t h, size_t n);
+void ctk_hash_fmt(uint64_t h, char out[17]);
+/* h fed with what this process runs as: for ctkgen and every shared
+ * library loaded, its GNU build ID (a hash of its linked content, so that
+ * a copy of a build is the same and a rebuild with any change is not);
+ * for an object without one, its path and file identity (device, inode,
+ * size, mtime, ctime: a rebuilt or reinstalled file changes one).  false
+ * when an object without a build ID cannot be looked at: then nothing
+ * identifies the process. */
+bool ctk_hash_self(uint64_t *h);
 
 #endif

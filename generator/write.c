@@ -34,6 +34,9 @@
 #include <unistd.h>
 
 #define MANIFEST_HEADER "# ctkgen manifest v1\n"
+/* v2 records each file's inputs too: "<hash> <inputs or 16 '-'> <path>" */
+#define MANIFEST_HEADER_V2 "# ctkgen manifest v2\n"
+#define NO_INPUT "----------------"
 #define TMP_TAG ".ctkgen-tmp-"
 /* ctkgen's own files are a few KB; anything far larger is not ours. */
 #define MAX_FILE_BYTES ((size_t)64 << 20)
@@ -42,6 +45,7 @@
 
 typedef enum { WALK_FOUND, WALK_ABSENT, WALK_NOTDIR, WALK_FAILED } walk_t;
 
+static bool is_hex16(const char *p);
 static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlist_t *notes,
                       ctk_error_t *err);
 
@@ -487,12 +491,14 @@ bool ctk_outset_drop(ctk_outset_t *set, const ctk_strlist_t *keep, ctk_error_t *
     return set->index_cap == 0 || index_build(set, set->index_cap, err);
 }
 
-bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
-                     ctk_error_t *err)
+/* Append relpath with data (taken, freed on failure); the new entry or
+ * NULL. */
+static ctk_outfile_t *outset_add(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                                 ctk_error_t *err)
 {
     const char *why;
     char *rel = NULL;
-    bool ok = false;
+    ctk_outfile_t *f = NULL;
     size_t slot;
 
     if (!relpath || (!data && len > 0)) {
@@ -525,17 +531,47 @@ bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t 
     rel = ctk_strdup(relpath, err);
     if (!rel)
         goto out;
-    set->files[set->n].relpath = rel;
-    set->files[set->n].data = data;
-    set->files[set->n].len = len;
+    f = &set->files[set->n];
+    memset(f, 0, sizeof *f);
+    f->relpath = rel;
+    f->data = data;
+    f->len = len;
     set->index[slot] = ++set->n;
     rel = NULL;
     data = NULL;
-    ok = true;
 out:
     free(rel);
     free(data);
-    return ok;
+    return f;
+}
+
+bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                     ctk_error_t *err)
+{
+    return outset_add(set, relpath, data, len, err) != NULL;
+}
+
+bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17],
+                      const char input[17], ctk_error_t *err)
+{
+    ctk_outfile_t *f;
+
+    if (!is_hex16(hash) || !is_hex16(input)) {
+        ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "reused output without its hashes");
+        return false;
+    }
+    f = outset_add(set, relpath, NULL, 0, err);
+    if (!f)
+        return false;
+    memcpy(f->reuse, hash, 17);
+    memcpy(f->input, input, 17);
+    return true;
+}
+
+void ctk_outset_mark_input(ctk_outset_t *set, size_t from, const char input[17])
+{
+    for (; from < set->n; from++)
+        memcpy(set->files[from].input, input, 17);
 }
 
 /* ---- manifest -------------------------------------------------------------- */
@@ -543,6 +579,7 @@ out:
 typedef struct {
     char *rel;
     char hash[17];
+    char input[17]; /* "" when the manifest records no inputs for it */
     int line;
 } mentry_t;
 
@@ -586,65 +623,46 @@ static bool is_hex16(const char *p)
     return true;
 }
 
-static bool manifest_parse(const char *path, const char *data, size_t len, manifest_t *m,
-                           ctk_error_t *err)
+/* Room for one more entry in m; false on ENOMEM. */
+static bool manifest_grow(manifest_t *m, size_t *cap, ctk_error_t *err)
 {
-    static const char hint[] = "; move the manifest away and rerun with --force to regenerate";
-    size_t hl = strlen(MANIFEST_HEADER), pos, cap = 0, i;
-    int line = 1;
+    size_t ncap = *cap ? *cap * 2 : 32;
+    mentry_t *v;
 
-    if (len < hl || memcmp(data, MANIFEST_HEADER, hl) != 0) {
-        ctk_error_set(err, CTK_E_IO, path, 1, 0,
-                      "not a ctkgen manifest: the first line must be \"# ctkgen manifest v1\"%s",
-                      hint);
+    if (m->n < *cap)
+        return true;
+    v = realloc(m->v, ncap * sizeof *v);
+    if (!v) {
+        ctk_error_nomem(err);
         return false;
     }
-    for (pos = hl; pos < len;) {
-        const char *p = data + pos, *nl = memchr(p, '\n', len - pos);
-        size_t l;
-        const char *why;
-        char *rel;
+    m->v = v;
+    *cap = ncap;
+    return true;
+}
 
-        line++;
-        if (!nl) {
-            ctk_error_set(err, CTK_E_IO, path, line, 0,
-                          "corrupt manifest line: no newline at the end (truncated?)%s", hint);
-            return false;
-        }
-        l = (size_t)(nl - p);
-        if (l < 18 || !is_hex16(p) || p[16] != ' ' || memchr(p, '\0', l)) {
-            ctk_error_set(err, CTK_E_IO, path, line, 0,
-                          "corrupt manifest line: expected \"<16 hex digits> <path>\"%s", hint);
-            return false;
-        }
-        if (m->n == cap) {
-            size_t ncap = cap ? cap * 2 : 32;
-            mentry_t *v = realloc(m->v, ncap * sizeof *v);
-
-            if (!v) {
-                ctk_error_nomem(err);
-                return false;
-            }
-            m->v = v;
-            cap = ncap;
-        }
-        rel = ctk_strndup(p + 17, l - 17, err);
-        if (!rel)
-            return false;
-        why = relpath_problem(rel);
-        if (why) {
-            ctk_error_set(err, CTK_E_IO, path, line, 18, "corrupt manifest line: path %s%s",
-                          why, hint);
-            free(rel);
-            return false;
-        }
-        m->v[m->n].rel = rel;
-        memcpy(m->v[m->n].hash, p, 16);
-        m->v[m->n].hash[16] = '\0';
-        m->v[m->n].line = line;
-        m->n++;
-        pos += l + 1;
+/* The inputs column of a v2 line at p (16 hex digits or NO_INPUT, then a
+ * blank) into input; false when it is not one. */
+static bool parse_input(const char *p, size_t l, char input[17])
+{
+    if (l < 17 || p[16] != ' ')
+        return false;
+    if (memcmp(p, NO_INPUT, 16) == 0) {
+        input[0] = '\0';
+        return true;
     }
+    if (!is_hex16(p))
+        return false;
+    memcpy(input, p, 16);
+    input[16] = '\0';
+    return true;
+}
+
+/* Entries sorted by path; a path listed twice is corrupt. */
+static bool manifest_sort(const char *path, manifest_t *m, const char *hint, ctk_error_t *err)
+{
+    size_t i;
+
     if (m->n > 1)
         qsort(m->v, m->n, sizeof *m->v, mentry_cmp);
     for (i = 1; i < m->n; i++) {
@@ -657,6 +675,68 @@ static bool manifest_parse(const char *path, const char *data, size_t len, manif
         }
     }
     return true;
+}
+
+static bool manifest_parse(const char *path, const char *data, size_t len, manifest_t *m,
+                           ctk_error_t *err)
+{
+    static const char hint[] = "; move the manifest away and rerun with --force to regenerate";
+    size_t hl = strlen(MANIFEST_HEADER), pos, cap = 0;
+    bool v2 = len >= hl && memcmp(data, MANIFEST_HEADER_V2, hl) == 0;
+    int line = 1;
+
+    if (!v2 && (len < hl || memcmp(data, MANIFEST_HEADER, hl) != 0)) {
+        ctk_error_set(err, CTK_E_IO, path, 1, 0,
+                      "not a ctkgen manifest: the first line must be \"# ctkgen manifest v1\" "
+                      "or \"# ctkgen manifest v2\"%s", hint);
+        return false;
+    }
+    for (pos = hl; pos < len;) {
+        const char *p = data + pos, *nl = memchr(p, '\n', len - pos), *rest;
+        size_t l, skip = v2 ? 17 : 0;
+        const char *why;
+        char *rel;
+
+        line++;
+        if (!nl) {
+            ctk_error_set(err, CTK_E_IO, path, line, 0,
+                          "corrupt manifest line: no newline at the end (truncated?)%s", hint);
+            return false;
+        }
+        l = (size_t)(nl - p);
+        if (l < 18 + skip || !is_hex16(p) || p[16] != ' ' || memchr(p, '\0', l) ||
+            !manifest_grow(m, &cap, err) ||
+            (v2 && !parse_input(p + 17, l - 17, m->v[m->n].input))) {
+            if (ctk_error_is_set(err))
+                return false;
+            ctk_error_set(err, CTK_E_IO, path, line, 0,
+                          v2 ? "corrupt manifest line: expected \"<16 hex digits> <16 hex digits "
+                               "or 16 '-'> <path>\"%s"
+                             : "corrupt manifest line: expected \"<16 hex digits> <path>\"%s",
+                          hint);
+            return false;
+        }
+        if (!v2)
+            m->v[m->n].input[0] = '\0';
+        rest = p + 17 + skip;
+        rel = ctk_strndup(rest, l - 17 - skip, err);
+        if (!rel)
+            return false;
+        why = relpath_problem(rel);
+        if (why) {
+            ctk_error_set(err, CTK_E_IO, path, line, (int)(18 + skip),
+                          "corrupt manifest line: path %s%s", why, hint);
+            free(rel);
+            return false;
+        }
+        m->v[m->n].rel = rel;
+        memcpy(m->v[m->n].hash, p, 16);
+        m->v[m->n].hash[16] = '\0';
+        m->v[m->n].line = line;
+        m->n++;
+        pos += l + 1;
+    }
+    return manifest_sort(path, m, hint, err);
 }
 
 /* ---- plan ------------------------------------------------------------------ */
@@ -821,30 +901,90 @@ fail:
     return -1;
 }
 
+struct ctk_records {
+    manifest_t m;
+};
+
+ctk_records_t *ctk_write_records(const char *outdir, ctk_error_t *err)
+{
+    ctk_records_t *rec = calloc(1, sizeof *rec);
+    ctk_error_t e;
+
+    if (!rec) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    ctk_error_init(&e);
+    if (manifest_load(outdir, &rec->m, &e) < 0) {
+        manifest_fini(&rec->m); /* the plan reports a manifest it cannot read */
+        if (e.code == CTK_E_NOMEM) {
+            *err = e;
+            free(rec);
+            return NULL;
+        }
+    }
+    return rec;
+}
+
+bool ctk_records_find(const ctk_records_t *rec, const char *rel, char hash[17], char input[17])
+{
+    const mentry_t *me = rec ? manifest_find(&rec->m, rel) : NULL;
+
+    if (!me || !me->input[0])
+        return false;
+    memcpy(hash, me->hash, 17);
+    memcpy(input, me->input, 17);
+    return true;
+}
+
+void ctk_records_free(ctk_records_t *rec)
+{
+    if (!rec)
+        return;
+    manifest_fini(&rec->m);
+    free(rec);
+}
+
 static int mentry_ptr_cmp(const void *x, const void *y)
 {
     return strcmp((*(const mentry_t *const *)x)->rel, (*(const mentry_t *const *)y)->rel);
 }
 
 /* The manifest text: every file of the outset (sorted) and every kept
- * entry (sorted, none of them in the outset) by path, merged. */
+ * entry (sorted, none of them in the outset) by path, merged.  Version 2
+ * (an inputs column) when any of them has recorded inputs, else 1. */
 static void manifest_text(ctk_buf_t *mb, const ctk_outfile_t **files, size_t n,
                           const mentry_t **kept, size_t n_kept)
 {
     size_t i = 0, k = 0;
+    bool v2 = false;
 
-    ctk_buf_puts(mb, MANIFEST_HEADER);
-    while (i < n || k < n_kept) {
+    for (i = 0; i < n && !v2; i++)
+        v2 = files[i]->input[0] != '\0';
+    for (k = 0; k < n_kept && !v2; k++)
+        v2 = kept[k]->input[0] != '\0';
+    ctk_buf_puts(mb, v2 ? MANIFEST_HEADER_V2 : MANIFEST_HEADER);
+    for (i = 0, k = 0; i < n || k < n_kept;) {
+        const char *hash, *input, *rel;
         char h[17];
 
         if (k < n_kept && (i == n || strcmp(kept[k]->rel, files[i]->relpath) < 0)) {
-            ctk_buf_printf(mb, "%s %s\n", kept[k]->hash, kept[k]->rel);
-            k++;
-            continue;
+            hash = kept[k]->hash;
+            input = kept[k]->input;
+            rel = kept[k++]->rel;
+        } else {
+            const ctk_outfile_t *f = files[i++];
+
+            if (!f->reuse[0])
+                ctk_hash_hex(f->data ? f->data : "", f->len, h);
+            hash = f->reuse[0] ? f->reuse : h;
+            input = f->input;
+            rel = f->relpath;
         }
-        ctk_hash_hex(files[i]->data ? files[i]->data : "", files[i]->len, h);
-        ctk_buf_printf(mb, "%s %s\n", h, files[i]->relpath);
-        i++;
+        if (v2)
+            ctk_buf_printf(mb, "%s %s %s\n", hash, input[0] ? input : NO_INPUT, rel);
+        else
+            ctk_buf_printf(mb, "%s %s\n", hash, rel);
     }
 }
 
@@ -951,6 +1091,15 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
         w = probe(outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, err);
         if (w == WALK_FAILED)
             goto out;
+        if (f->reuse[0]) {
+            /* not rendered: right only if the recorded bytes are still there */
+            if (w != WALK_FOUND || hash_differs(old, oldlen, f->reuse))
+                plan->stale++;
+            c->kind = CTK_CHANGE_SAME;
+            free(old);
+            old = NULL;
+            continue;
+        }
         if (w == WALK_NOTDIR) {
             /* a file ctkgen wrote there and no longer produces gives way
              * (apply removes it first); anything else is in the way */
@@ -1075,12 +1224,27 @@ bool ctk_plan_has_changes(const ctk_plan_t *plan)
     return false;
 }
 
+/* A stale plan holds files that were not rendered and are not on disk as
+ * recorded: what they should become is unknown, so it is never shown or
+ * carried out. */
+static bool plan_whole(const ctk_plan_t *plan, ctk_error_t *err)
+{
+    if (plan->stale == 0)
+        return true;
+    ctk_error_set(err, CTK_E_INTERNAL, plan->outdir, 0, 0,
+                  "%zu reused file(s) are not on disk as the manifest records: render them and "
+                  "plan again", plan->stale);
+    return false;
+}
+
 char *ctk_plan_diff(const ctk_plan_t *plan, ctk_error_t *err)
 {
     ctk_buf_t out;
     char *res = NULL, *alabel = NULL, *blabel = NULL, *d = NULL;
     size_t i;
 
+    if (!plan_whole(plan, err))
+        return NULL;
     ctk_buf_init(&out);
     for (i = 0; i < plan->n; i++) {
         const ctk_change_t *c = &plan->items[i];
@@ -1535,6 +1699,8 @@ bool ctk_plan_allowed(const ctk_plan_t *plan, bool force, ctk_error_t *err)
 {
     size_t nconf = 0;
 
+    if (!plan_whole(plan, err))
+        return false;
     ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &nconf);
     if (nconf > 0 && !force) {
         conflict_error(plan, nconf, err);
