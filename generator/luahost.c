@@ -182,34 +182,31 @@ void ctk_lval_free(ctk_lval_t *v)
 
 uint64_t ctk_lval_hash(uint64_t h, const ctk_lval_t *v)
 {
-    unsigned char kind = v ? (unsigned char)v->kind : (unsigned char)LV_NIL;
+    uint64_t head[2];
     size_t i;
 
-    h = ctk_hash_update(h, &kind, 1);
-    if (!v)
-        return h;
+    head[0] = v ? (uint64_t)v->kind : (uint64_t)LV_NIL;
+    head[1] = 0;
+    if (!v || v->kind == LV_NIL)
+        return ctk_hash_mix(h, head, sizeof head);
     switch (v->kind) {
-    case LV_NIL:
-        return h;
     case LV_STR:
-        h = ctk_hash_size(h, strlen(v->str));
-        return ctk_hash_update(h, v->str, strlen(v->str));
+        head[1] = strlen(v->str);
+        return ctk_hash_mix(ctk_hash_mix(h, head, sizeof head), v->str, (size_t)head[1]);
     case LV_BOOL:
     case LV_INT:
-        return ctk_hash_update(h, &v->num, sizeof v->num);
-    case LV_LIST:
-    case LV_MAP:
-        h = ctk_hash_size(h, v->n);
+        head[1] = (uint64_t)v->num;
+        return ctk_hash_mix(h, head, sizeof head);
+    default: /* LV_LIST, LV_MAP */
+        head[1] = v->n;
+        h = ctk_hash_mix(h, head, sizeof head);
         for (i = 0; i < v->n; i++) {
-            if (v->keys) {
-                h = ctk_hash_size(h, strlen(v->keys[i]));
-                h = ctk_hash_update(h, v->keys[i], strlen(v->keys[i]));
-            }
+            if (v->keys)
+                h = ctk_hash_mix(h, v->keys[i], strlen(v->keys[i]));
             h = ctk_lval_hash(h, v->items[i]);
         }
         return h;
     }
-    return h;
 }
 
 /* ---- the host state ------------------------------------------------------------ */

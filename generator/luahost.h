@@ -31,7 +31,7 @@ ctk_lval_t *ctk_lval_map(void);           /* string keys, kept in insertion orde
 bool ctk_lval_push(ctk_lval_t *list, ctk_lval_t *v);
 bool ctk_lval_set(ctk_lval_t *map, const char *key, ctk_lval_t *v);
 void ctk_lval_free(ctk_lval_t *v);
-/* h fed with the whole tree (util.h: ctk_hash_update): kinds, values, map
+/* h fed with the whole tree (util.h: ctk_hash_mix): kinds, values, map
  * keys and order.  Two trees give the same stream only when a template
  * sees the same data in both. */
 uint64_t ctk_lval_hash(uint64_t h, const ctk_lval_t *v);

@@ -1517,10 +1517,8 @@ static void job_inputs(const sdk_job_t *j, uint64_t seed, char out[17])
     uint64_t h = ctk_hash_size(seed, j->n_rel);
     size_t i;
 
-    for (i = 0; i < j->n_rel; i++) {
-        h = ctk_hash_size(h, strlen(j->rel[i]));
-        h = ctk_hash_update(h, j->rel[i], strlen(j->rel[i]));
-    }
+    for (i = 0; i < j->n_rel; i++)
+        h = ctk_hash_mix(h, j->rel[i], strlen(j->rel[i]));
     h = ctk_lval_hash(h, j->data);
     for (i = 0; i + 3 < j->n_rel; i++)
         h = ctk_lval_hash(h, j->libs[i]);

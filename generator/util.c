@@ -468,6 +468,23 @@ uint64_t ctk_hash_size(uint64_t h, size_t n)
     return ctk_hash_update(h, &v, sizeof v);
 }
 
+uint64_t ctk_hash_mix(uint64_t h, const void *data, size_t len)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ULL;
+    const unsigned char *p = data;
+    uint64_t w = 0;
+
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, p, len);
+    h = (h ^ w ^ ((uint64_t)len << 56)) * k;
+    return h ^ (h >> 29);
+}
+
 void ctk_hash_fmt(uint64_t h, char out[17])
 {
     snprintf(out, 17, "%016llx", (unsigned long long)h);

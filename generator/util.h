@@ -114,6 +114,10 @@ void ctk_hash_hex(const void *data, size_t len, char out[17]);
 uint64_t ctk_hash_update(uint64_t h, const void *data, size_t len);
 uint64_t ctk_hash_size(uint64_t h, size_t n);
 void ctk_hash_fmt(uint64_t h, char out[17]);
+/* A faster hash of the same kind for what only this machine compares (the
+ * inputs a file was rendered from): eight bytes a step, the length mixed
+ * in.  Not FNV: never for a file's own hash in the manifest. */
+uint64_t ctk_hash_mix(uint64_t h, const void *data, size_t len);
 /* h fed with what this process runs as: for ctkgen and every shared
  * library loaded, its GNU build ID (a hash of its linked content, so that
  * a copy of a build is the same and a rebuild with any change is not);

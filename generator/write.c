@@ -658,13 +658,27 @@ static bool parse_input(const char *p, size_t l, char input[17])
     return true;
 }
 
+/* qsort, less the work where base is in order already (as a manifest
+ * ctkgen wrote is, and a plan of no removals): one pass to see. */
+static void sort_unless_sorted(void *base, size_t n, size_t size,
+                               int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    size_t i;
+
+    for (i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * size, p + i * size) > 0)
+            break;
+    if (i < n)
+        qsort(base, n, size, cmp);
+}
+
 /* Entries sorted by path; a path listed twice is corrupt. */
 static bool manifest_sort(const char *path, manifest_t *m, const char *hint, ctk_error_t *err)
 {
     size_t i;
 
-    if (m->n > 1)
-        qsort(m->v, m->n, sizeof *m->v, mentry_cmp);
+    sort_unless_sorted(m->v, m->n, sizeof *m->v, mentry_cmp);
     for (i = 1; i < m->n; i++) {
         if (strcmp(m->v[i - 1].rel, m->v[i].rel) == 0) {
             int dup = m->v[i].line > m->v[i - 1].line ? m->v[i].line : m->v[i - 1].line;
@@ -1157,8 +1171,7 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
         c->old_len = oldlen;
         old = NULL;
     }
-    if (plan->n > 1)
-        qsort(plan->items, plan->n, sizeof *plan->items, change_cmp);
+    sort_unless_sorted(plan->items, plan->n, sizeof *plan->items, change_cmp);
     /* temp files apply will leave alone, said now */
     if (outfd >= 0 && !sweep_tmp(outfd, plan, false, &plan->notes, err))
         goto out;
