@@ -181,6 +181,7 @@ void ctk_lval_free(ctk_lval_t *v)
 }
 
 /* ---- the host state ------------------------------------------------------------ */
+/* renderer_begin() resets it field by field: a new field is reset there too. */
 typedef struct {
     size_t used, limit;
     unsigned long instr, instr_limit;
@@ -1322,13 +1323,17 @@ static int renderer_chunk_p(lua_State *L)
 
     lua_getfield(L, LUA_REGISTRYINDEX, REG_CHUNKS);       /* 2: cache */
     if (lua_getfield(L, 2, a->chunkname) == LUA_TTABLE) { /* 3: {src, fn} */
+        size_t had_len;
+        const char *had;
+
+        /* compared in place: no copy of the source made to compare it */
         lua_rawgeti(L, 3, 1);
-        lua_pushlstring(L, a->src, a->len);
-        if (lua_rawequal(L, -1, -2)) {
+        had = lua_tolstring(L, -1, &had_len);
+        if (had && had_len == a->len && memcmp(had, a->src, a->len) == 0) {
             lua_rawgeti(L, 3, 2);
             return 1;
         }
-        lua_pop(L, 2);
+        lua_pop(L, 1);
     }
     lua_pop(L, 1);
     if ((a->status = luaL_loadbufferx(L, a->src, a->len, a->name, "t")) != LUA_OK)
@@ -1400,14 +1405,20 @@ void ctk_lua_renderer_field(ctk_lua_renderer_t *r, const char *key, const ctk_lv
 static void renderer_begin(ctk_lua_renderer_t *r)
 {
     host_t *h = &r->h;
-    size_t used = h->used;
 
-    memset(h, 0, sizeof *h);
-    h->used = used;
+    /* field by field, not memset: the two errors are 10 KB a render */
+    h->instr = 0;
+    h->poisoned = false;
+    h->poison = NULL;
+    h->interrupted = 0;
+    h->nomem = false;
+    h->where_line = 0;
+    h->kept = 0;
+    h->ud = NULL;
     ctk_buf_init(&h->out);
     ctk_error_init(&h->qerr);
     ctk_error_init(&h->cberr);
-    h->limit = r->limits.mem_limit > SIZE_MAX - used ? SIZE_MAX : used + r->limits.mem_limit;
+    h->limit = r->limits.mem_limit > SIZE_MAX - h->used ? SIZE_MAX : h->used + r->limits.mem_limit;
     h->instr_limit = r->limits.instr_limit;
     h->time_limit_ms = r->limits.time_limit_ms;
     start_clock(h);
