@@ -682,37 +682,51 @@ static int push_owned(lua_State *L, char *s, size_t len)
     return 1;
 }
 
-typedef char *(*quoter_t)(const char *, const char *, ctk_error_t *);
+/* Quoting writes into a buffer on the C stack when the text fits (pushing
+ * it may raise, and there is nothing to free), else into one of its own. */
+#define QUOTE_SMALL 1024
 
-static int do_quote(lua_State *L, quoter_t q)
+static int do_quote(lua_State *L, ctk_quote_into_t q)
 {
     host_t *h = get_host(L);
     const char *s = luaL_checkstring(L, 1);
     const char *what = luaL_optstring(L, 2, NULL);
+    char small[QUOTE_SMALL], *big;
     ctk_error_t e;
-    char *r;
+    size_t need = 0;
+    bool ok;
 
     ctk_error_init(&e);
     if (strlen(s) != lua_rawlen(L, 1)) {
         ctk_error_set(&e, CTK_E_QUOTE, NULL, 0, 0, "%s: embedded NUL byte",
                       what ? what : "value");
-        r = NULL;
+        ok = false;
     } else {
-        r = q(s, what, &e);
+        ok = q(s, what, small, sizeof small, &need, &e);
     }
-    if (!r) {
-        if (e.code == CTK_E_NOMEM)
-            host_nomem(h);
+    if (!ok) {
         if (!ctk_error_is_set(&h->qerr))
             h->qerr = e;
         return luaL_error(L, "%s", e.text);
     }
-    return push_owned(L, r, strlen(r));
+    if (need < sizeof small) {
+        lua_pushlstring(L, small, need);
+        return 1;
+    }
+    if (!(big = malloc(need + 1))) {
+        host_nomem(h);
+        ctk_error_nomem(&e);
+        if (!ctk_error_is_set(&h->qerr))
+            h->qerr = e;
+        return luaL_error(L, "%s", e.text);
+    }
+    q(s, what, big, need + 1, &need, &e);
+    return push_owned(L, big, need);
 }
 
-static int sb_lua_q(lua_State *L) { return do_quote(L, ctk_quote_lua); }
-static int sb_tcl_q(lua_State *L) { return do_quote(L, ctk_quote_tcl); }
-static int sb_pc_q(lua_State *L) { return do_quote(L, ctk_quote_pc); }
+static int sb_lua_q(lua_State *L) { return do_quote(L, ctk_quote_lua_into); }
+static int sb_tcl_q(lua_State *L) { return do_quote(L, ctk_quote_tcl_into); }
+static int sb_pc_q(lua_State *L) { return do_quote(L, ctk_quote_pc_into); }
 
 static int ro_newindex(lua_State *L)
 {

@@ -236,20 +236,95 @@ out:
     return rc;
 }
 
+/* What a reading of a file found (nvcc_banner(), try_header()), by the
+ * file's identity and state: a site's toolkits that share one file (links,
+ * hard-link copies) read it once per run, and a file changed since (its
+ * size, mtime or ctime) is read again.  A table of fixed size: when it is
+ * full, files are read each time. */
+#define FILE_MEMO_SLOTS 4096
+typedef struct {
+    bool used;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+    int rc, major, minor;
+} file_memo_t;
+typedef struct {
+    file_memo_t slot[FILE_MEMO_SLOTS];
+    pthread_mutex_t lock;
+} memo_table_t;
+static memo_table_t banner_memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static memo_table_t header_memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool same_file_state(const file_memo_t *m, const struct stat *st)
+{
+    return m->dev == st->st_dev && m->ino == st->st_ino && m->size == st->st_size &&
+           m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+           m->ctime.tv_sec == st->st_ctim.tv_sec && m->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* The slot for st's file: its own (*hit) or a free one; NULL: none free.
+ * Called with the table's lock held. */
+static file_memo_t *memo_slot(memo_table_t *t, const struct stat *st, bool *hit)
+{
+    size_t i = ((size_t)st->st_ino * 2654435761u ^ (size_t)st->st_dev) % FILE_MEMO_SLOTS;
+
+    for (size_t k = 0; k < FILE_MEMO_SLOTS; k++, i = (i + 1) % FILE_MEMO_SLOTS) {
+        file_memo_t *m = &t->slot[i];
+
+        if (!m->used || (m->dev == st->st_dev && m->ino == st->st_ino)) {
+            *hit = m->used && same_file_state(m, st);
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* What was found in st's file as it is now: true with *rc, *major, *minor. */
+static bool memo_get(memo_table_t *t, const struct stat *st, int *rc, int *major, int *minor)
+{
+    file_memo_t *m;
+    bool hit = false;
+
+    pthread_mutex_lock(&t->lock);
+    if ((m = memo_slot(t, st, &hit)) && hit) {
+        *rc = m->rc;
+        *major = m->major;
+        *minor = m->minor;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return hit;
+}
+
+static void memo_put(memo_table_t *t, const struct stat *st, int rc, int major, int minor)
+{
+    file_memo_t *m;
+    bool hit;
+
+    pthread_mutex_lock(&t->lock);
+    if ((m = memo_slot(t, st, &hit))) {
+        m->used = true;
+        m->dev = st->st_dev;
+        m->ino = st->st_ino;
+        m->size = st->st_size;
+        m->mtime = st->st_mtim;
+        m->ctime = st->st_ctim;
+        m->rc = rc;
+        m->major = rc == 1 ? major : 0;
+        m->minor = rc == 1 ? minor : 0;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
 /* Finds "#define CUDART_VERSION 12040" (spaces and tabs allowed anywhere
- * between the tokens) and reads it as 12.4: major*1000 + minor*10. */
-static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
+ * between the tokens) in text and reads it as 12.4: major*1000 + minor*10.
+ * 1 when found, else 0. */
+static int scan_header(const char *text, int *major, int *minor)
 {
     static const char name[] = "CUDART_VERSION";
-    char *path = ctk_path_join(incdir, "cuda_runtime_api.h", err), *text = NULL, *line;
-    int rc;
+    const char *line;
 
-    if (!path)
-        return -1;
-    rc = read_optional(path, HEADER_MAX, &text, err);
-    if (rc != 1)
-        goto out;
-    rc = 0;
     for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         const char *s = line;
         int v;
@@ -276,16 +351,65 @@ static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
             s++;
         if (!parse_uint(&s, &v) || v < 1000)
             continue;
-        out->major = v / 1000;
-        out->minor = v % 1000 / 10;
+        *major = v / 1000;
+        *minor = v % 1000 / 10;
+        return 1;
+    }
+    return 0;
+}
+
+/* scan_header() of the regular file path, read as every file of a toolkit
+ * is (util.c), once per run for each state of the file (header_memo): 1
+ * found, 0 not (absent, unreadable, too large), -1 out of memory. */
+static int header_version(const char *path, int *major, int *minor, ctk_error_t *err)
+{
+    ctk_error_t rerr;
+    struct stat st;
+    char *text;
+    int fd, rc = 0;
+    bool known;
+
+    if (!ctk_is_file(path))
+        return 0;
+    ctk_error_init(&rerr);
+    if ((fd = ctk_file_open_regular(path, 0, NULL, &rerr)) < 0)
+        goto failed;
+    known = fstat(fd, &st) == 0;
+    if (known && memo_get(&header_memo, &st, &rc, major, minor)) {
+        close(fd);
+        return rc;
+    }
+    text = ctk_file_read_fd(fd, path, HEADER_MAX, NULL, &rerr);
+    close(fd);
+    if (!text)
+        goto failed;
+    rc = scan_header(text, major, minor);
+    free(text);
+    if (known)
+        memo_put(&header_memo, &st, rc, *major, *minor);
+    return rc;
+failed:
+    if (rerr.code != CTK_E_NOMEM)
+        return 0;
+    ctk_error_nomem(err);
+    return -1;
+}
+
+static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
+{
+    char *path = ctk_path_join(incdir, "cuda_runtime_api.h", err);
+    int rc, major = 0, minor = 0;
+
+    if (!path)
+        return -1;
+    rc = header_version(path, &major, &minor, err);
+    if (rc == 1) {
+        out->major = major;
+        out->minor = minor;
         out->patch = -1;
         out->source = CTK_VSRC_HEADER;
         set_vpath(out, path);
-        rc = 1;
-        break;
     }
-out:
-    free(text);
     free(path);
     return rc;
 }
@@ -1317,45 +1441,6 @@ static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
 /* Largest nvcc executable searched for its banner (bytes). */
 #define NVCC_BANNER_MAX (256L * 1024 * 1024)
 
-/* What nvcc_banner() found in a file, by the file's identity: a site's
- * toolkits that share one nvcc (links, hard-link copies) read it once.
- * A table of fixed size: when it is full, files are read each time. */
-#define BANNER_CACHE_SLOTS 4096
-typedef struct {
-    bool used;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime, ctime;
-    int rc, major, minor;
-} banner_memo_t;
-static banner_memo_t banner_memo[BANNER_CACHE_SLOTS];
-static pthread_mutex_t banner_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static bool same_file_state(const banner_memo_t *m, const struct stat *st)
-{
-    return m->dev == st->st_dev && m->ino == st->st_ino && m->size == st->st_size &&
-           m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-           m->ctime.tv_sec == st->st_ctim.tv_sec && m->ctime.tv_nsec == st->st_ctim.tv_nsec;
-}
-
-/* The slot for st's file: its own (*hit) or a free one; NULL: none free.
- * Called with banner_lock held. */
-static banner_memo_t *banner_slot(const struct stat *st, bool *hit)
-{
-    size_t i = ((size_t)st->st_ino * 2654435761u ^ (size_t)st->st_dev) % BANNER_CACHE_SLOTS;
-
-    for (size_t k = 0; k < BANNER_CACHE_SLOTS; k++, i = (i + 1) % BANNER_CACHE_SLOTS) {
-        banner_memo_t *m = &banner_memo[i];
-
-        if (!m->used || (m->dev == st->st_dev && m->ino == st->st_ino)) {
-            *hit = m->used && same_file_state(m, st);
-            return m;
-        }
-    }
-    return NULL;
-}
-
 static int scan_banner(FILE *f, int *major, int *minor);
 
 /* nvcc's release as its executable holds it: the literal "Cuda compilation
@@ -1366,10 +1451,8 @@ static int scan_banner(FILE *f, int *major, int *minor);
 static int nvcc_banner(const char *nvcc, int *major, int *minor)
 {
     struct stat st;
-    banner_memo_t *m;
     FILE *f;
-    bool hit = false;
-    int rc;
+    int rc = 0;
 
     {
         /* a regular file only: a FIFO named nvcc must not block the load */
@@ -1382,34 +1465,14 @@ static int nvcc_banner(const char *nvcc, int *major, int *minor)
             return 0;
         }
     }
-    pthread_mutex_lock(&banner_lock);
-    m = banner_slot(&st, &hit);
-    if (hit) {
-        rc = m->rc;
-        *major = m->major;
-        *minor = m->minor;
-        pthread_mutex_unlock(&banner_lock);
+    if (memo_get(&banner_memo, &st, &rc, major, minor)) {
         fclose(f);
         return rc;
     }
-    pthread_mutex_unlock(&banner_lock);
     rc = scan_banner(f, major, minor);
     fclose(f);
-    if (rc < 0)
-        return rc;
-    pthread_mutex_lock(&banner_lock);
-    if ((m = banner_slot(&st, &hit))) {
-        m->used = true;
-        m->dev = st.st_dev;
-        m->ino = st.st_ino;
-        m->size = st.st_size;
-        m->mtime = st.st_mtim;
-        m->ctime = st.st_ctim;
-        m->rc = rc;
-        m->major = rc == 1 ? *major : 0;
-        m->minor = rc == 1 ? *minor : 0;
-    }
-    pthread_mutex_unlock(&banner_lock);
+    if (rc >= 0)
+        memo_put(&banner_memo, &st, rc, *major, *minor);
     return rc;
 }
 
@@ -1479,7 +1542,7 @@ static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
     if (v->source == CTK_VSRC_NVCC) {
         parts_add(ps, v->major, v->minor, "nvcc --version (%s)", v->path);
     } else if (sdk->nvcc) {
-        int ma, mi, r = nvcc_banner(sdk->nvcc, &ma, &mi);
+        int ma = 0, mi = 0, r = nvcc_banner(sdk->nvcc, &ma, &mi);
 
         if (r < 0) {
             ctk_error_nomem(c->err);
