@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,49 +661,203 @@ bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
 
 /* ---- looking at directories --------------------------------------------------- */
 
-/* dir holds lib<stem>.so or lib<stem>.so.<anything> as a file (after links). */
-static bool dir_has_lib(const char *dir, const char *stem)
+/* ---- directory listings ------------------------------------------------------
+ * The names in a directory, read once per run for each state of it (its
+ * identity, mtime and ctime: adding, removing or renaming an entry changes
+ * them), sorted, so that the names "lib<stem>.so*" are found by a binary
+ * search.  The listing only says which names to look at: what a name is (a
+ * regular file after links) is asked each time, of the directory opened
+ * for that question.  A table of fixed size: when it is full, a directory
+ * is read each time. */
+#define DIR_CACHE_SLOTS 256
+typedef struct {
+    bool used;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime, ctime;
+    char **names; /* n, sorted by strcmp, in one block with the names */
+    size_t n;
+} dir_list_t;
+static dir_list_t dir_cache[DIR_CACHE_SLOTS];
+static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in the open directory fd (not "." or ".."), sorted, into l;
+ * false when it cannot be read or memory runs out. */
+static bool dir_read(int fd, dir_list_t *l)
 {
     DIR *d;
     struct dirent *e;
-    size_t sl = strlen(stem);
-    bool found = false;
-    int dfd;
+    ctk_buf_t text; /* the names, NUL-separated */
+    size_t n = 0, i;
+    int dfd = dup(fd);
+    char *p;
 
-    if (!dir || !(d = opendir(dir)))
+    if (dfd < 0)
         return false;
-    dfd = dirfd(d);
-    while (!found && (e = readdir(d))) {
-        const char *n = e->d_name;
-        struct stat st;
-
-        if (strncmp(n, "lib", 3) != 0 || strncmp(n + 3, stem, sl) != 0 ||
-            strncmp(n + 3 + sl, ".so", 3) != 0 || (n[6 + sl] != '\0' && n[6 + sl] != '.'))
+    if (!(d = fdopendir(dfd))) {
+        close(dfd);
+        return false;
+    }
+    ctk_buf_init(&text);
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        found = fstatat(dfd, n, &st, 0) == 0 && S_ISREG(st.st_mode);
+        ctk_buf_append(&text, e->d_name, strlen(e->d_name) + 1);
+        n++;
     }
     closedir(d);
-    return found;
+    /* the pointers first, the names after them, in one block */
+    l->names = text.failed || n > (SIZE_MAX - text.len - 1) / sizeof *l->names
+                   ? NULL
+                   : malloc(n * sizeof *l->names + text.len + 1);
+    if (!l->names) {
+        ctk_buf_fini(&text);
+        return false;
+    }
+    p = (char *)(l->names + n);
+    if (text.len)
+        memcpy(p, text.data, text.len);
+    ctk_buf_fini(&text);
+    for (i = 0; i < n; i++) {
+        l->names[i] = p;
+        p += strlen(p) + 1;
+    }
+    qsort(l->names, n, sizeof *l->names, name_cmp);
+    l->n = n;
+    return true;
+}
+
+/* The slot of st's directory: its own or a free one; NULL when none is
+ * free.  Called with dir_lock held. */
+static dir_list_t *dir_slot(const struct stat *st)
+{
+    size_t i = ((size_t)st->st_ino * 2654435761u ^ (size_t)st->st_dev) % DIR_CACHE_SLOTS;
+
+    for (size_t k = 0; k < DIR_CACHE_SLOTS; k++, i = (i + 1) % DIR_CACHE_SLOTS) {
+        dir_list_t *l = &dir_cache[i];
+
+        if (!l->used || (l->dev == st->st_dev && l->ino == st->st_ino))
+            return l;
+    }
+    return NULL;
+}
+
+static bool dir_current(const dir_list_t *l, const struct stat *st)
+{
+    return l->used && l->mtime.tv_sec == st->st_mtim.tv_sec &&
+           l->mtime.tv_nsec == st->st_mtim.tv_nsec && l->ctime.tv_sec == st->st_ctim.tv_sec &&
+           l->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* visit(dfd, name, ud) for each name in dir that starts with prefix, in
+ * strcmp order, until it returns true; dfd is dir, open.  False when dir
+ * is NULL or cannot be opened or read (or memory runs out). */
+typedef bool (*dir_visit_t)(int dfd, const char *name, void *ud);
+
+static bool dir_each(const char *dir, const char *prefix, dir_visit_t visit, void *ud)
+{
+    dir_list_t own = { 0 }, *l;
+    struct stat st;
+    size_t lo, hi, pl = strlen(prefix);
+    int fd;
+    bool ok = false;
+
+    if (!dir || (fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) < 0)
+        return false;
+    pthread_mutex_lock(&dir_lock);
+    if (fstat(fd, &st) != 0)
+        goto out;
+    l = dir_slot(&st);
+    if (!l || !dir_current(l, &st)) {
+        if (!dir_read(fd, &own))
+            goto out;
+        if (l) { /* kept, in place of what the slot held */
+            free(l->names);
+            *l = own;
+            l->used = true;
+            l->dev = st.st_dev;
+            l->ino = st.st_ino;
+            l->mtime = st.st_mtim;
+            l->ctime = st.st_ctim;
+            own.names = NULL;
+        } else {
+            l = &own;
+        }
+    }
+    ok = true;
+    /* the first name not below prefix, then the run that starts with it */
+    for (lo = 0, hi = l->n; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (strcmp(l->names[mid], prefix) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < l->n && strncmp(l->names[lo], prefix, pl) == 0; lo++)
+        if (visit(fd, l->names[lo], ud))
+            break;
+out:
+    pthread_mutex_unlock(&dir_lock);
+    free(own.names);
+    close(fd);
+    return ok;
+}
+
+static bool is_regular_at(int dfd, const char *name)
+{
+    struct stat st;
+
+    return fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
+}
+
+typedef struct {
+    size_t plen; /* of "lib<stem>.so" */
+    bool found;
+} lib_seen_t;
+
+static bool visit_lib(int dfd, const char *name, void *ud)
+{
+    lib_seen_t *a = ud;
+    char c = name[a->plen];
+
+    a->found = (c == '\0' || c == '.') && is_regular_at(dfd, name);
+    return a->found;
+}
+
+/* dir holds lib<stem>.so or lib<stem>.so.<anything> as a file (after links). */
+static bool dir_has_lib(const char *dir, const char *stem)
+{
+    char prefix[256];
+    lib_seen_t a = { 0, false };
+    int n = snprintf(prefix, sizeof prefix, "lib%s.so", stem);
+
+    if (n < 0 || (size_t)n >= sizeof prefix)
+        return false;
+    a.plen = (size_t)n;
+    dir_each(dir, prefix, visit_lib, &a);
+    return a.found;
+}
+
+static bool visit_regular(int dfd, const char *name, void *ud)
+{
+    bool *found = ud;
+
+    *found = is_regular_at(dfd, name);
+    return *found;
 }
 
 /* dir holds a file whose name starts with prefix (for "libnvshmem*"). */
 static bool dir_has_prefix(const char *dir, const char *prefix)
 {
-    DIR *d;
-    struct dirent *e;
     bool found = false;
-    int dfd;
 
-    if (!dir || !(d = opendir(dir)))
-        return false;
-    dfd = dirfd(d);
-    while (!found && (e = readdir(d))) {
-        struct stat st;
-
-        if (ctk_str_has_prefix(e->d_name, prefix))
-            found = fstatat(dfd, e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
-    }
-    closedir(d);
+    dir_each(dir, prefix, visit_regular, &found);
     return found;
 }
 
@@ -946,27 +1101,60 @@ static bool is_excluded(const char *path)
     return strcmp(base, "stubs") == 0 || strcmp(base, "compat") == 0;
 }
 
+/* Each directory decide() looks at, resolved once per load: its lists
+ * and its libraries ask of the same few paths (16 at most: 2 on PATH, 7 on
+ * CPATH, 6 lib dirs, the man dir). */
+#define RESOLVED_MAX 16
+typedef struct {
+    const char *dir[RESOLVED_MAX];
+    char *real[RESOLVED_MAX]; /* NULL: it does not resolve */
+    size_t n;
+} resolved_t;
+
+/* realpath(dir), borrowed from r; NULL when it does not resolve, or when
+ * memory runs out (then, as for realpath() itself, the dir is left out). */
+static const char *resolved(resolved_t *r, const char *dir)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (strcmp(r->dir[i], dir) == 0)
+            return r->real[i];
+    if (r->n == RESOLVED_MAX) /* more than decide() has: not kept */
+        return NULL;
+    r->dir[r->n] = dir;
+    r->real[r->n] = ctk_realpath(dir);
+    return r->real[r->n++];
+}
+
+static void resolved_fini(resolved_t *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        free(r->real[i]);
+    r->n = 0;
+}
+
 /* Append dir to l unless it is NULL, missing, a stubs or compat dir, a
  * system directory (by its spelling or its resolved path), or the same
  * directory (by resolved path, tracked in reals) as one already there. */
-static bool add_dir(ctk_strlist_t *l, ctk_strlist_t *reals, const char *dir, ctk_error_t *err)
+static bool add_dir(ctk_strlist_t *l, ctk_strlist_t *reals, resolved_t *res, const char *dir,
+                    ctk_error_t *err)
 {
-    char *real;
+    const char *real;
 
     if (!dir || is_excluded(dir) || is_system_spelling(dir))
         return true;
-    real = ctk_realpath(dir);
+    real = resolved(res, dir);
     if (!real || !ctk_is_dir(real) || is_excluded(real) || is_system_spelling(real) ||
-        ctk_strlist_contains(reals, real)) {
-        free(real);
+        ctk_strlist_contains(reals, real))
         return true;
-    }
-    if (!ctk_strlist_take(reals, real, err))
-        return false;
-    return ctk_strlist_push(l, dir, err);
+    return ctk_strlist_push(reals, real, err) && ctk_strlist_push(l, dir, err);
 }
 
-static bool build_list(ctk_strlist_t *l, const char *const *dirs, size_t n, ctk_error_t *err)
+static bool build_list(ctk_strlist_t *l, const char *const *dirs, size_t n, resolved_t *res,
+                       ctk_error_t *err)
 {
     ctk_strlist_t reals;
     bool ok = true;
@@ -974,7 +1162,7 @@ static bool build_list(ctk_strlist_t *l, const char *const *dirs, size_t n, ctk_
 
     ctk_strlist_init(&reals);
     for (i = 0; ok && i < n; i++)
-        ok = add_dir(l, &reals, dirs[i], err);
+        ok = add_dir(l, &reals, res, dirs[i], err);
     ctk_strlist_fini(&reals);
     return ok;
 }
@@ -1015,18 +1203,19 @@ const char *ctk_sdk_lib_name(size_t i)
 }
 
 /* not a stubs or compat dir, by spelling or resolved path */
-static bool lib_dir_usable(const char *dir)
+static bool lib_dir_usable(resolved_t *res, const char *dir)
 {
-    char *real;
-    bool ok;
+    const char *real;
 
     if (!dir || is_excluded(dir))
         return false;
-    real = ctk_realpath(dir);
-    ok = real && !is_excluded(real);
-    free(real);
-    return ok;
+    real = resolved(res, dir);
+    return real && !is_excluded(real);
 }
+
+/* find_libs(), find_versioned() and what they call take the SDK's lib
+ * dirs as decide() passes them: NULL in place of one that is not usable
+ * (lib_dir_usable()). */
 
 /* Whether lib<needs>.so* is in none of dir, but in another of the SDK's
  * lib dirs (which the ctk .pc puts on -L and the run path). */
@@ -1037,7 +1226,7 @@ static bool needs_elsewhere(const char *needs, const char *dir, const char *cons
     if (!needs || dir_has_lib(dir, needs))
         return false;
     for (i = 0; i < n; i++)
-        if (dirs[i] && lib_dir_usable(dirs[i]) && dir_has_lib(dirs[i], needs))
+        if (dirs[i] && dir_has_lib(dirs[i], needs))
             return true;
     return false;
 }
@@ -1086,7 +1275,7 @@ static bool find_libs(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_err
             for (i = 0; i < n && !done; i++) {
                 const char *dir = dirs[i];
 
-                if (!lib_dir_usable(dir) || !dir_has_lib(dir, stems[s]))
+                if (!dir || !dir_has_lib(dir, stems[s]))
                     continue;
                 if (!push_lib(sdk, t, dir, stems[s], dirs, n, err))
                     return false;
@@ -1133,50 +1322,57 @@ static int version_parts(const char *v)
     return n;
 }
 
+typedef struct {
+    size_t plen;    /* of "lib<name>.so" */
+    char pick[256]; /* the best versioned name so far; "" if none */
+    int pick_parts, rc;
+} versioned_seen_t;
+
+static bool visit_versioned(int dfd, const char *n, void *ud)
+{
+    versioned_seen_t *a = ud;
+    const char *v = n + a->plen;
+    int parts = 0;
+
+    if (*v != '\0' && (*v != '.' || !(parts = version_parts(v + 1))))
+        return false;
+    if (!is_regular_at(dfd, n) || strlen(n) >= sizeof a->pick)
+        return false;
+    if (*v == '\0') {
+        a->rc = 1;
+        return true;
+    }
+    if (!a->pick[0] || parts < a->pick_parts ||
+        (parts == a->pick_parts && strverscmp(n, a->pick) > 0)) {
+        snprintf(a->pick, sizeof a->pick, "%s", n);
+        a->pick_parts = parts;
+    }
+    return false;
+}
+
 /* In dir: 1 when lib<name>.so is a file (after links), 2 when only
  * versioned files lib<name>.so.<N...> are (*best: the one with the fewest
  * version parts, its soname's form, the highest of those; caller frees),
  * 0 when neither, -1 on allocation failure. */
 static int versioned_in(const char *dir, const char *name, char **best, ctk_error_t *err)
 {
-    DIR *d;
-    struct dirent *e;
-    size_t nl = strlen(name);
-    char pick[256] = "";
-    int pick_parts = 0, rc = 0, dfd;
+    char prefix[256];
+    versioned_seen_t a;
+    int n = snprintf(prefix, sizeof prefix, "lib%s.so", name);
 
     *best = NULL;
-    if (!(d = opendir(dir)))
+    if (n < 0 || (size_t)n >= sizeof prefix)
         return 0;
-    dfd = dirfd(d);
-    while (rc != 1 && (e = readdir(d))) {
-        const char *n = e->d_name, *v;
-        struct stat st;
-        int parts = 0;
-
-        if (strncmp(n, "lib", 3) != 0 || strncmp(n + 3, name, nl) != 0 ||
-            strncmp(n + 3 + nl, ".so", 3) != 0)
-            continue;
-        v = n + 6 + nl;
-        if (*v != '\0' && (*v != '.' || !(parts = version_parts(v + 1))))
-            continue;
-        if (fstatat(dfd, n, &st, 0) != 0 || !S_ISREG(st.st_mode) || strlen(n) >= sizeof pick)
-            continue;
-        if (*v == '\0') {
-            rc = 1;
-        } else if (!pick[0] || parts < pick_parts ||
-                   (parts == pick_parts && strverscmp(n, pick) > 0)) {
-            snprintf(pick, sizeof pick, "%s", n);
-            pick_parts = parts;
-        }
-    }
-    closedir(d);
-    if (rc == 0 && pick[0]) {
-        if (!(*best = ctk_path_join(dir, pick, err)))
+    memset(&a, 0, sizeof a);
+    a.plen = (size_t)n;
+    if (!dir_each(dir, prefix, visit_versioned, &a))
+        return 0;
+    if (a.rc == 0 && a.pick[0]) {
+        if (!(*best = ctk_path_join(dir, a.pick, err)))
             return -1;
-        rc = 2;
+        a.rc = 2;
     }
-    return rc;
+    return a.rc;
 }
 
 /* The libraries of link_names found in the first of the SDK's lib dirs
@@ -1192,7 +1388,7 @@ static bool find_versioned(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ct
             ctk_sdk_versioned_t *v;
             char *file = NULL;
 
-            if (!lib_dir_usable(dirs[i]))
+            if (!dirs[i])
                 continue;
             r = versioned_in(dirs[i], link_names[t], &file, err);
             if (r < 0)
@@ -1816,11 +2012,21 @@ static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
     const char *libs[] = {sdk->libdir, sdk->math_libdir, sdk->cupti_libdir,
                           sdk->nvvm_libdir, sdk->nccl_libdir, sdk->nvshmem_libdir};
     const char *man[] = {sdk->mandir};
+    const char *usable[6];
+    resolved_t res;
+    size_t i;
+    bool ok;
 
-    return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 7, err) &&
-           build_list(&sdk->ld_library_path, libs, 6, err) &&
-           build_list(&sdk->library_path, libs, 6, err) && build_list(&sdk->manpath, man, 1, err) &&
-           find_libs(sdk, libs, 6, err) && find_versioned(sdk, libs, 6, err);
+    res.n = 0;
+    for (i = 0; i < 6; i++)
+        usable[i] = lib_dir_usable(&res, libs[i]) ? libs[i] : NULL;
+    ok = build_list(&sdk->path, path, 2, &res, err) && build_list(&sdk->cpath, cpath, 7, &res, err) &&
+         build_list(&sdk->ld_library_path, libs, 6, &res, err) &&
+         build_list(&sdk->library_path, libs, 6, &res, err) &&
+         build_list(&sdk->manpath, man, 1, &res, err) && find_libs(sdk, usable, 6, err) &&
+         find_versioned(sdk, usable, 6, err);
+    resolved_fini(&res);
+    return ok;
 }
 
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err)
