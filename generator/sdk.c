@@ -816,6 +816,19 @@ static bool is_regular_at(int dfd, const char *name)
     return fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
 }
 
+/* "lib<stem>.so" into out (256 bytes): its length, or 0 when it does not fit. */
+static size_t lib_prefix(char *out, const char *stem)
+{
+    size_t sl = strlen(stem);
+
+    if (sl + 7 > 256)
+        return 0;
+    memcpy(out, "lib", 3);
+    memcpy(out + 3, stem, sl);
+    memcpy(out + 3 + sl, ".so", 4);
+    return sl + 6;
+}
+
 typedef struct {
     size_t plen; /* of "lib<stem>.so" */
     bool found;
@@ -834,12 +847,10 @@ static bool visit_lib(int dfd, const char *name, void *ud)
 static bool dir_has_lib(const char *dir, const char *stem)
 {
     char prefix[256];
-    lib_seen_t a = { 0, false };
-    int n = snprintf(prefix, sizeof prefix, "lib%s.so", stem);
+    lib_seen_t a = { lib_prefix(prefix, stem), false };
 
-    if (n < 0 || (size_t)n >= sizeof prefix)
+    if (!a.plen)
         return false;
-    a.plen = (size_t)n;
     dir_each(dir, prefix, visit_lib, &a);
     return a.found;
 }
@@ -1358,13 +1369,11 @@ static int versioned_in(const char *dir, const char *name, char **best, ctk_erro
 {
     char prefix[256];
     versioned_seen_t a;
-    int n = snprintf(prefix, sizeof prefix, "lib%s.so", name);
 
     *best = NULL;
-    if (n < 0 || (size_t)n >= sizeof prefix)
-        return 0;
     memset(&a, 0, sizeof a);
-    a.plen = (size_t)n;
+    if (!(a.plen = lib_prefix(prefix, name)))
+        return 0;
     if (!dir_each(dir, prefix, visit_versioned, &a))
         return 0;
     if (a.rc == 0 && a.pick[0]) {
@@ -1690,19 +1699,17 @@ static int scan_banner(FILE *f, int *major, int *minor)
         total += (long)n;
         have += n;
         end = buf + have;
-        while ((p = memchr(p, 'C', (size_t)(end - p))) && (size_t)(end - p) >= kl + 8) {
-            if (memcmp(p, key, kl) == 0) {
-                char tmp[16], *q;
-                size_t t = 0;
+        /* the first banner with room after it for the release; one nearer
+         * the end is found again in the tail kept for the next read */
+        if ((p = memmem(p, (size_t)(end - p), key, kl)) && (size_t)(end - p) >= kl + 8) {
+            char tmp[16], *q;
+            size_t t = 0;
 
-                for (q = p + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
-                    tmp[t++] = *q;
-                tmp[t] = '\0';
-                if (ctk_version_parse(tmp, major, minor, NULL))
-                    rc = 1;
-                break;
-            }
-            p++;
+            for (q = p + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
+                tmp[t++] = *q;
+            tmp[t] = '\0';
+            if (ctk_version_parse(tmp, major, minor, NULL))
+                rc = 1;
         }
         /* keep the tail: the banner may straddle two reads */
         if (rc == 0 && have > kl + 16) {
@@ -1720,7 +1727,7 @@ static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
 {
     const ctk_sdk_conf_t *conf = c->conf;
     ctk_version_t *v = &sdk->version, hv;
-    parts_t *ps = calloc(1, sizeof *ps);
+    parts_t *ps = malloc(sizeof *ps); /* 16 KB: the entries are written as they are added */
     ctk_buf_t b;
     ctk_error_t e;
     size_t i;
@@ -1732,6 +1739,8 @@ static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
         ctk_error_nomem(c->err);
         return false;
     }
+    ps->n = 0;
+    ps->dist[0] = '\0';
     memset(&hv, 0, sizeof hv);
     if (sdk->incdir && try_header(sdk->incdir, &hv, &e) == 1)
         parts_add(ps, hv.major, hv.minor, "CUDART_VERSION (%s)", hv.path);

@@ -36,14 +36,16 @@ char *ctk_strndup(const char *s, size_t n, ctk_error_t *err)
     return p;
 }
 
+/* Formatted once into the stack when it fits (most messages and paths do),
+ * twice otherwise: the first pass measures. */
 char *ctk_printf(ctk_error_t *err, const char *fmt, ...)
 {
     va_list ap;
     int n;
-    char *p;
+    char *p, small[256];
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0) {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad format string");
@@ -54,6 +56,10 @@ char *ctk_printf(ctk_error_t *err, const char *fmt, ...)
         ctk_error_nomem(err);
         return NULL;
     }
+    if ((size_t)n < sizeof small) {
+        memcpy(p, small, (size_t)n + 1);
+        return p;
+    }
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -62,7 +68,8 @@ char *ctk_printf(ctk_error_t *err, const char *fmt, ...)
 
 char *ctk_path_join(const char *a, const char *b, ctk_error_t *err)
 {
-    size_t la = strlen(a);
+    size_t la = strlen(a), lb, sep;
+    char *p;
 
     while (la > 1 && a[la - 1] == '/')
         la--;
@@ -70,7 +77,17 @@ char *ctk_path_join(const char *a, const char *b, ctk_error_t *err)
         b++;
     if (*b == '\0')
         return ctk_strndup(a, la, err);
-    return ctk_printf(err, "%.*s%s%s", (int)la, a, (la == 1 && a[0] == '/') ? "" : "/", b);
+    sep = (la == 1 && a[0] == '/') ? 0 : 1;
+    lb = strlen(b);
+    if (!(p = malloc(la + sep + lb + 1))) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    memcpy(p, a, la);
+    if (sep)
+        p[la] = '/';
+    memcpy(p + la + sep, b, lb + 1);
+    return p;
 }
 
 bool ctk_str_has_prefix(const char *s, const char *prefix)
