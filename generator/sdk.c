@@ -1686,6 +1686,7 @@ static int scan_banner(FILE *f, int *major, int *minor)
 {
     static const char key[] = "Cuda compilation tools, release ";
     const size_t kl = sizeof key - 1, chunk = 1 << 20;
+    const size_t comma = sizeof "Cuda compilation tools" - 1; /* the key's ',' */
     char *buf;
     size_t have = 0, n;
     long total = 0;
@@ -1699,17 +1700,23 @@ static int scan_banner(FILE *f, int *major, int *minor)
         total += (long)n;
         have += n;
         end = buf + have;
-        /* the first banner with room after it for the release; one nearer
-         * the end is found again in the tail kept for the next read */
-        if ((p = memmem(p, (size_t)(end - p), key, kl)) && (size_t)(end - p) >= kl + 8) {
-            char tmp[16], *q;
+        /* the first banner with room after it for the release (one nearer
+         * the end is found again in the tail kept for the next read), found
+         * by its comma: far rarer in an executable than its first letter */
+        for (p = buf + comma; p < end && (p = memchr(p, ',', (size_t)(end - p))); p++) {
+            char tmp[16], *q, *k = p - comma; /* where the banner would start */
             size_t t = 0;
 
-            for (q = p + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
+            if ((size_t)(end - k) < kl + 8)
+                break;
+            if (memcmp(k, key, kl) != 0)
+                continue;
+            for (q = k + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
                 tmp[t++] = *q;
             tmp[t] = '\0';
             if (ctk_version_parse(tmp, major, minor, NULL))
                 rc = 1;
+            break;
         }
         /* keep the tail: the banner may straddle two reads */
         if (rc == 0 && have > kl + 16) {
