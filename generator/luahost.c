@@ -1547,6 +1547,135 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
     return result;
 }
 
+/* ---- plain calls: Lua that needs no compiler to be known good ----------------
+ * A generated Lmod module is comments and calls of a name with string
+ * literals (whatis("..."), prepend_path("PATH", "...")): text of that
+ * shape is Lua by its grammar, so it is accepted here without compiling
+ * it (compiling costs about a hundred instructions a byte).  Anything
+ * else, or anything doubtful, is left to the compiler, which gives the
+ * error messages. */
+#define PLAIN_MAX_BYTES ((size_t)1 << 20) /* far below what compiling could not hold */
+#define PLAIN_MAX_ARGS 32                 /* far below Lua's register limit */
+
+static bool plain_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* ASCII only, as Lua's lexer has it, whatever the locale says */
+static bool plain_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool plain_name_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool plain_keyword(const char *s, size_t n)
+{
+    static const char *const kw[] = {
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
+        "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+/* A string literal at *p as ctk_quote_lua() writes them: "..." with \\
+ * \" \n \t \r or \ddd (three digits, at most 255), no bare line break. */
+static bool plain_string(const char **p, const char *end)
+{
+    const char *s = *p;
+
+    if (s == end || *s++ != '"')
+        return false;
+    while (s < end && *s != '"') {
+        if (*s == '\n' || *s == '\r')
+            return false;
+        if (*s++ != '\\')
+            continue;
+        if (s == end)
+            return false;
+        if (*s == '\\' || *s == '"' || *s == 'n' || *s == 't' || *s == 'r') {
+            s++;
+        } else if (end - s >= 3 && plain_digit(s[0]) && plain_digit(s[1]) && plain_digit(s[2]) &&
+                   (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0') <= 255) {
+            s += 3;
+        } else {
+            return false;
+        }
+    }
+    if (s == end)
+        return false;
+    *p = s + 1;
+    return true;
+}
+
+/* One call at *p: Name ( string {, string} ) or Name (). */
+static bool plain_call(const char **p, const char *end)
+{
+    const char *s = *p, *name = s;
+    int args = 0;
+
+    if (s == end || !plain_name_start(*s))
+        return false;
+    while (s < end && (plain_name_start(*s) || plain_digit(*s)))
+        s++;
+    if (plain_keyword(name, (size_t)(s - name)))
+        return false;
+    while (s < end && plain_space(*s))
+        s++;
+    if (s == end || *s++ != '(')
+        return false;
+    for (;;) {
+        while (s < end && plain_space(*s))
+            s++;
+        if (s < end && *s == ')' && args == 0)
+            break;
+        if (++args > PLAIN_MAX_ARGS || !plain_string(&s, end))
+            return false;
+        while (s < end && plain_space(*s))
+            s++;
+        if (s < end && *s == ',') {
+            s++;
+            continue;
+        }
+        if (s < end && *s == ')')
+            break;
+        return false;
+    }
+    *p = s + 1;
+    return true;
+}
+
+bool ctk_lua_plain_calls(const char *src, size_t len)
+{
+    const char *p = src, *end = src + len;
+
+    if (len > PLAIN_MAX_BYTES || memchr(src, '\0', len))
+        return false;
+    while (p < end) {
+        if (plain_space(*p)) {
+            p++;
+        } else if (end - p >= 2 && p[0] == '-' && p[1] == '-') {
+            /* a line comment; "--[" may open a long one: the compiler's */
+            if (end - p >= 3 && p[2] == '[')
+                return false;
+            while (p < end && *p != '\n' && *p != '\r')
+                p++;
+        } else if (!plain_call(&p, end)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
                                    ctk_error_t *err)
 {
@@ -1555,6 +1684,8 @@ bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname,
     bool ok = false;
     int status;
 
+    if (ctk_lua_plain_calls(src, len))
+        return true;
     renderer_begin(r);
     if (!renderer_open(r, chunkname, err) || !(name = ctk_printf(err, "@%s", chunkname))) {
         renderer_close(r);

@@ -5,6 +5,7 @@
 
 #include "failmalloc.h"
 #include "luahost.h"
+#include "quote.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -619,6 +620,72 @@ START_TEST(test_luahost_out_of_memory_is_nomem_and_leaks_nothing)
 }
 END_TEST
 
+/* The chunks ctk_lua_plain_calls() accepts without a compiler: each one
+ * it accepts, Lua loads; what it refuses is left to the compiler, which
+ * still answers (the renderer's check of a module gives the same verdict
+ * either way). */
+static const struct {
+    const char *src;
+    bool plain; /* accepted by its grammar alone */
+    bool loads; /* what Lua says */
+} plain_cases[] = {
+    { "-- -*- lua -*-\nwhatis(\"Name: x\")\nhelp(\"a\\nb\\\\c\\\"d\\t\\r\\009\\255\")\n", true, true },
+    { "prepend_path(\"PATH\", \"/opt/x\")\nappend_path(\"MANPATH\", \"\")\n", true, true },
+    { "family ( \"cuda\" ) f()\n\n\t-- end\n", true, true },
+    { "", true, true },
+    { "x = 1\n", false, true },                     /* not a call: the compiler's */
+    { "--[[ long\ncomment ]]\nf(\"a\")\n", false, true },
+    { "f('single')\n", false, true },
+    { "f(\"\\x41\")\n", false, true },
+    { "end(\"x\")\n", false, false },               /* a keyword is no name */
+    { "f(\"a\\256\")\n", false, false },            /* decimal escape too large */
+    { "f(\"a\\q\")\n", false, false },              /* invalid escape */
+    { "f(\"open\n\")\n", false, false },            /* line break in a string */
+    { "f(\"a\" \"b\")\n", false, false },
+    { "f(\"a\",)\n", false, false },
+    { "f(\"a\"\n", false, false },
+    { "f(\"a\") )\n", false, false },
+    { "#!/bin/lua\nf()\n", false, false },
+    { "f(\"caf\xc3\xa9\")\n\xc3\xa9()\n", false, false }, /* not an ASCII name */
+};
+
+START_TEST(test_luahost_plain_calls_only_where_lua_loads)
+{
+    const char *src = plain_cases[_i].src;
+    ctk_error_t err;
+    bool loads;
+
+    ctk_error_init(&err);
+    loads = ctk_lua_check_syntax("case", src, strlen(src), &err);
+    ck_assert_msg(loads == plain_cases[_i].loads, "case %d: Lua says %d (%s)", _i, loads, err.text);
+    ck_assert_msg(ctk_lua_plain_calls(src, strlen(src)) == plain_cases[_i].plain, "case %d", _i);
+    if (plain_cases[_i].plain)
+        ck_assert(loads);
+}
+END_TEST
+
+/* A module of calls whose arguments are any bytes ctk_quote_lua() quotes
+ * is plain, and loads. */
+START_TEST(test_luahost_plain_calls_take_every_quoted_byte)
+{
+    char raw[256], *q, *src;
+    ctk_error_t err;
+    int c;
+
+    for (c = 1; c < 256; c++)
+        raw[c - 1] = (char)c;
+    raw[255] = '\0';
+    ctk_error_init(&err);
+    q = ctk_quote_lua(raw, "bytes", &err);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_gt(asprintf(&src, "-- all bytes\nsetenv(\"X\", %s)\n", q), 0);
+    ck_assert(ctk_lua_plain_calls(src, strlen(src)));
+    ck_assert(ctk_lua_check_syntax("bytes", src, strlen(src), &err));
+    free(src);
+    free(q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("luahost");
@@ -640,6 +707,9 @@ int main(void)
     tcase_add_test(tc, test_luahost_deep_recursion_is_an_error);
     tcase_add_test(tc, test_luahost_reports_syntax_error_line);
     tcase_add_test(tc, test_luahost_refuses_binary_chunks);
+    tcase_add_loop_test(tc, test_luahost_plain_calls_only_where_lua_loads, 0,
+                        (int)(sizeof plain_cases / sizeof plain_cases[0]));
+    tcase_add_test(tc, test_luahost_plain_calls_take_every_quoted_byte);
     tcase_add_test(tc, test_luahost_comment_neutralises_line_breaks);
     tcase_add_test(tc, test_luahost_quote_failure_is_quote_error);
     tcase_add_test(tc, test_luahost_memory_cap_is_a_limit_not_nomem);
