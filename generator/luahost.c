@@ -752,9 +752,33 @@ static int ro_pairs(lua_State *L)
     return 3;
 }
 
-/* Replace the table on top of the stack by a read-only proxy of it. */
-static void make_readonly(lua_State *L)
+/* The proxies (each with its metatable) of the data a renderer pushed
+ * last, kept to be used again for the next data: a proxy of data no
+ * render can reach any more is pointed at the new data's table instead of
+ * making two tables and setting five fields.  No earlier data is reachable
+ * once it is replaced: a render keeps nothing (its environment, its
+ * libraries' copies and whatever it made are its own), the data is
+ * read-only, and the sandbox reaches no table that outlives the render. */
+typedef struct {
+    int idx;          /* the pool's stack index: a list of proxies */
+    lua_Integer next; /* how many of them the data pushed so far uses */
+} proxy_pool_t;
+
+/* Replace the table on top of the stack by a read-only proxy of it (from
+ * pool, when there is one and it has one left). */
+static void make_readonly(lua_State *L, proxy_pool_t *pool)
 {
+    if (pool) {
+        if (lua_rawgeti(L, pool->idx, pool->next + 1) == LUA_TTABLE &&
+            lua_getmetatable(L, -1)) { /* real proxy mt */
+            pool->next++;
+            lua_rotate(L, -3, -1);      /* proxy mt real */
+            lua_setfield(L, -2, "__index");
+            lua_pop(L, 1);              /* proxy */
+            return;
+        }
+        lua_pop(L, 1);
+    }
     lua_newtable(L);              /* real proxy */
     lua_insert(L, -2);            /* proxy real */
     lua_createtable(L, 0, 5);     /* proxy real mt */
@@ -769,11 +793,15 @@ static void make_readonly(lua_State *L)
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
+    if (pool) {
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, pool->idx, ++pool->next);
+    }
 }
 
 /* Push the value tree as Lua values (read-only tables).  Runs under
  * lua_pcall via push_data_p, so memory errors unwind cleanly. */
-static void push_lval(lua_State *L, const ctk_lval_t *v, int depth)
+static void push_lval(lua_State *L, const ctk_lval_t *v, int depth, proxy_pool_t *pool)
 {
     size_t i;
 
@@ -788,19 +816,19 @@ static void push_lval(lua_State *L, const ctk_lval_t *v, int depth)
     case LV_LIST:
         lua_createtable(L, (int)v->n, 0);
         for (i = 0; i < v->n; i++) {
-            push_lval(L, v->items[i], depth + 1);
+            push_lval(L, v->items[i], depth + 1, pool);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         break;
     case LV_MAP:
         lua_createtable(L, 0, (int)v->n);
         for (i = 0; i < v->n; i++) {
-            push_lval(L, v->items[i], depth + 1);
+            push_lval(L, v->items[i], depth + 1, pool);
             lua_setfield(L, -2, v->keys[i]);
         }
         break;
     }
-    make_readonly(L);
+    make_readonly(L, pool);
 }
 
 static int strict_index(lua_State *L)
@@ -947,7 +975,7 @@ static int setup_p(lua_State *L)
     if (a->template) {
         lua_pushstring(L, "ctk");
         if (a->data)
-            push_lval(L, a->data, 0);
+            push_lval(L, a->data, 0, NULL);
         else
             lua_pushnil(L);
         lua_rawset(L, -3);
@@ -1211,6 +1239,7 @@ out:
 #define REG_DATA "ctkgen.data"
 #define REG_PROTO "ctkgen.proto"
 #define REG_ENVMT "ctkgen.envmt"
+#define REG_POOL "ctkgen.proxies"
 /* garbage the state may hold between renders before a full collection */
 #define RENDER_GC_SLACK ((size_t)4 << 20)
 
@@ -1224,6 +1253,7 @@ struct ctk_lua_renderer {
     const char *field;         /* ctk_lua_renderer_field(): the key, its value */
     const ctk_lval_t *field_val;
     bool field_set;            /* set in the state's data as it is now */
+    lua_Integer pool_next;     /* the proxies the data and its field use (proxy_pool_t) */
 };
 
 /* __index of a render's environment: what push_env() would have put
@@ -1279,6 +1309,8 @@ static int renderer_open_p(lua_State *L)
     lua_pushcfunction(L, strict_newindex);
     lua_setfield(L, -2, "__newindex");
     lua_setfield(L, LUA_REGISTRYINDEX, REG_ENVMT);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_POOL);
     return 0;
 }
 
@@ -1287,6 +1319,7 @@ typedef struct {
     bool push_data;
     const char *field;         /* to set in the data's real table; NULL: none */
     const ctk_lval_t *field_val;
+    lua_Integer *pool_next;    /* the renderer's proxy_pool_t count */
 } render_env_t;
 
 /* The render's environment, with the data (pushed first when new, its
@@ -1294,10 +1327,15 @@ typedef struct {
 static int renderer_env_p(lua_State *L)
 {
     const render_env_t *a = lua_touserdata(L, 1);
+    proxy_pool_t pool;
 
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_POOL);
+    pool.idx = lua_gettop(L);
+    pool.next = *a->pool_next;
     if (a->push_data) {
+        pool.next = 0; /* the data before is replaced: its proxies are free */
         if (a->data)
-            push_lval(L, a->data, 0);
+            push_lval(L, a->data, 0, &pool);
         else
             lua_pushnil(L);
         lua_setfield(L, LUA_REGISTRYINDEX, REG_DATA);
@@ -1307,12 +1345,13 @@ static int renderer_env_p(lua_State *L)
         if (!lua_getmetatable(L, -1) || lua_getfield(L, -1, "__index") != LUA_TTABLE)
             return luaL_error(L, "ctk.%s set on data that is not a map", a->field);
         if (a->field_val)
-            push_lval(L, a->field_val, 1);
+            push_lval(L, a->field_val, 1, &pool);
         else
             lua_pushnil(L);
         lua_setfield(L, -2, a->field);
         lua_pop(L, 3);
     }
+    *a->pool_next = pool.next;
     lua_createtable(L, 0, 16);
     lua_getfield(L, LUA_REGISTRYINDEX, REG_ENVMT);
     lua_setmetatable(L, -2);
@@ -1384,6 +1423,7 @@ static void renderer_close(ctk_lua_renderer_t *r)
     r->L = NULL;
     r->data_pushed = false;
     r->field_set = false;
+    r->pool_next = 0;
 }
 
 void ctk_lua_renderer_free(ctk_lua_renderer_t *r)
@@ -1465,7 +1505,7 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
                             ctk_error_t *err)
 {
     lua_State *L = r->L;
-    render_env_t env = { r->data, !r->data_pushed, NULL, NULL };
+    render_env_t env = { r->data, !r->data_pushed, NULL, NULL, &r->pool_next };
     render_chunk_t chunk = { chunkname, NULL, src, len, LUA_OK };
     bool ok = false;
 

@@ -120,6 +120,62 @@ START_TEST(test_luahost_renderer_field)
 }
 END_TEST
 
+/* Data of another shape after data, in one state (the second data's
+ * tables take the first's proxies): each render sees its own data alone,
+ * in full, read-only, and the fields of the data before are gone. */
+START_TEST(test_luahost_renderer_new_data_of_another_shape)
+{
+    static const char *const src =
+        "local keys = {}\n"
+        "for k in pairs(ctk) do keys[#keys + 1] = k end\n"
+        "table.sort(keys)\n"
+        "emit(table.concat(keys, ','), ';')\n"
+        "for _, k in ipairs(keys) do\n"
+        "  local v = ctk[k]\n"
+        "  emit(k, '=', #v, ':')\n"
+        "  local sub = {}\n"
+        "  for sk, sv in pairs(v) do sub[#sub + 1] = tostring(sk) .. '>' .. sv end\n"
+        "  table.sort(sub)\n"
+        "  emit(table.concat(sub, ' '), ';')\n"
+        "end\n"
+        "local ok = pcall(function() ctk[keys[1]].w = 'x' end)\n"
+        "emit(ok and 'writable' or 'read-only')\n";
+    ctk_lval_t *d1 = ctk_lval_map(), *a1 = ctk_lval_map(), *b1 = ctk_lval_list();
+    ctk_lval_t *d2 = ctk_lval_map(), *a2 = ctk_lval_map(), *c2 = ctk_lval_list();
+    ctk_lua_renderer_t *r;
+    ctk_error_t err;
+    char *out;
+
+    ck_assert(ctk_lval_set(a1, "x", ctk_lval_str("1")) && ctk_lval_set(a1, "y", ctk_lval_str("2")));
+    ck_assert(ctk_lval_push(b1, ctk_lval_str("p")) && ctk_lval_push(b1, ctk_lval_str("q")) &&
+              ctk_lval_push(b1, ctk_lval_str("r")));
+    ck_assert(ctk_lval_set(d1, "a", a1) && ctk_lval_set(d1, "b", b1));
+    ck_assert(ctk_lval_set(a2, "z", ctk_lval_str("3")));
+    ck_assert(ctk_lval_push(c2, ctk_lval_str("s")));
+    ck_assert(ctk_lval_set(d2, "c", c2) && ctk_lval_set(d2, "a", a2));
+    ctk_error_init(&err);
+    ck_assert_ptr_nonnull(r = ctk_lua_renderer_new(NULL, &err));
+    ctk_lua_renderer_data(r, d1);
+    out = rrun(r, "s.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "a,b;a=0:x>1 y>2;b=3:1>p 2>q 3>r;read-only");
+    free(out);
+    ctk_lua_renderer_data(r, d2);
+    out = rrun(r, "s.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "a,c;a=0:z>3;c=1:1>s;read-only");
+    free(out);
+    ctk_lua_renderer_data(r, d1);
+    out = rrun(r, "s.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "a,b;a=0:x>1 y>2;b=3:1>p 2>q 3>r;read-only");
+    free(out);
+    ctk_lua_renderer_free(r);
+    ctk_lval_free(d1);
+    ctk_lval_free(d2);
+}
+END_TEST
+
 /* A chunk kept by name is compiled again when its source changes. */
 START_TEST(test_luahost_renderer_recompiles_changed_source)
 {
@@ -697,6 +753,7 @@ int main(void)
     tcase_add_test(tc, test_luahost_renderer_renders_do_not_meet);
     tcase_add_test(tc, test_luahost_renderer_recompiles_changed_source);
     tcase_add_test(tc, test_luahost_renderer_field);
+    tcase_add_test(tc, test_luahost_renderer_new_data_of_another_shape);
     tcase_add_test(tc, test_luahost_renderer_limits_are_per_render);
     tcase_add_loop_test(tc, test_luahost_blocks_escape, 0, sizeof escapes / sizeof escapes[0]);
     tcase_add_test(tc, test_luahost_instruction_budget_stops_loops);
