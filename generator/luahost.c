@@ -1202,7 +1202,7 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
     }
     if (args->prelude && !run_prelude(L, h, chunkname, args, err))
         goto out;
-    name = ctk_printf(err, "@%s", chunkname);
+    name = ctk_concat(err, "@", chunkname, NULL);
     if (!name)
         goto out;
     status = luaL_loadbufferx(L, src, len, name, "t");        /* 3: chunk */
@@ -1522,7 +1522,7 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
     }
     r->data_pushed = true;
     r->field_set = true;
-    if (!(chunk.name = ctk_printf(err, "@%s", chunkname)))
+    if (!(chunk.name = ctk_concat(err, "@", chunkname, NULL)))
         return false;
     lua_pushcfunction(L, renderer_chunk_p);
     lua_pushlightuserdata(L, &chunk);
@@ -1727,7 +1727,7 @@ bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname,
     if (ctk_lua_plain_calls(src, len))
         return true;
     renderer_begin(r);
-    if (!renderer_open(r, chunkname, err) || !(name = ctk_printf(err, "@%s", chunkname))) {
+    if (!renderer_open(r, chunkname, err) || !(name = ctk_concat(err, "@", chunkname, NULL))) {
         renderer_close(r);
         h->used = 0;
         return false;
@@ -1770,7 +1770,7 @@ bool ctk_lua_check_syntax(const char *chunkname, const char *src, size_t len, ct
         ctk_error_nomem(err);
         return false;
     }
-    name = ctk_printf(err, "@%s", chunkname);
+    name = ctk_concat(err, "@", chunkname, NULL);
     if (!name)
         goto out;
     status = luaL_loadbufferx(L, src, len, name, "t");

@@ -72,7 +72,7 @@ static const char *template_text(const ctk_render_opts_t *opts, const char *name
     for (t = ctk_builtin_templates; t->name; t++) {
         if (strcmp(t->name, name) == 0) {
             *len = (size_t)t->len;
-            *label = ctk_printf(err, "templates/%s", name);
+            *label = ctk_concat(err, "templates/", name, NULL);
             return *label ? t->data : NULL;
         }
     }
@@ -1106,9 +1106,10 @@ static ctk_lval_t *lib_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     ctk_lval_t *l = ctk_lval_map();
 
     bput(b, l, "name", ctk_lval_str(lib->name));
-    bput(b, l, "pc_name", str_take(ctk_printf(err, "%s-%s-%s", cfg->pc_prefix, lib->name, s->module_version)));
+    bput(b, l, "pc_name",
+         str_take(ctk_concat(err, cfg->pc_prefix, "-", lib->name, "-", s->module_version, NULL)));
     bput(b, l, "description",
-         str_take(ctk_printf(err, "%s from NVIDIA CUDA Toolkit %s", lib->description, shown)));
+         str_take(ctk_concat(err, lib->description, " from NVIDIA CUDA Toolkit ", shown, NULL)));
     bput(b, l, "link", ctk_lval_str(lib->link));
     return l;
 }
@@ -1455,15 +1456,16 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
             goto out;
         }
         ctk_lua_renderer_data(lr, data);
-        if (!(rel = ctk_printf(err, "lmod/%s/%s.lua", cfg->module_name, s->module_version)) ||
+        if (!(rel = ctk_concat(err, "lmod/", cfg->module_name, "/", s->module_version, ".lua", NULL)) ||
             !run_template(opts, lr, T_LMOD, rel, out, err))
             goto out;
         free(rel);
-        if (!(rel = ctk_printf(err, "tcl/%s/%s", cfg->module_name, s->module_version)) ||
+        if (!(rel = ctk_concat(err, "tcl/", cfg->module_name, "/", s->module_version, NULL)) ||
             !run_template(opts, lr, T_TCL, rel, out, err))
             goto out;
         free(rel);
-        if (!(rel = ctk_printf(err, "pkgconfig/%s-%s.pc", cfg->pc_prefix, s->module_version)) ||
+        if (!(rel = ctk_concat(err, "pkgconfig/", cfg->pc_prefix, "-", s->module_version, ".pc",
+                               NULL)) ||
             !run_template(opts, lr, T_PC, rel, out, err))
             goto out;
         free(rel);
@@ -1477,8 +1479,8 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
                 goto out;
             }
             ctk_lua_renderer_field(lr, "lib", lib);
-            if (!(rel = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", cfg->pc_prefix, s->libs[k].name,
-                                   s->module_version)) ||
+            if (!(rel = ctk_concat(err, "pkgconfig/", cfg->pc_prefix, "-", s->libs[k].name, "-",
+                                   s->module_version, ".pc", NULL)) ||
                 !run_template(opts, lr, T_PC_LIB, rel, out, err))
                 goto out;
             free(rel);

@@ -66,6 +66,33 @@ char *ctk_printf(ctk_error_t *err, const char *fmt, ...)
     return p;
 }
 
+char *ctk_concat(ctk_error_t *err, const char *s, ...)
+{
+    va_list ap;
+    const char *part;
+    size_t len = 0, at = 0;
+    char *p;
+
+    va_start(ap, s);
+    for (part = s; part; part = va_arg(ap, const char *))
+        len += strlen(part);
+    va_end(ap);
+    if (!(p = malloc(len + 1))) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    va_start(ap, s);
+    for (part = s; part; part = va_arg(ap, const char *)) {
+        size_t n = strlen(part);
+
+        memcpy(p + at, part, n);
+        at += n;
+    }
+    va_end(ap);
+    p[at] = '\0';
+    return p;
+}
+
 char *ctk_path_join(const char *a, const char *b, ctk_error_t *err)
 {
     size_t la = strlen(a), lb, sep;

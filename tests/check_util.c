@@ -27,6 +27,29 @@ START_TEST(test_util_path_join_normalises_slashes)
 }
 END_TEST
 
+/* ctk_concat() and ctk_printf() spell the same strings, short and long
+ * (past ctk_printf's stack buffer). */
+START_TEST(test_util_concat_and_printf_agree)
+{
+    char big[600], *c, *f;
+
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    c = ctk_concat(NULL, "lmod/", "cudatoolkit", "/", "13.0", ".lua", NULL);
+    ck_assert_str_eq(c, "lmod/cudatoolkit/13.0.lua");
+    free(c);
+    c = ctk_concat(NULL, "", NULL);
+    ck_assert_str_eq(c, "");
+    free(c);
+    c = ctk_concat(NULL, "@", big, "/", big, NULL);
+    f = ctk_printf(NULL, "@%s/%s", big, big);
+    ck_assert_uint_eq(strlen(c), 2 + 2 * strlen(big));
+    ck_assert_str_eq(c, f);
+    free(c);
+    free(f);
+}
+END_TEST
+
 START_TEST(test_util_buf_grows_and_takes)
 {
     ctk_buf_t b;
@@ -220,6 +243,7 @@ int main(void)
     TCase *tc = tcase_create("util");
 
     tcase_add_loop_test(tc, test_util_path_join_normalises_slashes, 0, 6);
+    tcase_add_test(tc, test_util_concat_and_printf_agree);
     tcase_add_test(tc, test_util_buf_grows_and_takes);
     tcase_add_test(tc, test_util_strlist_push_and_contains);
     tcase_add_test(tc, test_util_edit_distance);
