@@ -35,13 +35,19 @@ extern char **environ;
 #define HEADER_MAX (16 * 1024 * 1024)
 #define NVCC_OUTPUT_MAX (64 * 1024)
 
-/* targets/<arch> directories, the host's own first. */
+/* targets/<arch> directories, the host's own first, spelt out for each
+ * subdirectory looked in (no formatting at each load). */
 #if defined(__aarch64__)
-static const char *const arches[] = {"sbsa-linux", "aarch64-linux", "x86_64-linux"};
+#define TARGETS(sub) \
+    { "targets/sbsa-linux/" sub, "targets/aarch64-linux/" sub, "targets/x86_64-linux/" sub }
 #else
-static const char *const arches[] = {"x86_64-linux", "sbsa-linux", "aarch64-linux"};
+#define TARGETS(sub) \
+    { "targets/x86_64-linux/" sub, "targets/sbsa-linux/" sub, "targets/aarch64-linux/" sub }
 #endif
-#define N_ARCHES (sizeof arches / sizeof arches[0])
+#define N_ARCHES 3
+static const char *const targets_include[N_ARCHES] = TARGETS("include");
+static const char *const targets_lib[N_ARCHES] = TARGETS("lib");
+static const char *const targets_lib64[N_ARCHES] = TARGETS("lib64");
 
 /* Debian's multiarch library directory name (lib/<multiarch>). */
 #if defined(__aarch64__)
@@ -897,7 +903,6 @@ static bool dir_holds(const char *dir, want_t want, const char *what, ctk_error_
 /* A list of subdirectories to look in, in order. */
 typedef struct {
     const char *rel[16];
-    char buf[16][64];
     size_t n;
 } rels_t;
 
@@ -907,23 +912,20 @@ static void rels_add(rels_t *r, const char *s)
         r->rel[r->n++] = s;
 }
 
-/* targets/<arch>/<sub> for every arch */
-static void rels_add_targets(rels_t *r, const char *sub)
+/* targets/<arch>/<sub> for every arch (one of the TARGETS lists) */
+static void rels_add_targets(rels_t *r, const char *const *targets)
 {
     size_t i;
 
-    for (i = 0; i < N_ARCHES && r->n < sizeof r->rel / sizeof r->rel[0]; i++) {
-        snprintf(r->buf[r->n], sizeof r->buf[r->n], "targets/%s/%s", arches[i], sub);
-        r->rel[r->n] = r->buf[r->n];
-        r->n++;
-    }
+    for (i = 0; i < N_ARCHES; i++)
+        rels_add(r, targets[i]);
 }
 
 static void rels_include(rels_t *r)
 {
     memset(r, 0, sizeof *r);
     rels_add(r, "include");
-    rels_add_targets(r, "include");
+    rels_add_targets(r, targets_include);
 }
 
 static void rels_lib(rels_t *r)
@@ -931,8 +933,8 @@ static void rels_lib(rels_t *r)
     memset(r, 0, sizeof *r);
     rels_add(r, "lib64");
     rels_add(r, "lib");
-    rels_add_targets(r, "lib");
-    rels_add_targets(r, "lib64");
+    rels_add_targets(r, targets_lib);
+    rels_add_targets(r, targets_lib64);
     rels_add(r, "lib/" MULTIARCH); /* Debian's nvidia-cuda-toolkit, base /usr */
 }
 
@@ -1262,9 +1264,8 @@ static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem
     l->description = lib_table[t].description;
     l->math = lib_table[t].math;
     l->libdir = ctk_strdup(dir, err);
-    l->link = ctk_printf(err, "-l%s%s%s%s%s", stem, extra ? " -l" : "",
-                         extra ? lib_table[t].extra : "", needs ? " -l" : "",
-                         needs ? lib_table[t].needs : "");
+    l->link = ctk_concat(err, "-l", stem, extra ? " -l" : "", extra ? lib_table[t].extra : "",
+                         needs ? " -l" : "", needs ? lib_table[t].needs : "", NULL);
     sdk->n_libs++; /* counted even when half filled, so ctk_sdk_free frees it */
     return l->libdir && l->link;
 }
@@ -1979,7 +1980,7 @@ static bool load_cupti(ctx_t *c, ctk_sdk_t *sdk)
     memset(&r, 0, sizeof r);
     rels_add(&r, "extras/CUPTI/include");
     rels_add(&r, "include");
-    rels_add_targets(&r, "include");
+    rels_add_targets(&r, targets_include);
     if (!locate(c, CTK_F_CUPTI, root, &r, WANT_FILE, "cupti.h", "cupti.h", req,
                 &sdk->cupti_incdir) &&
         ctk_error_is_set(c->err))
@@ -1989,8 +1990,8 @@ static bool load_cupti(ctx_t *c, ctk_sdk_t *sdk)
     rels_add(&r, "extras/CUPTI/lib");
     rels_add(&r, "lib64");
     rels_add(&r, "lib");
-    rels_add_targets(&r, "lib");
-    rels_add_targets(&r, "lib64");
+    rels_add_targets(&r, targets_lib);
+    rels_add_targets(&r, targets_lib64);
     rels_add(&r, "lib/" MULTIARCH);
     if (!locate(c, CTK_F_CUPTI, root, &r, WANT_LIB, "cupti", "libcupti.so*", req,
                 &sdk->cupti_libdir) &&
