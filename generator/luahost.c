@@ -1256,6 +1256,64 @@ struct ctk_lua_renderer {
     lua_Integer pool_next;     /* the proxies the data and its field use (proxy_pool_t) */
 };
 
+/* What lazy_index() copies of each library: its fields as push_lib_copy()
+ * takes them (string.dump dropped), listed once when the state opens, as
+ * an array key, value, key, value... in the order lua_next() gave them. */
+#define REG_LIBS "ctkgen.libs"
+
+static void list_libs(lua_State *L)
+{
+    const char *const *n;
+
+    lua_newtable(L);
+    for (n = sandbox_libs; *n; n++) {
+        const char *const *drop = strcmp(*n, "string") == 0 ? string_drop : NULL;
+        lua_Integer i = 0;
+
+        lua_getglobal(L, *n);      /* libs lib */
+        lua_newtable(L);           /* libs lib list */
+        lua_pushnil(L);
+        while (lua_next(L, -3)) {  /* libs lib list key value */
+            const char *const *d;
+            bool skip = false;
+
+            for (d = drop; lua_type(L, -2) == LUA_TSTRING && d && *d; d++)
+                if (strcmp(lua_tostring(L, -2), *d) == 0)
+                    skip = true;
+            if (skip) {
+                lua_pop(L, 1);
+                continue;
+            }
+            lua_rawseti(L, -3, i + 2);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -3, i + 1);
+            i += 2;
+        }
+        lua_setfield(L, -3, *n);   /* libs lib */
+        lua_pop(L, 1);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_LIBS);
+}
+
+/* A fresh copy of library name from its list (list_libs()), as
+ * push_lib_copy() would make it. */
+static void push_listed_lib(lua_State *L, const char *name)
+{
+    lua_Integer i, n;
+
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_LIBS);
+    lua_getfield(L, -1, name);     /* libs list */
+    n = (lua_Integer)lua_rawlen(L, -1);
+    lua_createtable(L, 0, 32);     /* libs list copy */
+    for (i = 1; i + 1 <= n; i += 2) {
+        lua_rawgeti(L, -2, i);
+        lua_rawgeti(L, -3, i + 1);
+        lua_rawset(L, -3);
+    }
+    lua_replace(L, -3);            /* copy list */
+    lua_pop(L, 1);
+}
+
 /* __index of a render's environment: what push_env() would have put
  * there, made on first use and kept in it (a library table is copied
  * then, so a render that never names math pays nothing for it); any other
@@ -1268,7 +1326,7 @@ static int lazy_index(lua_State *L)
     for (n = sandbox_libs; k && *n; n++) {
         if (strcmp(k, *n) != 0)
             continue;
-        push_lib_copy(L, k, strcmp(k, "string") == 0 ? string_drop : NULL);
+        push_listed_lib(L, k);
         lua_pushvalue(L, 2);
         lua_pushvalue(L, -2);
         lua_rawset(L, 1);
@@ -1292,6 +1350,7 @@ static int renderer_open_p(lua_State *L)
     const char *const *n;
 
     open_libs(L);
+    list_libs(L);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_CHUNKS);
     lua_newtable(L);
