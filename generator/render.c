@@ -246,11 +246,16 @@ static bool tcl_space(char c)
     return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
 }
 
+/* The masks each byte belongs to, looked up rather than tested: the check
+ * reads every byte of every Tcl module through it. */
+static const unsigned char tcl_class[256] = {
+    [' '] = M_SPACE, ['\t'] = M_SPACE, ['\v'] = M_SPACE, ['\f'] = M_SPACE, ['\r'] = M_SPACE,
+    ['\n'] = M_END, [';'] = M_END, [']'] = M_BRACK, ['"'] = M_QUOTE, [')'] = M_PAREN,
+};
+
 static bool tcl_in_mask(char c, unsigned mask)
 {
-    return ((mask & M_SPACE) && tcl_space(c)) || ((mask & M_END) && (c == '\n' || c == ';')) ||
-           ((mask & M_BRACK) && c == ']') || ((mask & M_QUOTE) && c == '"') ||
-           ((mask & M_PAREN) && c == ')');
+    return (tcl_class[(unsigned char)c] & mask) != 0;
 }
 
 static bool tcl_fail(tcl_t *t, const char *at, const char *why, bool incomplete)
