@@ -234,6 +234,15 @@ START_TEST(test_util_hash_is_stable)
     ck_assert_str_eq(h1, h2);
     ck_assert_str_ne(h1, h3);
     ck_assert_str_eq(h1, "e71fa2190541574b"); /* FNV-1a 64 of "abc" */
+    /* FNV-1a's published vectors, of every length modulo four */
+    ctk_hash_hex("", 0, h1);
+    ck_assert_str_eq(h1, "cbf29ce484222325");
+    ctk_hash_hex("a", 1, h1);
+    ck_assert_str_eq(h1, "af63dc4c8601ec8c");
+    ctk_hash_hex("foobar", 6, h1);
+    ck_assert_str_eq(h1, "85944171f73967e8");
+    ctk_hash_hex("foob", 4, h1);
+    ck_assert_str_eq(h1, "dd120e790c2512af");
 }
 END_TEST
 
