@@ -613,9 +613,9 @@ static int sb_emit(lua_State *L)
         size_t len;
         const char *s;
 
-        if (lua_type(L, i) != LUA_TSTRING && lua_type(L, i) != LUA_TNUMBER)
+        /* NULL for all but strings and numbers (a number becomes its text) */
+        if (!(s = lua_tolstring(L, i, &len)))
             return luaL_error(L, "emit: argument %d is a %s, not a string", i, luaL_typename(L, i));
-        s = lua_tolstring(L, i, &len);
         keep_bytes(h, len);
         if (h->poisoned)
             return luaL_error(L, "%s", h->poison);
@@ -690,10 +690,16 @@ static int push_owned(lua_State *L, char *s, size_t len)
  * it may raise, and there is nothing to free), else into one of its own. */
 #define QUOTE_SMALL 1024
 
+/* Charged as a metered function of COST_READS is (metered()), by itself:
+ * the quoters are the calls a template makes most. */
 static int do_quote(lua_State *L, ctk_quote_into_t q)
 {
-    host_t *h = get_host(L);
-    const char *s = luaL_checkstring(L, 1);
+    host_t *h;
+    const char *s;
+
+    charge(L, call_cost(L, COST_READS));
+    h = get_host(L);
+    s = luaL_checkstring(L, 1);
     const char *what = luaL_optstring(L, 2, NULL);
     char small[QUOTE_SMALL], *big;
     ctk_error_t e;
@@ -715,6 +721,7 @@ static int do_quote(lua_State *L, ctk_quote_into_t q)
     }
     if (need < sizeof small) {
         lua_pushlstring(L, small, need);
+        charge(L, 0); /* what metered() asks after a call: a limit met meanwhile */
         return 1;
     }
     if (!(big = malloc(need + 1))) {
@@ -725,7 +732,9 @@ static int do_quote(lua_State *L, ctk_quote_into_t q)
         return luaL_error(L, "%s", e.text);
     }
     q(s, what, big, need + 1, &need, &e);
-    return push_owned(L, big, need);
+    push_owned(L, big, need);
+    charge(L, 0);
+    return 1;
 }
 
 static int sb_lua_q(lua_State *L) { return do_quote(L, ctk_quote_lua_into); }
@@ -928,11 +937,11 @@ static void push_template_helpers(lua_State *L)
     /* the quoting helpers scan their argument: metered like string.upper */
     push_metered(L, sb_comment, COST_READS);
     lua_setfield(L, -2, "comment");
-    push_metered(L, sb_lua_q, COST_READS);
+    lua_pushcfunction(L, sb_lua_q); /* charges itself */
     lua_setfield(L, -2, "lua_q");
-    push_metered(L, sb_tcl_q, COST_READS);
+    lua_pushcfunction(L, sb_tcl_q); /* charges itself */
     lua_setfield(L, -2, "tcl_q");
-    push_metered(L, sb_pc_q, COST_READS);
+    lua_pushcfunction(L, sb_pc_q); /* charges itself */
     lua_setfield(L, -2, "pc_q");
 }
 
