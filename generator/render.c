@@ -505,6 +505,9 @@ ctk_tcl_check_t ctk_render_check_tcl(const char *text, size_t len, int *line, co
  * pkgconf checks: Name, Description and Version are each there once and
  * not empty, Version has no blank, and every ${name} is a variable defined
  * above it (pkgconf would put nothing in its place). */
+/* The bytes that end a run of a .pc line's plain text. */
+static const bool pc_line_special[256] = { ['\\'] = true, ['#'] = true, ['\n'] = true };
+
 static bool check_pc(const char *text, size_t len, int *line, char *why, size_t whylen)
 {
     static const char *const needed[] = { "Name", "Description", "Version" };
@@ -521,7 +524,6 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
     while (p < end) {
         const char *eol = p, *key, *q, *v, *vend;
         size_t klen;
-        bool quoted = false;
         char op;
 
         /* one logical line, as pkgconf_fgetline() reads it: a backslash
@@ -530,13 +532,16 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
         ln = next_ln;
         vend = NULL;
         for (eol = p; eol < end; eol++) {
-            if (*eol == '\n')
-                next_ln++;
-            if (*eol == '\\' && !quoted) {
-                quoted = true;
+            while (eol < end && !pc_line_special[(unsigned char)*eol])
+                eol++;
+            if (eol == end)
+                break;
+            if (*eol == '\\') { /* the next byte as it is (a newline too) */
+                if (eol + 1 < end && *++eol == '\n')
+                    next_ln++;
                 continue;
             }
-            if (*eol == '#' && !quoted) {
+            if (*eol == '#') {
                 vend = eol;
                 while (eol < end && *eol != '\n')
                     eol++;
@@ -544,9 +549,8 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
                     next_ln++;
                 break;
             }
-            if (*eol == '\n' && !quoted)
-                break;
-            quoted = false;
+            next_ln++; /* a newline */
+            break;
         }
         if (!vend)
             vend = eol;
