@@ -1434,7 +1434,7 @@ static int renderer_env_p(lua_State *L)
 }
 
 typedef struct {
-    const char *chunkname, *name, *src;
+    const char *chunkname, *src;
     size_t len;
     int status;                /* of loading, when it was compiled */
 } render_chunk_t;
@@ -1461,7 +1461,9 @@ static int renderer_chunk_p(lua_State *L)
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if ((a->status = luaL_loadbufferx(L, a->src, a->len, a->name, "t")) != LUA_OK)
+    /* named "@chunkname" only here, when it is compiled */
+    if ((a->status = luaL_loadbufferx(L, a->src, a->len, lua_pushfstring(L, "@%s", a->chunkname),
+                                      "t")) != LUA_OK)
         return 1;
     lua_createtable(L, 2, 0);
     lua_pushlstring(L, a->src, a->len);
@@ -1578,7 +1580,7 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
 {
     lua_State *L = r->L;
     render_env_t env = { r->data, !r->data_pushed, NULL, NULL, &r->pool_next };
-    render_chunk_t chunk = { chunkname, NULL, src, len, LUA_OK };
+    render_chunk_t chunk = { chunkname, src, len, LUA_OK };
     bool ok = false;
 
     lua_pushcfunction(L, message_h);                          /* 1: handler */
@@ -1594,8 +1596,6 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
     }
     r->data_pushed = true;
     r->field_set = true;
-    if (!(chunk.name = ctk_concat(err, "@", chunkname, NULL)))
-        return false;
     lua_pushcfunction(L, renderer_chunk_p);
     lua_pushlightuserdata(L, &chunk);
     if (lua_pcall(L, 1, 1, 1) != LUA_OK)                      /* 3: chunk */
@@ -1604,7 +1604,6 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
         load_failure(&r->h, chunkname, chunk.status, lua_tostring(L, -1), err);
     else
         ok = run_loaded(L, &r->h, chunkname, err);
-    free((char *)chunk.name);
     return ok;
 }
 
