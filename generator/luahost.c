@@ -1700,6 +1700,11 @@ static bool plain_keyword(const char *s, size_t n)
     return false;
 }
 
+/* The bytes that end a run of a string literal's plain text. */
+static const bool plain_string_special[256] = {
+    ['"'] = true, ['\\'] = true, ['\n'] = true, ['\r'] = true,
+};
+
 /* A string literal at *p as ctk_quote_lua() writes them: "..." with \\
  * \" \n \t \r or \ddd (three digits, at most 255), no bare line break. */
 static bool plain_string(const char **p, const char *end)
@@ -1709,10 +1714,13 @@ static bool plain_string(const char **p, const char *end)
     if (s == end || *s++ != '"')
         return false;
     while (s < end && *s != '"') {
+        while (s < end && !plain_string_special[(unsigned char)*s])
+            s++;
+        if (s == end || *s == '"')
+            break;
         if (*s == '\n' || *s == '\r')
             return false;
-        if (*s++ != '\\')
-            continue;
+        s++; /* a backslash */
         if (s == end)
             return false;
         if (*s == '\\' || *s == '"' || *s == 'n' || *s == 't' || *s == 'r') {
