@@ -185,7 +185,8 @@ void ctk_lval_free(ctk_lval_t *v)
 }
 
 /* ---- the host state ------------------------------------------------------------ */
-/* renderer_begin() resets it field by field: a new field is reset there too. */
+/* renderer_begin() resets it field by field: a new field is reset there too
+ * (pool aside: it lives as long as the renderer). */
 typedef struct {
     size_t used, limit;
     unsigned long instr, instr_limit;
@@ -201,6 +202,7 @@ typedef struct {
     int where_line;      /* line of the innermost Lua function when an error was raised */
     size_t kept;         /* bytes keep_bytes() counted in used: given back after a render */
     void *ud;            /* passed to host functions */
+    struct pool *pool;   /* a renderer's small blocks (pool_t); NULL: malloc's */
 } host_t;
 
 /* The host itself is out of memory: poison the state like a limit, but
@@ -220,6 +222,82 @@ static void host_nomem(host_t *h)
  * Growth also costs budget steps: copying and collecting scale with it. */
 static void charge_steps(host_t *h, unsigned long steps);
 
+/* ---- a renderer's small blocks ----------------------------------------------
+ * A renderer's state makes and drops thousands of small objects a toolkit
+ * (tables, strings, closures); its host keeps the blocks it is given back,
+ * by size class (16 bytes each, up to POOL_MAX), and hands them out again
+ * instead of asking malloc.  A block in class c holds at least c * 16
+ * bytes.  Only the bytes Lua holds count against the cap (host_alloc()),
+ * as before; the blocks kept are freed when the state is closed
+ * (pool_drain()). */
+#define POOL_MAX 256
+#define POOL_CLASSES (POOL_MAX / 16 + 1)
+typedef struct pool_block {
+    struct pool_block *next;
+} pool_block_t;
+typedef struct pool {
+    pool_block_t *free[POOL_CLASSES];
+} pool_t;
+
+static size_t pool_class(size_t n)
+{
+    return n <= POOL_MAX ? (n + 15) / 16 : 0;
+}
+
+static void pool_put(pool_t *pool, void *ptr, size_t size)
+{
+    size_t c = pool_class(size);
+
+    if (!c) {
+        free(ptr);
+        return;
+    }
+    ((pool_block_t *)ptr)->next = pool->free[c];
+    pool->free[c] = ptr;
+}
+
+/* realloc() through the pool: NULL when memory ran out (ptr untouched). */
+static void *pool_realloc(pool_t *pool, void *ptr, size_t old, size_t nsize)
+{
+    size_t oc = ptr ? pool_class(old) : 0, nc = pool_class(nsize);
+    void *q;
+
+    if (ptr && oc && (nsize <= old || nc == oc)) /* a pooled block holds its class */
+        return ptr;
+    if (!nc) {
+        if (ptr && !oc)
+            return realloc(ptr, nsize);
+        q = malloc(nsize);
+    } else if (ptr && !oc && nsize <= old) {
+        return realloc(ptr, nc * 16); /* shrinking: at least its class */
+    } else if (pool->free[nc]) {
+        q = pool->free[nc];
+        pool->free[nc] = pool->free[nc]->next;
+    } else {
+        q = malloc(nc * 16);
+    }
+    if (q && ptr) {
+        memcpy(q, ptr, old < nsize ? old : nsize);
+        pool_put(pool, ptr, old);
+    }
+    return q;
+}
+
+/* Free every block kept. */
+static void pool_drain(pool_t *pool)
+{
+    size_t c;
+
+    for (c = 0; c < POOL_CLASSES; c++) {
+        while (pool->free[c]) {
+            pool_block_t *b = pool->free[c];
+
+            pool->free[c] = b->next;
+            free(b);
+        }
+    }
+}
+
 static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     host_t *h = ud;
@@ -227,7 +305,10 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     void *p;
 
     if (nsize == 0) {
-        free(ptr);
+        if (h->pool && ptr)
+            pool_put(h->pool, ptr, old);
+        else
+            free(ptr);
         h->used -= old;
         return NULL;
     }
@@ -238,7 +319,7 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         h->poison = "memory limit exhausted";
         return NULL;
     }
-    p = realloc(ptr, nsize);
+    p = h->pool ? pool_realloc(h->pool, ptr, old, nsize) : realloc(ptr, nsize);
     if (!p) {
         host_nomem(h);
         return NULL;
@@ -1267,6 +1348,7 @@ struct ctk_lua_renderer {
     const ctk_lval_t *field_val;
     bool field_set;            /* set in the state's data as it is now */
     lua_Integer pool_next;     /* the proxies the data and its field use (proxy_pool_t) */
+    pool_t blocks;             /* the state's small blocks (h.pool) */
 };
 
 /* What lazy_index() copies of each library: its fields as push_lib_copy()
@@ -1482,6 +1564,7 @@ ctk_lua_renderer_t *ctk_lua_renderer_new(const ctk_lua_limits_t *limits, ctk_err
         ctk_error_nomem(err);
         return NULL;
     }
+    r->h.pool = &r->blocks;
     if (limits)
         r->limits = *limits;
     r->limits.mem_limit = r->limits.mem_limit ? r->limits.mem_limit : DEFAULT_MEM_LIMIT;
@@ -1494,6 +1577,7 @@ static void renderer_close(ctk_lua_renderer_t *r)
 {
     if (r->L)
         lua_close(r->L);
+    pool_drain(&r->blocks);
     r->L = NULL;
     r->data_pushed = false;
     r->field_set = false;
