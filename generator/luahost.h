@@ -99,6 +99,14 @@ bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname,
                                    ctk_error_t *err);
 void ctk_lua_renderer_free(ctk_lua_renderer_t *r);
 
+/* Whether src is, by its grammar alone, a Lua chunk that loads: only
+ * blanks, "--" line comments and calls of a name (not a keyword) with no
+ * argument or string literals as ctk_quote_lua() writes them, each "..."
+ * with \\ \" \n \t \r or \ddd escapes (at most 255).  false says only
+ * that it is not of that shape (a compiler must judge it).
+ * ctk_lua_renderer_check_syntax() answers such a chunk without compiling. */
+bool ctk_lua_plain_calls(const char *src, size_t len);
+
 /* Compile src as a Lua chunk (text only) in a fresh state, without
  * running it: whether Lua, and so Lmod, can load it.  A syntax error is
  * CTK_E_TEMPLATE with source chunkname, the line, and Lua's message

@@ -72,7 +72,7 @@ static const char *template_text(const ctk_render_opts_t *opts, const char *name
     for (t = ctk_builtin_templates; t->name; t++) {
         if (strcmp(t->name, name) == 0) {
             *len = (size_t)t->len;
-            *label = ctk_printf(err, "templates/%s", name);
+            *label = ctk_concat(err, "templates/", name, NULL);
             return *label ? t->data : NULL;
         }
     }
@@ -246,11 +246,16 @@ static bool tcl_space(char c)
     return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
 }
 
+/* The masks each byte belongs to, looked up rather than tested: the check
+ * reads every byte of every Tcl module through it. */
+static const unsigned char tcl_class[256] = {
+    [' '] = M_SPACE, ['\t'] = M_SPACE, ['\v'] = M_SPACE, ['\f'] = M_SPACE, ['\r'] = M_SPACE,
+    ['\n'] = M_END, [';'] = M_END, [']'] = M_BRACK, ['"'] = M_QUOTE, [')'] = M_PAREN,
+};
+
 static bool tcl_in_mask(char c, unsigned mask)
 {
-    return ((mask & M_SPACE) && tcl_space(c)) || ((mask & M_END) && (c == '\n' || c == ';')) ||
-           ((mask & M_BRACK) && c == ']') || ((mask & M_QUOTE) && c == '"') ||
-           ((mask & M_PAREN) && c == ')');
+    return (tcl_class[(unsigned char)c] & mask) != 0;
 }
 
 static bool tcl_fail(tcl_t *t, const char *at, const char *why, bool incomplete)
@@ -500,6 +505,9 @@ ctk_tcl_check_t ctk_render_check_tcl(const char *text, size_t len, int *line, co
  * pkgconf checks: Name, Description and Version are each there once and
  * not empty, Version has no blank, and every ${name} is a variable defined
  * above it (pkgconf would put nothing in its place). */
+/* The bytes that end a run of a .pc line's plain text. */
+static const bool pc_line_special[256] = { ['\\'] = true, ['#'] = true, ['\n'] = true };
+
 static bool check_pc(const char *text, size_t len, int *line, char *why, size_t whylen)
 {
     static const char *const needed[] = { "Name", "Description", "Version" };
@@ -516,7 +524,6 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
     while (p < end) {
         const char *eol = p, *key, *q, *v, *vend;
         size_t klen;
-        bool quoted = false;
         char op;
 
         /* one logical line, as pkgconf_fgetline() reads it: a backslash
@@ -525,13 +532,16 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
         ln = next_ln;
         vend = NULL;
         for (eol = p; eol < end; eol++) {
-            if (*eol == '\n')
-                next_ln++;
-            if (*eol == '\\' && !quoted) {
-                quoted = true;
+            while (eol < end && !pc_line_special[(unsigned char)*eol])
+                eol++;
+            if (eol == end)
+                break;
+            if (*eol == '\\') { /* the next byte as it is (a newline too) */
+                if (eol + 1 < end && *++eol == '\n')
+                    next_ln++;
                 continue;
             }
-            if (*eol == '#' && !quoted) {
+            if (*eol == '#') {
                 vend = eol;
                 while (eol < end && *eol != '\n')
                     eol++;
@@ -539,9 +549,8 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
                     next_ln++;
                 break;
             }
-            if (*eol == '\n' && !quoted)
-                break;
-            quoted = false;
+            next_ln++; /* a newline */
+            break;
         }
         if (!vend)
             vend = eol;
@@ -1106,9 +1115,10 @@ static ctk_lval_t *lib_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     ctk_lval_t *l = ctk_lval_map();
 
     bput(b, l, "name", ctk_lval_str(lib->name));
-    bput(b, l, "pc_name", str_take(ctk_printf(err, "%s-%s-%s", cfg->pc_prefix, lib->name, s->module_version)));
+    bput(b, l, "pc_name",
+         str_take(ctk_concat(err, cfg->pc_prefix, "-", lib->name, "-", s->module_version, NULL)));
     bput(b, l, "description",
-         str_take(ctk_printf(err, "%s from NVIDIA CUDA Toolkit %s", lib->description, shown)));
+         str_take(ctk_concat(err, lib->description, " from NVIDIA CUDA Toolkit ", shown, NULL)));
     bput(b, l, "link", ctk_lval_str(lib->link));
     return l;
 }
@@ -1490,12 +1500,13 @@ static bool job_init(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, co
     j->libs = calloc(s->n_libs + 1, sizeof *j->libs);
     if (!j->rel || !j->libs)
         goto nomem;
-    if (!(j->rel[0] = ctk_printf(err, "lmod/%s/%s.lua", mn, mv)) ||
-        !(j->rel[1] = ctk_printf(err, "tcl/%s/%s", mn, mv)) ||
-        !(j->rel[2] = ctk_printf(err, "pkgconfig/%s-%s.pc", pc, mv)))
+    if (!(j->rel[0] = ctk_concat(err, "lmod/", mn, "/", mv, ".lua", NULL)) ||
+        !(j->rel[1] = ctk_concat(err, "tcl/", mn, "/", mv, NULL)) ||
+        !(j->rel[2] = ctk_concat(err, "pkgconfig/", pc, "-", mv, ".pc", NULL)))
         return false;
     for (k = 0; k < s->n_libs; k++)
-        if (!(j->rel[3 + k] = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", pc, s->libs[k].name, mv)))
+        if (!(j->rel[3 + k] = ctk_concat(err, "pkgconfig/", pc, "-", s->libs[k].name, "-", mv, ".pc",
+                                         NULL)))
             return false;
     j->data = sdk_val(b, cfg, s, pcdir, link_dir, err);
     if (!b->ok || !j->data)
