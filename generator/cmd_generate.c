@@ -230,30 +230,87 @@ ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
     return scan_config(NULL, 0, -1, false, err);
 }
 
-/* Two SDKs whose bases are one directory: two modules for one install. */
+/* Two SDKs whose bases are one directory: two modules for one install.
+ * The SDKs are sorted by resolved base (then by position), so equal bases
+ * lie side by side and a site of thousands is not compared pairwise; the
+ * warnings come in config order all the same. */
+typedef struct {
+    const char *real;
+    size_t i;
+} base_t;
+
+static int base_cmp(const void *x, const void *y)
+{
+    const base_t *a = x, *b = y;
+    int c = strcmp(a->real, b->real);
+
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+    const size_t *a = x, *b = y;
+
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static void warn_pair(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i, size_t j,
+                      const char *real)
+{
+    ctk_cli_warn("%s/%s (%s) and %s/%s (%s) are the same toolkit, %s: two modules "
+                 "for one install; drop one, or list its name in the other's "
+                 "\"aliases\"",
+                 cfg->module_name, sdks[i]->module_version, cfg->sdks[i].jpath,
+                 cfg->module_name, sdks[j]->module_version, cfg->sdks[j].jpath, real);
+}
+
 static bool warn_same_toolkit(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_error_t *err)
 {
     char **real = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *real);
-    size_t i, j;
+    base_t *by = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *by);
+    size_t *pairs = NULL, n = 0, n_pairs = 0, cap = 0, i, j, k;
+    bool ok = false;
 
-    if (!real) {
-        ctk_error_nomem(err);
-        return false;
-    }
-    for (i = 0; i < cfg->n_sdks; i++)
+    if (!real || !by)
+        goto nomem;
+    for (i = 0; i < cfg->n_sdks; i++) {
         real[i] = sdks[i] ? ctk_realpath(sdks[i]->root) : NULL;
-    for (i = 0; i < cfg->n_sdks; i++)
-        for (j = i + 1; real[i] && j < cfg->n_sdks; j++)
-            if (real[j] && strcmp(real[i], real[j]) == 0)
-                ctk_cli_warn("%s/%s (%s) and %s/%s (%s) are the same toolkit, %s: two modules "
-                             "for one install; drop one, or list its name in the other's "
-                             "\"aliases\"",
-                             cfg->module_name, sdks[i]->module_version, cfg->sdks[i].jpath,
-                             cfg->module_name, sdks[j]->module_version, cfg->sdks[j].jpath, real[i]);
-    for (i = 0; i < cfg->n_sdks; i++)
+        if (real[i])
+            by[n++] = (base_t){ real[i], i };
+    }
+    qsort(by, n, sizeof *by, base_cmp);
+    for (i = 0; i < n; i = j) {
+        for (j = i + 1; j < n && strcmp(by[j].real, by[i].real) == 0; j++)
+            ;
+        for (k = i; k + 1 < j; k++) {
+            for (size_t l = k + 1; l < j; l++) {
+                if (n_pairs == cap) {
+                    size_t *p = realloc(pairs, (cap = cap ? 2 * cap : 16) * 2 * sizeof *p);
+
+                    if (!p)
+                        goto nomem;
+                    pairs = p;
+                }
+                pairs[2 * n_pairs] = by[k].i;
+                pairs[2 * n_pairs++ + 1] = by[l].i;
+            }
+        }
+    }
+    if (n_pairs > 1)
+        qsort(pairs, n_pairs, 2 * sizeof *pairs, pair_cmp);
+    for (k = 0; k < n_pairs; k++)
+        warn_pair(cfg, sdks, pairs[2 * k], pairs[2 * k + 1], real[pairs[2 * k]]);
+    ok = true;
+    goto out;
+nomem:
+    ctk_error_nomem(err);
+out:
+    for (i = 0; real && i < cfg->n_sdks; i++)
         free(real[i]);
     free(real);
-    return true;
+    free(by);
+    free(pairs);
+    return ok;
 }
 
 /* Load SDK i, printing its error; *rc is raised to what the error says. */
