@@ -1390,23 +1390,92 @@ static bool plan_removes(const ctk_plan_t *plan, const char *rel, size_t len)
     return false;
 }
 
+/* The directory apply walked to last, kept open: the items are sorted, so
+ * the files of one directory follow each other and each directory is
+ * walked (opened component by component, O_NOFOLLOW) once per stage
+ * rather than once per file.  The descriptor names the directory it was
+ * opened on whatever happens to its path since, as one from a fresh walk
+ * would a moment later. */
+typedef struct {
+    int fd;             /* -1: none */
+    dev_t dev;          /* the file system it is on */
+    size_t len;         /* its path relative to OUT with the '/' after it; 0 for OUT */
+    char dir[PATH_MAX];
+} dircache_t;
+
+static void dircache_init(dircache_t *dc)
+{
+    dc->fd = -1;
+    dc->len = 0;
+}
+
+static void dircache_drop(dircache_t *dc)
+{
+    if (dc->fd >= 0)
+        close(dc->fd);
+    dc->fd = -1;
+}
+
+/* walk() through the cache: on WALK_FOUND *dirfd is the cache's (the
+ * caller does not close it) and *dev its file system; otherwise as
+ * walk(), and *dirfd is -1. */
+static walk_t walk_cached(dircache_t *dc, int outfd, const char *outdir, const char *rel,
+                          bool create, int *dirfd, dev_t *dev, const char **leaf, size_t *stop,
+                          ctk_error_t *err)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t dl = slash ? (size_t)(slash - rel) + 1 : 0;
+    struct stat st;
+    walk_t w;
+    int fd = -1;
+
+    *dirfd = -1;
+    if (dc->fd >= 0 && dc->len == dl && memcmp(dc->dir, rel, dl) == 0) {
+        *dirfd = dc->fd;
+        *dev = dc->dev;
+        *leaf = rel + dl;
+        return WALK_FOUND;
+    }
+    dircache_drop(dc);
+    w = walk(outfd, outdir, rel, create, &fd, leaf, stop, err);
+    if (w != WALK_FOUND) {
+        if (fd >= 0)
+            close(fd);
+        return w;
+    }
+    if (fstat(fd, &st) < 0) {
+        char where[CTK_ERROR_SOURCE_MAX];
+
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, dl), 0, 0,
+                      "cannot stat directory: %s", strerror(errno));
+        close(fd);
+        return WALK_FAILED;
+    }
+    /* relpath_problem() has bounded rel, so dl, by PATH_MAX */
+    memcpy(dc->dir, rel, dl);
+    dc->len = dl;
+    dc->fd = *dirfd = fd;
+    dc->dev = *dev = st.st_dev;
+    return WALK_FOUND;
+}
+
 /* First stage for one item: create its directories and its temp file. */
 static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
-                       ctk_error_t *err)
+                       dircache_t *dc, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     size_t stop = 0;
     int dirfd = -1;
-    bool ok = false, writing = is_write(c);
-    struct stat dst;
+    bool writing = is_write(c);
     walk_t w;
 
     st->tmp[0] = '\0';
     st->deferred = false;
     if (!writing && c->kind != CTK_CHANGE_REMOVE)
         return true;
-    w = walk(outfd, plan->outdir, c->relpath, writing, &dirfd, &leaf, &stop, err);
+    w = walk_cached(dc, outfd, plan->outdir, c->relpath, writing, &dirfd, &st->dev, &leaf, &stop,
+                    err);
     if (w == WALK_NOTDIR && writing && plan_removes(plan, c->relpath, stop)) {
         /* written in the second stage, once that file is gone */
         st->deferred = true;
@@ -1416,49 +1485,36 @@ static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c,
         ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, c->relpath, stop), 0, 0,
                       "is not a directory, but ctkgen needs one here for %s", c->relpath);
     if (w == WALK_FAILED || (w == WALK_NOTDIR && writing))
-        goto out;
-    if (w != WALK_FOUND) { /* nothing left to remove */
-        ok = true;
-        goto out;
-    }
-    if (fstat(dirfd, &dst) < 0) {
-        ctk_error_set(err, CTK_E_IO, shown(where, plan->outdir, c->relpath, stop), 0, 0,
-                      "cannot stat its directory: %s", strerror(errno));
-        goto out;
-    }
-    st->dev = dst.st_dev;
+        return false;
+    if (w != WALK_FOUND) /* nothing left to remove */
+        return true;
     shown(where, plan->outdir, c->relpath, strlen(c->relpath));
-    ok = writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, false, st->tmp, err)
-                 : write_temp(dirfd, leaf, where, "", 0, false, st->tmp, err);
-out:
-    if (dirfd >= 0)
-        close(dirfd);
-    return ok;
+    return writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, false, st->tmp, err)
+                   : write_temp(dirfd, leaf, where, "", 0, false, st->tmp, err);
 }
 
 /* Second stage for a written item: its temp file takes its place. */
 static bool commit_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
-                        ctk_error_t *err)
+                        dircache_t *dc, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     size_t stop = 0;
     int dirfd = -1;
+    dev_t dev;
     bool ok;
 
     if (st->deferred)
         return apply_write(outfd, plan->outdir, c, err);
     shown(where, plan->outdir, c->relpath, strlen(c->relpath));
-    if (walk(outfd, plan->outdir, c->relpath, false, &dirfd, &leaf, &stop, err) != WALK_FOUND) {
+    if (walk_cached(dc, outfd, plan->outdir, c->relpath, false, &dirfd, &dev, &leaf, &stop, err) !=
+        WALK_FOUND) {
         ctk_error_set(err, CTK_E_CONFLICT, where, 0, 0,
                       "its directory went away while ctkgen ran");
-        if (dirfd >= 0)
-            close(dirfd);
         return false;
     }
     ok = commit_temp(dirfd, st->tmp, leaf, where, false, err);
     st->tmp[0] = '\0';
-    close(dirfd);
     return ok;
 }
 
@@ -1801,6 +1857,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     size_t i, staged = 0;
     bool ok = false, changes, second = false;
     int outfd = -1;
+    dircache_t dc;
 
     if (!ctk_plan_allowed(plan, force, err))
         return false;
@@ -1813,6 +1870,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
             close(outfd);
         return ok;
     }
+    dircache_init(&dc);
     hold_signals(&saved);
     /* Every allocation (here, in mkdir_p and in sweep_tmp) comes before
      * the first file is written: from there on nothing fails for want of
@@ -1840,8 +1898,9 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
                                plan->manifest_len, false, ptmp, err))
         goto out;
     for (staged = 0; staged < plan->n; staged++)
-        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], err))
+        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], &dc, err))
             goto out;
+    dircache_drop(&dc);
     if (plan->manifest_changed && !write_temp(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest,
                                               plan->manifest_len, false, mtmp, err))
         goto out;
@@ -1866,8 +1925,10 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
             stages[i].tmp[0] = '\0';
         }
     for (i = 0; i < plan->n; i++)
-        if (is_write(&plan->items[i]) && !commit_item(outfd, plan, &plan->items[i], &stages[i], err))
+        if (is_write(&plan->items[i]) &&
+            !commit_item(outfd, plan, &plan->items[i], &stages[i], &dc, err))
             goto out;
+    dircache_drop(&dc);
     /* only now, so a directory that is written into again is not removed */
     for (i = 0; i < plan->n; i++)
         if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
@@ -1894,6 +1955,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     }
     ok = true;
 out:
+    dircache_drop(&dc);
     if (!ok && outfd >= 0)
         unstage(outfd, plan, stages, staged, ptmp, mtmp, !second);
     if (outfd >= 0)
