@@ -212,8 +212,10 @@ static walk_t walk(int outfd, const char *outdir, const char *rel, bool create, 
                               "cannot open directory: %s", strerror(errno));
             goto out;
         }
-        /* mkdirat's mode is filtered by the umask; the tree's modes are not */
-        if (made && (fchmod(next, 0755) < 0 || fsync_dir(cur) < 0)) {
+        /* mkdirat's mode is filtered by the umask; the tree's modes are not.
+         * Its entry in cur is made durable by apply's directory pass
+         * (sync_dirs), which syncs every directory above a changed file. */
+        if (made && fchmod(next, 0755) < 0) {
             ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
                           "cannot set up directory: %s", strerror(errno));
             close(next);
@@ -1333,10 +1335,12 @@ static void tmp_name(char out[NAME_MAX + 1], const char *leaf)
     snprintf(out, NAME_MAX + 1, ".%.*s%s%s", (int)room, leaf, TMP_TAG, suffix);
 }
 
-/* Write data to a new temp file beside leaf in dirfd (mode 0644, synced);
- * its name goes to tmp.  On failure no temp file is left. */
+/* Write data to a new temp file beside leaf in dirfd (mode 0644), and
+ * fsync it when durable is set (else the caller syncs it before renaming
+ * it: sync_staged); its name goes to tmp.  On failure no temp file is
+ * left. */
 static bool write_temp(int dirfd, const char *leaf, const char *path, const char *data,
-                       size_t len, char tmp[NAME_MAX + 1], ctk_error_t *err)
+                       size_t len, bool durable, char tmp[NAME_MAX + 1], ctk_error_t *err)
 {
     bool ok = false;
     int fd = -1, tries;
@@ -1361,7 +1365,7 @@ static bool write_temp(int dirfd, const char *leaf, const char *path, const char
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot set mode: %s", strerror(errno));
         goto out;
     }
-    if (fsync(fd) < 0) {
+    if (durable && fsync(fd) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write (fsync): %s", strerror(errno));
         goto out;
     }
@@ -1378,17 +1382,19 @@ out:
     return ok;
 }
 
-/* Rename tmp over leaf in dirfd and sync the directory.  If the rename
- * fails, tmp is removed and leaf is as it was. */
+/* Rename tmp (whose bytes are durable already) over leaf in dirfd, and
+ * sync the directory when sync_dir is set (else the caller's directory
+ * pass does: sync_dirs).  If the rename fails, tmp is removed and leaf is
+ * as it was. */
 static bool commit_temp(int dirfd, const char *tmp, const char *leaf, const char *path,
-                        ctk_error_t *err)
+                        bool sync_dir, ctk_error_t *err)
 {
     if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
         unlinkat(dirfd, tmp, 0);
         return false;
     }
-    if (fsync_dir(dirfd) < 0) {
+    if (sync_dir && fsync_dir(dirfd) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot sync its directory: %s",
                       strerror(errno));
         return false;
@@ -1403,8 +1409,8 @@ static bool write_atomic(int dirfd, const char *leaf, const char *path, const ch
 {
     char tmp[NAME_MAX + 1];
 
-    return write_temp(dirfd, leaf, path, data, len, tmp, err) &&
-           commit_temp(dirfd, tmp, leaf, path, err);
+    return write_temp(dirfd, leaf, path, data, len, true, tmp, err) &&
+           commit_temp(dirfd, tmp, leaf, path, true, err);
 }
 
 bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_error_t *err)
@@ -1458,7 +1464,8 @@ out:
     return ok;
 }
 
-/* Remove rel, then the marker staged beside it (if any). */
+/* Remove rel, then the marker staged beside it (if any).  The directory is
+ * synced by apply's directory pass (sync_dirs). */
 static bool apply_remove(int outfd, const char *outdir, const char *rel, const char *marker,
                          ctk_error_t *err)
 {
@@ -1482,11 +1489,6 @@ static bool apply_remove(int outfd, const char *outdir, const char *rel, const c
         }
         if (marker && *marker)
             unlinkat(dirfd, marker, 0);
-        if (fsync_dir(dirfd) < 0) {
-            ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, strlen(rel)), 0, 0,
-                          "cannot sync its directory: %s", strerror(errno));
-            goto out;
-        }
     }
     ok = true;
 out:
@@ -1496,7 +1498,8 @@ out:
 }
 
 /* Remove the directories above rel that are empty now, deepest first, up
- * to but not including OUT.  It runs once files have changed: it must not
+ * to but not including OUT; their parents are synced by apply's directory
+ * pass (sync_dirs).  It runs once files have changed: it must not
  * allocate, or running out of memory would leave the tree half done. */
 static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error_t *err)
 {
@@ -1519,21 +1522,14 @@ static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error
         if (w != WALK_FOUND)
             break;
         r = unlinkat(dirfd, leaf, AT_REMOVEDIR);
+        close(dirfd);
         if (r < 0) {
             int e = errno;
 
-            close(dirfd);
             if (e == ENOTEMPTY || e == EEXIST || e == ENOENT || e == ENOTDIR || e == EBUSY)
                 break;
             ctk_error_set(err, CTK_E_IO, shown(where, outdir, dir, strlen(dir)), 0, 0,
                           "cannot remove empty directory: %s", strerror(e));
-            goto out;
-        }
-        r = fsync_dir(dirfd);
-        close(dirfd);
-        if (r < 0) {
-            ctk_error_set(err, CTK_E_IO, shown(where, outdir, dir, strlen(dir)), 0, 0,
-                          "cannot sync its parent directory: %s", strerror(errno));
             goto out;
         }
     }
@@ -1551,6 +1547,7 @@ out:
 typedef struct {
     char tmp[NAME_MAX + 1]; /* "" when nothing is staged (any more) */
     bool deferred;          /* a file this run removes stands where a directory is needed */
+    dev_t dev;              /* the file system tmp is on */
 } stage_t;
 
 static bool is_write(const ctk_change_t *c)
@@ -1570,22 +1567,92 @@ static bool plan_removes(const ctk_plan_t *plan, const char *rel, size_t len)
     return false;
 }
 
+/* The directory apply walked to last, kept open: the items are sorted, so
+ * the files of one directory follow each other and each directory is
+ * walked (opened component by component, O_NOFOLLOW) once per stage
+ * rather than once per file.  The descriptor names the directory it was
+ * opened on whatever happens to its path since, as one from a fresh walk
+ * would a moment later. */
+typedef struct {
+    int fd;             /* -1: none */
+    dev_t dev;          /* the file system it is on */
+    size_t len;         /* its path relative to OUT with the '/' after it; 0 for OUT */
+    char dir[PATH_MAX];
+} dircache_t;
+
+static void dircache_init(dircache_t *dc)
+{
+    dc->fd = -1;
+    dc->len = 0;
+}
+
+static void dircache_drop(dircache_t *dc)
+{
+    if (dc->fd >= 0)
+        close(dc->fd);
+    dc->fd = -1;
+}
+
+/* walk() through the cache: on WALK_FOUND *dirfd is the cache's (the
+ * caller does not close it) and *dev its file system; otherwise as
+ * walk(), and *dirfd is -1. */
+static walk_t walk_cached(dircache_t *dc, int outfd, const char *outdir, const char *rel,
+                          bool create, int *dirfd, dev_t *dev, const char **leaf, size_t *stop,
+                          ctk_error_t *err)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t dl = slash ? (size_t)(slash - rel) + 1 : 0;
+    struct stat st;
+    walk_t w;
+    int fd = -1;
+
+    *dirfd = -1;
+    if (dc->fd >= 0 && dc->len == dl && memcmp(dc->dir, rel, dl) == 0) {
+        *dirfd = dc->fd;
+        *dev = dc->dev;
+        *leaf = rel + dl;
+        return WALK_FOUND;
+    }
+    dircache_drop(dc);
+    w = walk(outfd, outdir, rel, create, &fd, leaf, stop, err);
+    if (w != WALK_FOUND) {
+        if (fd >= 0)
+            close(fd);
+        return w;
+    }
+    if (fstat(fd, &st) < 0) {
+        char where[CTK_ERROR_SOURCE_MAX];
+
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, dl), 0, 0,
+                      "cannot stat directory: %s", strerror(errno));
+        close(fd);
+        return WALK_FAILED;
+    }
+    /* relpath_problem() has bounded rel, so dl, by PATH_MAX */
+    memcpy(dc->dir, rel, dl);
+    dc->len = dl;
+    dc->fd = *dirfd = fd;
+    dc->dev = *dev = st.st_dev;
+    return WALK_FOUND;
+}
+
 /* First stage for one item: create its directories and its temp file. */
 static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
-                       ctk_error_t *err)
+                       dircache_t *dc, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     size_t stop = 0;
     int dirfd = -1;
-    bool ok = false, writing = is_write(c);
+    bool writing = is_write(c);
     walk_t w;
 
     st->tmp[0] = '\0';
     st->deferred = false;
     if (!writing && c->kind != CTK_CHANGE_REMOVE)
         return true;
-    w = walk(outfd, plan->outdir, c->relpath, writing, &dirfd, &leaf, &stop, err);
+    w = walk_cached(dc, outfd, plan->outdir, c->relpath, writing, &dirfd, &st->dev, &leaf, &stop,
+                    err);
     if (w == WALK_NOTDIR && writing && plan_removes(plan, c->relpath, stop)) {
         /* written in the second stage, once that file is gone */
         st->deferred = true;
@@ -1595,43 +1662,36 @@ static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c,
         ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, c->relpath, stop), 0, 0,
                       "is not a directory, but ctkgen needs one here for %s", c->relpath);
     if (w == WALK_FAILED || (w == WALK_NOTDIR && writing))
-        goto out;
-    if (w != WALK_FOUND) { /* nothing left to remove */
-        ok = true;
-        goto out;
-    }
+        return false;
+    if (w != WALK_FOUND) /* nothing left to remove */
+        return true;
     shown(where, plan->outdir, c->relpath, strlen(c->relpath));
-    ok = writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, st->tmp, err)
-                 : write_temp(dirfd, leaf, where, "", 0, st->tmp, err);
-out:
-    if (dirfd >= 0)
-        close(dirfd);
-    return ok;
+    return writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, false, st->tmp, err)
+                   : write_temp(dirfd, leaf, where, "", 0, false, st->tmp, err);
 }
 
 /* Second stage for a written item: its temp file takes its place. */
 static bool commit_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
-                        ctk_error_t *err)
+                        dircache_t *dc, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     size_t stop = 0;
     int dirfd = -1;
+    dev_t dev;
     bool ok;
 
     if (st->deferred)
         return apply_write(outfd, plan->outdir, c, err);
     shown(where, plan->outdir, c->relpath, strlen(c->relpath));
-    if (walk(outfd, plan->outdir, c->relpath, false, &dirfd, &leaf, &stop, err) != WALK_FOUND) {
+    if (walk_cached(dc, outfd, plan->outdir, c->relpath, false, &dirfd, &dev, &leaf, &stop, err) !=
+        WALK_FOUND) {
         ctk_error_set(err, CTK_E_CONFLICT, where, 0, 0,
                       "its directory went away while ctkgen ran");
-        if (dirfd >= 0)
-            close(dirfd);
         return false;
     }
-    ok = commit_temp(dirfd, st->tmp, leaf, where, err);
+    ok = commit_temp(dirfd, st->tmp, leaf, where, false, err);
     st->tmp[0] = '\0';
-    close(dirfd);
     return ok;
 }
 
@@ -1664,6 +1724,123 @@ static void unstage(int outfd, const ctk_plan_t *plan, stage_t *stages, size_t n
             prune_dirs(outfd, plan->outdir, rel, NULL);
     }
     fsync_dir(outfd);
+}
+
+/* ---- durability ------------------------------------------------------------ */
+
+/* How many file systems sync_staged remembers having synced; temp files on
+ * more (mount points inside OUT) get a syncfs each time one is met. */
+#define SYNCED_FS_MAX 8
+
+/* Make the bytes of every temp file the first stage wrote (those of the
+ * n stages, and the pending and manifest ones beside OUT) durable before
+ * any of them is renamed into place: one syncfs() per file system they
+ * lie on, OUT's first (almost always the only one), rather than an fsync
+ * per file.  syncfs also writes back what else is dirty on that file
+ * system; a sync call of its own per file commits the journal once per
+ * file.  Allocates nothing. */
+static bool sync_staged(int outfd, const ctk_plan_t *plan, const stage_t *stages, size_t n,
+                        ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    dev_t synced[SYNCED_FS_MAX];
+    size_t i, k, nsynced = 0;
+    struct stat st;
+
+    if (fstat(outfd, &st) < 0 || syncfs(outfd) < 0) {
+        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot write (syncfs): %s",
+                      strerror(errno));
+        return false;
+    }
+    synced[nsynced++] = st.st_dev;
+    for (i = 0; i < n; i++) {
+        const char *rel = plan->items[i].relpath, *leaf = NULL;
+        size_t stop = 0;
+        int dirfd = -1, r;
+
+        if (!stages[i].tmp[0])
+            continue;
+        for (k = 0; k < nsynced && synced[k] != stages[i].dev; k++)
+            ;
+        if (k < nsynced)
+            continue;
+        if (walk(outfd, plan->outdir, rel, false, &dirfd, &leaf, &stop, err) != WALK_FOUND) {
+            ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, rel, strlen(rel)), 0,
+                          0, "its directory went away while ctkgen ran");
+            if (dirfd >= 0)
+                close(dirfd);
+            return false;
+        }
+        r = syncfs(dirfd);
+        close(dirfd);
+        if (r < 0) {
+            ctk_error_set(err, CTK_E_IO, shown(where, plan->outdir, rel, strlen(rel)), 0, 0,
+                          "cannot write (syncfs): %s", strerror(errno));
+            return false;
+        }
+        if (nsynced < SYNCED_FS_MAX)
+            synced[nsynced++] = stages[i].dev;
+    }
+    return true;
+}
+
+/* Sync OUT/rel[0..dl), a directory; one that is gone (pruned) is skipped. */
+static bool sync_dir_at(int outfd, const char *outdir, const char *rel, size_t dl,
+                        ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX], dir[PATH_MAX];
+    const char *leaf = NULL;
+    size_t stop = 0;
+    int dirfd = -1;
+    bool ok = true;
+    walk_t w;
+
+    /* "a/b/": walk opens a, then b, and leaves an empty leaf */
+    memcpy(dir, rel, dl + 1);
+    dir[dl + 1] = '\0';
+    w = walk(outfd, outdir, dir, false, &dirfd, &leaf, &stop, err);
+    if (w == WALK_FAILED)
+        return false;
+    if (w == WALK_FOUND && fsync_dir(dirfd) < 0) {
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, dl), 0, 0,
+                      "cannot sync directory: %s", strerror(errno));
+        ok = false;
+    }
+    if (dirfd >= 0)
+        close(dirfd);
+    return ok;
+}
+
+/* Sync, once each, OUT and every directory above a file the plan writes or
+ * removes: the renames, the removals and the directories made or pruned
+ * in them become durable together, before the manifest says the tree is
+ * done.  The items are sorted, so the files below one directory are
+ * neighbours: a directory is synced for the first changed file below it.
+ * Allocates nothing. */
+static bool sync_dirs(int outfd, const ctk_plan_t *plan, ctk_error_t *err)
+{
+    const char *prev = NULL, *rel, *slash;
+    size_t i, dl;
+
+    if (fsync_dir(outfd) < 0) {
+        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot sync directory: %s",
+                      strerror(errno));
+        return false;
+    }
+    for (i = 0; i < plan->n; i++) {
+        if (plan->items[i].kind == CTK_CHANGE_SAME)
+            continue;
+        rel = plan->items[i].relpath;
+        for (slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+            dl = (size_t)(slash - rel);
+            if (prev && strncmp(prev, rel, dl + 1) == 0)
+                continue; /* synced for the changed file before */
+            if (!sync_dir_at(outfd, plan->outdir, rel, dl, err))
+                return false;
+        }
+        prev = rel;
+    }
+    return true;
 }
 
 /* CTK_E_CONFLICT naming the first few conflicting paths. */
@@ -1841,9 +2018,16 @@ static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlis
  * place (and an empty one beside each file to be removed): a full disk, a
  * read-only file system or a directory ctkgen may not write stops the run
  * there, and the temp files and new directories are taken away again, so
- * the tree is as it was.  The second only renames and removes, which needs
- * no room; it starts by putting the pending manifest in place, so a run
- * killed from then on is finished or rolled back by the next one. */
+ * the tree is as it was.  It ends with one syncfs (sync_staged): every
+ * temp file's bytes are durable before any is renamed.  The second only
+ * renames and removes, which needs no room; it starts by putting the
+ * pending manifest in place (synced), so a run killed or a machine that
+ * loses power from then on is finished or rolled back by the next run.
+ * After the renames, removals and prunes, each directory they touched is
+ * synced once (sync_dirs); only then is the manifest renamed into place
+ * (synced) and the pending one removed (synced).  Sync calls: one syncfs
+ * and four of OUT, plus one per directory with a changed file below it,
+ * however many files change. */
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
 {
     sigset_t saved;
@@ -1852,6 +2036,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     size_t i, staged = 0;
     bool ok = false, changes, second = false;
     int outfd = -1;
+    dircache_t dc;
 
     if (!ctk_plan_allowed(plan, force, err))
         return false;
@@ -1864,6 +2049,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
             close(outfd);
         return ok;
     }
+    dircache_init(&dc);
     hold_signals(&saved);
     /* Every allocation (here, in mkdir_p and in sweep_tmp) comes before
      * the first file is written: from there on nothing fails for want of
@@ -1887,20 +2073,23 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
         goto out;
 
     /* first stage */
-    if (changes &&
-        !write_temp(outfd, CTK_PENDING_NAME, ppath, plan->manifest, plan->manifest_len, ptmp, err))
+    if (changes && !write_temp(outfd, CTK_PENDING_NAME, ppath, plan->manifest,
+                               plan->manifest_len, false, ptmp, err))
         goto out;
     for (staged = 0; staged < plan->n; staged++)
-        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], err))
+        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], &dc, err))
             goto out;
-    if (plan->manifest_changed &&
-        !write_temp(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest, plan->manifest_len, mtmp, err))
+    dircache_drop(&dc);
+    if (plan->manifest_changed && !write_temp(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest,
+                                              plan->manifest_len, false, mtmp, err))
+        goto out;
+    if (!sync_staged(outfd, plan, stages, staged, err))
         goto out;
 
     /* second stage */
     second = true;
     if (changes) {
-        ok = commit_temp(outfd, ptmp, CTK_PENDING_NAME, ppath, err);
+        ok = commit_temp(outfd, ptmp, CTK_PENDING_NAME, ppath, true, err);
         ptmp[0] = '\0';
         if (!ok)
             goto out;
@@ -1915,15 +2104,19 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
             stages[i].tmp[0] = '\0';
         }
     for (i = 0; i < plan->n; i++)
-        if (is_write(&plan->items[i]) && !commit_item(outfd, plan, &plan->items[i], &stages[i], err))
+        if (is_write(&plan->items[i]) &&
+            !commit_item(outfd, plan, &plan->items[i], &stages[i], &dc, err))
             goto out;
+    dircache_drop(&dc);
     /* only now, so a directory that is written into again is not removed */
     for (i = 0; i < plan->n; i++)
         if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
             !prune_dirs(outfd, plan->outdir, plan->items[i].relpath, err))
             goto out;
+    if (changes && !sync_dirs(outfd, plan, err))
+        goto out;
     if (plan->manifest_changed) {
-        ok = commit_temp(outfd, mtmp, CTK_MANIFEST_NAME, mpath, err);
+        ok = commit_temp(outfd, mtmp, CTK_MANIFEST_NAME, mpath, true, err);
         mtmp[0] = '\0';
         if (!ok)
             goto out;
@@ -1941,6 +2134,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     }
     ok = true;
 out:
+    dircache_drop(&dc);
     if (!ok && outfd >= 0)
         unstage(outfd, plan, stages, staged, ptmp, mtmp, !second);
     if (outfd >= 0)

@@ -5,8 +5,8 @@
  * to OUT), then plans against what is on disk, then applies.  Nothing is
  * written before the whole plan is known to be safe:
  *  - a file whose bytes are unchanged is not touched (mtime kept);
- *  - a changed file is replaced atomically (temp in the same dir, fsync,
- *    rename, fsync of the dir), mode 0644, dirs 0755;
+ *  - a changed file is replaced atomically (temp in the same dir, then
+ *    rename), mode 0644, dirs 0755;
  *  - a file ctkgen wrote earlier (listed in OUT/.ctkgen-manifest) and no
  *    longer produces is removed, with dirs left empty by that;
  *  - a file that differs from what the manifest says ctkgen wrote (edited
@@ -20,6 +20,14 @@
  * OUT/.ctkgen-manifest.pending (atomically); it is removed once the real
  * manifest is written.  Every file is replaced by rename, so a run killed
  * at any point leaves each file either as it was or as it is meant to be,
+ * and so does a power loss: the bytes of every temp file are made durable
+ * (one syncfs of OUT's file system) before the pending manifest is renamed
+ * into place and synced, and that before any file is renamed; the
+ * directories the renames touched are synced, each once, before the
+ * manifest is renamed into place (synced), and that before the pending one
+ * is removed (synced).  So the sync calls do not grow with the number of
+ * files: one syncfs, four fsyncs of OUT, one per directory below it with
+ * a changed file in or under it;
  * and the next run (whatever its config) counts a file matching either
  * record as ctkgen's own: it finishes the job or rolls it back, and
  * removes the temp files (".<name>.ctkgen-tmp-XXXXXX") the killed run

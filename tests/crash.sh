@@ -3,8 +3,8 @@
 # it was or as it is meant to be, and the next run finishes (or rolls back)
 # the job; SIGINT and SIGTERM leave the whole tree old or new, never mixed,
 # and no temp file.  The kills are real signals delivered by strace at the
-# Nth call of one file-changing system call (openat, write, fsync, renameat,
-# unlinkat, mkdirat, ...), at points spread over each.
+# Nth call of one file-changing system call (openat, write, syncfs, fsync,
+# renameat, unlinkat, mkdirat, ...), at points spread over each.
 # SPDX-License-Identifier: MIT
 . "$top_srcdir/tests/lib.sh"
 need_cuda
@@ -57,7 +57,7 @@ cmp_trees() { same_tree "$1" "$T/$2" > "$T/why" 2>&1; }
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export ASAN_OPTIONS
 
-SYSCALLS=openat,write,fsync,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir
+SYSCALLS=openat,write,fsync,fdatasync,syncfs,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir
 # how many of each such call a full A -> B run makes.  strace counts each
 # system call on its own: `inject=openat:...:when=N` stops the run at its
 # Nth openat, whatever came between.
