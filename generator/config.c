@@ -2228,46 +2228,31 @@ typedef struct {
     size_t sdk;     /* index of the SDK the name selects */
 } modver_t;
 
-/* The names claimed so far, with an index by name (open addressing; the
- * table is sized for every name up front): a config of thousands of SDKs
- * checks each name once, not against every earlier one. */
+/* The names claimed so far, with an index by name (util.h: ctk_strmap_t,
+ * sized for every name up front): a config of thousands of SDKs checks
+ * each name once, not against every earlier one. */
 typedef struct {
     modver_t *v;
     size_t n;
-    size_t *slot; /* 1 + position in v; 0: empty */
-    size_t mask;  /* slots - 1, a power of two at least twice the names */
+    ctk_strmap_t index; /* name -> position in v */
 } modvers_t;
 
 static bool modvers_init(modvers_t *t, size_t total, ctk_error_t *err)
 {
-    size_t cap = 16;
-
-    while (cap < 2 * total + 2)
-        cap *= 2;
     t->n = 0;
-    t->mask = cap - 1;
     t->v = calloc(total ? total : 1, sizeof *t->v);
-    t->slot = calloc(cap, sizeof *t->slot);
-    if (t->v && t->slot)
-        return true;
-    ctk_error_nomem(err);
-    return false;
-}
-
-static size_t modvers_slot(const modvers_t *t, const char *name)
-{
-    size_t i = (size_t)ctk_hash_update(CTK_HASH_INIT, name, strlen(name)) & t->mask;
-
-    while (t->slot[i] && strcmp(t->v[t->slot[i] - 1].name, name) != 0)
-        i = (i + 1) & t->mask;
-    return i;
+    if (!t->v) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    return ctk_strmap_init(&t->index, total, err);
 }
 
 static const modver_t *modver_find(const modvers_t *t, const char *name)
 {
-    size_t i = modvers_slot(t, name);
+    const size_t *at = ctk_strmap_get(&t->index, name);
 
-    return t->slot[i] ? &t->v[t->slot[i] - 1] : NULL;
+    return at ? &t->v[*at] : NULL;
 }
 
 /* Claim name (not claimed yet) for SDK sdk, found at where. */
@@ -2278,7 +2263,7 @@ static void modver_add(modvers_t *t, const char *name, const char *where, size_t
     m->name = name;
     snprintf(m->where, sizeof m->where, "%s", where);
     m->sdk = sdk;
-    t->slot[modvers_slot(t, name)] = ++t->n;
+    ctk_strmap_add(&t->index, name, t->n++);
 }
 
 /* Every module version and alias selects one SDK: no two may be equal.
@@ -2290,7 +2275,7 @@ static void modver_add(modvers_t *t, const char *name, const char *where, size_t
 static bool check_modvers(check_t *c, ctk_config_t *cfg)
 {
     size_t i, j, n_vers, total = cfg->n_sdks, bad = c->n_bad;
-    modvers_t tab = { NULL, 0, NULL, 0 };
+    modvers_t tab = { NULL, 0, { NULL, NULL, 0, 0 } };
     const modver_t *hit;
     char at[96], q[96];
     bool ok = false;
@@ -2387,7 +2372,7 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
     ok = c->n_bad == bad;
 out:
     free(tab.v);
-    free(tab.slot);
+    ctk_strmap_fini(&tab.index);
     return ok;
 }
 

@@ -1312,49 +1312,98 @@ static bool has_alias(const ctk_sdk_t *s, const char *name)
     return false;
 }
 
+/* Every name the SDKs hold, by name, so that each SDK's full version is
+ * looked up, not compared with every other SDK's names. */
+typedef struct {
+    ctk_strmap_t version; /* module version -> the SDK */
+    ctk_strmap_t alias;   /* explicit alias -> the SDK */
+    ctk_strmap_t full;    /* full version -> the first SDK with it */
+    size_t *second;       /* [first SDK with a full version]: the second, or SIZE_MAX */
+} names_t;
+
+static void names_fini(names_t *nm)
+{
+    ctk_strmap_fini(&nm->version);
+    ctk_strmap_fini(&nm->alias);
+    ctk_strmap_fini(&nm->full);
+    free(nm->second);
+}
+
+static bool names_init(names_t *nm, ctk_sdk_t *const *sdks, size_t n, ctk_error_t *err)
+{
+    size_t i, k, n_alias = 0;
+
+    memset(nm, 0, sizeof *nm);
+    for (i = 0; i < n; i++)
+        n_alias += sdks[i]->conf->n_aliases;
+    nm->second = malloc((n ? n : 1) * sizeof *nm->second);
+    if (!nm->second) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    if (!ctk_strmap_init(&nm->version, n, err) || !ctk_strmap_init(&nm->alias, n_alias, err) ||
+        !ctk_strmap_init(&nm->full, n, err)) {
+        names_fini(nm);
+        return false;
+    }
+    for (i = 0; i < n; i++) {
+        const char *full = sdks[i]->version_full;
+        const size_t *first;
+
+        nm->second[i] = SIZE_MAX;
+        ctk_strmap_add(&nm->version, sdks[i]->module_version, i);
+        for (k = 0; k < sdks[i]->conf->n_aliases; k++)
+            ctk_strmap_add(&nm->alias, sdks[i]->conf->aliases[k], i);
+        if (full && !ctk_strmap_add(&nm->full, full, i) && (first = ctk_strmap_get(&nm->full, full)) &&
+            nm->second[*first] == SIZE_MAX)
+            nm->second[*first] = i;
+    }
+    return true;
+}
+
 /* Explicit names clashing were refused by config.c; the automatic one
  * yields to any name that is taken, by another SDK or by its own alias. */
-static full_alias_t full_alias(ctk_sdk_t *const *sdks, size_t n, size_t i, size_t *other)
+static full_alias_t full_alias(const names_t *nm, ctk_sdk_t *const *sdks, size_t i, size_t *other)
 {
     const char *full = sdks[i]->version_full;
-    full_alias_t why = FULL_KEPT;
-    size_t j;
+    const size_t *j;
 
     if (!full || strcmp(full, sdks[i]->module_version) == 0)
         return FULL_NONE;
-    for (j = 0; j < n; j++) {
-        if (j != i && strcmp(sdks[j]->module_version, full) == 0) {
-            *other = j;
-            return FULL_MODULE;
-        }
+    if ((j = ctk_strmap_get(&nm->version, full)) && *j != i) {
+        *other = *j;
+        return FULL_MODULE;
     }
-    for (j = 0; j < n; j++) {
-        if (j != i && has_alias(sdks[j], full)) {
-            *other = j;
-            return FULL_ALIAS;
-        }
+    if ((j = ctk_strmap_get(&nm->alias, full)) && *j != i) {
+        *other = *j;
+        return FULL_ALIAS;
     }
-    for (j = 0; j < n && why == FULL_KEPT; j++) {
-        if (j != i && sdks[j]->version_full && strcmp(sdks[j]->version_full, full) == 0) {
-            *other = j;
-            why = FULL_SHARED;
-        }
+    j = ctk_strmap_get(&nm->full, full); /* i's own, at least */
+    if (j && *j != i) {
+        *other = *j;
+        return FULL_SHARED;
     }
-    if (why == FULL_KEPT && has_alias(sdks[i], full))
-        why = FULL_OWN_ALIAS;
-    return why;
+    if (j && nm->second[*j] != SIZE_MAX) {
+        *other = nm->second[*j];
+        return FULL_SHARED;
+    }
+    return has_alias(sdks[i], full) ? FULL_OWN_ALIAS : FULL_KEPT;
 }
 
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err)
 {
     size_t i, j, other = 0;
+    names_t nm;
+    bool ok = false;
 
+    if (!names_init(&nm, sdks, n_sdks, err))
+        return false;
     for (i = 0; i < n_sdks; i++) {
         const char *full = sdks[i]->version_full, *name = cfg->module_name;
         char *note = NULL;
 
-        switch (full_alias(sdks, n_sdks, i, &other)) {
+        switch (full_alias(&nm, sdks, i, &other)) {
         case FULL_KEPT:
         case FULL_NONE:
         case FULL_OWN_ALIAS:
@@ -1399,16 +1448,29 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
         }
         }
         if (!note || !ctk_strlist_take(notes, note, err))
-            return false;
+            goto out;
     }
-    return true;
+    ok = true;
+out:
+    names_fini(&nm);
+    return ok;
 }
 
 /* The data of the .modulerc files: the default and every alias. */
 static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n)
 {
-    ctk_lval_t *m = ctk_lval_map(), *mods = ctk_lval_list();
+    ctk_lval_t *m, *mods;
     size_t i, k, other;
+    names_t nm;
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    if (!names_init(&nm, sdks, n, &err)) {
+        b->ok = false;
+        return NULL;
+    }
+    m = ctk_lval_map();
+    mods = ctk_lval_list();
 
     bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
     bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
@@ -1420,12 +1482,13 @@ static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const 
         bput(b, e, "version", ctk_lval_str(sdks[i]->module_version));
         for (k = 0; k < sdks[i]->conf->n_aliases; k++)
             bpush(b, al, ctk_lval_str(sdks[i]->conf->aliases[k]));
-        if (full_alias(sdks, n, i, &other) == FULL_KEPT)
+        if (full_alias(&nm, sdks, i, &other) == FULL_KEPT)
             bpush(b, al, ctk_lval_str(sdks[i]->version_full));
         bput(b, e, "aliases", al);
         bpush(b, mods, e);
     }
     bput(b, m, "modules", mods);
+    names_fini(&nm);
     return m;
 }
 

@@ -626,6 +626,59 @@ bool ctk_hash_self(uint64_t *h)
     return sh.ok;
 }
 
+bool ctk_strmap_init(ctk_strmap_t *m, size_t n, ctk_error_t *err)
+{
+    size_t cap = 16;
+
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    m->n = 0;
+    m->mask = cap - 1;
+    m->key = calloc(cap, sizeof *m->key);
+    m->val = calloc(cap, sizeof *m->val);
+    if (m->key && m->val)
+        return true;
+    ctk_strmap_fini(m);
+    ctk_error_nomem(err);
+    return false;
+}
+
+void ctk_strmap_fini(ctk_strmap_t *m)
+{
+    free(m->key);
+    free(m->val);
+    memset(m, 0, sizeof *m);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t strmap_slot(const ctk_strmap_t *m, const char *key)
+{
+    size_t i = (size_t)ctk_hash_update(CTK_HASH_INIT, key, strlen(key)) & m->mask;
+
+    while (m->key[i] && strcmp(m->key[i], key) != 0)
+        i = (i + 1) & m->mask;
+    return i;
+}
+
+const size_t *ctk_strmap_get(const ctk_strmap_t *m, const char *key)
+{
+    size_t i = strmap_slot(m, key);
+
+    return m->key[i] ? &m->val[i] : NULL;
+}
+
+bool ctk_strmap_add(ctk_strmap_t *m, const char *key, size_t val)
+{
+    size_t i = strmap_slot(m, key);
+
+    if (m->key[i])
+        return false;
+    m->key[i] = key;
+    m->val[i] = val;
+    m->n++;
+    return true;
+}
+
 void ctk_hash_hex(const void *data, size_t len, char out[17])
 {
     ctk_hash_fmt(ctk_hash_update(CTK_HASH_INIT, data, len), out);

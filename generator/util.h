@@ -131,4 +131,22 @@ uint64_t ctk_hash_mix(uint64_t h, const void *data, size_t len);
  * identifies the process. */
 bool ctk_hash_self(uint64_t *h);
 
+/* A map from strings to numbers, for lookups by name over thousands of
+ * SDKs.  Keys are borrowed (they must outlive the map); the map is sized
+ * once for at most n keys.  Open addressing, FNV-1a of the key. */
+typedef struct {
+    const char **key;
+    size_t *val;
+    size_t mask; /* slots - 1: a power of two, at least twice n */
+    size_t n;
+} ctk_strmap_t;
+
+bool ctk_strmap_init(ctk_strmap_t *m, size_t n, ctk_error_t *err);
+void ctk_strmap_fini(ctk_strmap_t *m);
+/* The value of key, or NULL when it has none. */
+const size_t *ctk_strmap_get(const ctk_strmap_t *m, const char *key);
+/* Give key the value val unless it has one: true if it was added.  The
+ * caller adds no more keys than the map was sized for. */
+bool ctk_strmap_add(ctk_strmap_t *m, const char *key, size_t val);
+
 #endif
