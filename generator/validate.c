@@ -1760,6 +1760,159 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
     return ok;
 }
 
+/* ---- one compile for several artifacts ------------------------------------------- */
+/* The .pc's `nvcc -c probe.cu $(Cflags)` stands for a module's own nvcc
+ * run when nothing nvcc or the programs it runs read differs between the
+ * two, so the module's `nvcc -E` would only repeat it.  Decided
+ * conservatively: any difference not named below keeps the module's own
+ * run.
+ *
+ *   argv       the .pc passed no -ccbin, and every Cflag is an -I
+ *   nvcc       the module's PATH finds the same file as the .pc's
+ *   PATH       the module only puts nvcc's own dir in front: nvcc.profile
+ *              puts that dir first on the PATH of every program it runs
+ *   CPATH      the module's lists, in order, the .pc's -I dirs, the first
+ *              being nvcc's $(TOP)/include, which nvcc passes after a
+ *              command line's -I: the compiler searches the same dirs in
+ *              the same order either way
+ *   LD_LIBRARY_PATH  the module only adds dirs whose shared libraries
+ *              are all CUDA's (never_loaded_by_compilers)
+ *   LIBRARY_PATH  read when linking only; `nvcc -c` links nothing
+ *   others     module bookkeeping and build-system hints no compiler
+ *              reads (not_read_by_compilers); every other variable, NVCC_*,
+ *              C_INCLUDE_PATH, CPLUS_INCLUDE_PATH, TMPDIR... must be equal */
+
+/* Variables that neither nvcc, the programs it runs, nor GCC read. */
+static bool not_read_by_compilers(const char *name)
+{
+    static const char *const exact[] = {"PKG_CONFIG_PATH", "CMAKE_INCLUDE_PATH", "CMAKE_LIBRARY_PATH",
+                                        "CMAKE_PREFIX_PATH", "CMAKE_BUILD_RPATH", "CUDAToolkit_ROOT",
+                                        "CUDAHOSTCXX", "CUDA_HOME", "CUDA_PATH", "CUDATOOLKIT_VERSION",
+                                        "MANPATH", "INFOPATH", "LOADEDMODULES", "_LMFILES_", "MODULEPATH",
+                                        "LIBRARY_PATH", NULL};
+    static const char *const prefix[] = {"LMOD_", "MODULES_", "__MODULES_", "__LMOD_", "_ModuleTable", NULL};
+
+    for (int i = 0; exact[i]; i++)
+        if (strcmp(name, exact[i]) == 0)
+            return true;
+    for (int i = 0; prefix[i]; i++)
+        if (strncmp(name, prefix[i], strlen(prefix[i])) == 0)
+            return true;
+    return false;
+}
+
+/* dir/../sub of the SDK's nvcc: nvcc.profile's $(TOP)/sub. */
+static char *nvcc_top(const vjob_t *j, const char *sub)
+{
+    return ctk_printf(NULL, "%.*s/../%s", (int)(strrchr(j->sdk->nvcc, '/') - j->sdk->nvcc), j->sdk->nvcc, sub);
+}
+
+static bool is_nvcc_dir(const vjob_t *j, const char *dir)
+{
+    char *here = nvcc_top(j, "bin");
+    bool same = here && ctk_same_file(dir, here);
+
+    free(here);
+    return same;
+}
+
+/* Every shared library in dir is one of CUDA's (libcu*, libnv*, libnpp*,
+ * libnccl*, libOpenCL*, ...): none is a library that nvcc, its programs
+ * or the GNU toolchain load (libc, libstdc++, libz...).  Subdirs do not
+ * count: the loader does not look into them. */
+static bool never_loaded_by_compilers(const vjob_t *j, const char *dir)
+{
+    static const char *const cuda[] = {"libcu", "libnv", "libnpp", "libnccl", "libOpenCL", "libaccinj",
+                                       "libcheckpoint", "libpcsamplingutil", NULL};
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool ok = d != NULL;
+
+    (void)j;
+    while (ok && (e = readdir(d))) {
+        bool known = false;
+
+        if (!strstr(e->d_name, ".so"))
+            continue;
+        for (int i = 0; cuda[i] && !known; i++)
+            known = strncmp(e->d_name, cuda[i], strlen(cuda[i])) == 0;
+        ok = known;
+    }
+    if (d)
+        closedir(d);
+    return ok;
+}
+
+/* mod is some dirs, each accepted by keep, then exactly pc (or just the
+ * dirs, where pc is unset).  An empty element (the current dir) is never
+ * accepted. */
+static bool only_adds(const vjob_t *j, const char *mod, const char *pc,
+                      bool (*keep)(const vjob_t *, const char *))
+{
+    size_t pl = pc ? strlen(pc) : 0, ml = mod ? strlen(mod) : 0;
+    char *head, *rest, *d;
+    bool ok = true;
+
+    if (!mod || (pc && (ml <= pl || mod[ml - pl - 1] != ':' || strcmp(mod + ml - pl, pc) != 0)))
+        return false;
+    if (!(head = strndup(mod, pc ? ml - pl - 1 : ml)))
+        return false;
+    for (rest = head; ok && (d = strsep(&rest, ":"));)
+        ok = *d && keep(j, d);
+    free(head);
+    return ok;
+}
+
+/* CPATH names exactly the .pc's -I dirs in their order, the first being
+ * nvcc's own include dir; an empty element (the current dir) never. */
+static bool cpath_is_cflags(const vjob_t *j, const char *cpath)
+{
+    const ctk_strlist_t *fl = &j->res->art[CTK_ART_PC].cflags;
+    char *list = cpath ? ctk_strdup(cpath, NULL) : NULL, *rest = list, *top = nvcc_top(j, "include");
+    const char *d = list ? strsep(&rest, ":") : NULL;
+    bool ok = list && top && fl->len > 0 && strncmp(fl->items[0], "-I", 2) == 0 &&
+              ctk_same_file(fl->items[0] + 2, top);
+
+    for (size_t i = 0; ok && i < fl->len; i++, d = strsep(&rest, ":"))
+        ok = strncmp(fl->items[i], "-I", 2) == 0 && d && *d && ctk_same_file(fl->items[i] + 2, d);
+    ok = ok && !d;
+    free(list);
+    free(top);
+    return ok;
+}
+
+/* *same: would the module's nvcc, in menv, see what the .pc's compile
+ * saw?  False only on an internal error (j->err). */
+static bool same_compile_env(vjob_t *j, const ctk_vart_t *a, const ctk_env_t *menv, bool *same)
+{
+    ctk_env_t penv;
+    ctk_strlist_t diff;
+    bool ok;
+
+    *same = false;
+    if (!j->probe_o || j->pc.ccbin || !a->nvcc || !ctk_same_file(a->nvcc, j->sdk->nvcc))
+        return true;
+    ctk_env_init(&penv);
+    ctk_strlist_init(&diff);
+    ok = pc_env(j, &penv) && ctk_env_diff(&penv, menv, &diff, j->err);
+    *same = ok;
+    for (size_t i = 0; *same && i < diff.len; i++) {
+        const char *n = diff.items[i], *pv = ctk_env_get(&penv, n), *mv = ctk_env_get(menv, n);
+
+        if (strcmp(n, "PATH") == 0)
+            *same = only_adds(j, mv, pv, is_nvcc_dir);
+        else if (strcmp(n, "LD_LIBRARY_PATH") == 0)
+            *same = only_adds(j, mv, pv, never_loaded_by_compilers);
+        else if (strcmp(n, "CPATH") == 0)
+            *same = !pv && cpath_is_cflags(j, mv);
+        else
+            *same = not_read_by_compilers(n);
+    }
+    ctk_strlist_fini(&diff);
+    ctk_env_fini(&penv);
+    return ok;
+}
+
 /* The Tcl module's environment is the Lua module's: the same compiler
  * runs on the same files with the same variables, so the probes built for
  * the Lua module are what the Tcl module would build.  Run those in the Tcl
@@ -1767,7 +1920,7 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
 static bool reuse_module_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
     char *host = ctk_path_join(j->dir, "host_lmod", j->err), *cuda = ctk_path_join(j->dir, "probe_lmod", j->err);
-    bool ok = host && cuda;
+    bool ok = host && cuda && (a->built_by = ctk_strdup(ctk_art_name(CTK_ART_LMOD), j->err));
 
     if (ok && ctk_is_file(host))
         ok = launch(j, a, host, menv, &a->host) && judge_report(&j->jd, a, &a->host, "host_lmod");
@@ -1791,7 +1944,7 @@ static bool check_module_nvcc(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
     char *named = prepend_ccbin(ctk_env_get(menv, "NVCC_PREPEND_FLAGS")), *ran = NULL;
     const char *argv[] = {a->nvcc, "-E", "probe.cu", "-o", "probe_mod.ii", NULL};
     ctk_proc_result_t r;
-    bool ok = true;
+    bool ok = true, same;
 
     if (!a->nvcc)
         goto out;
@@ -1806,6 +1959,12 @@ static bool check_module_nvcc(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
                   named, var, a->nvcc_release ? " " : "", a->nvcc_release ? a->nvcc_release : "", ran, named);
     if (!ok || !j->probe_o)
         goto out; /* without the .pc's object, build_module compiles with this nvcc itself */
+    if (!(ok = same_compile_env(j, a, menv, &same)))
+        goto out;
+    if (same) { /* the .pc's compile ran what this one would */
+        ok = (a->built_by = ctk_strdup(ctk_art_name(CTK_ART_PC), j->err)) != NULL;
+        goto out;
+    }
     ctk_proc_result_init(&r);
     if (!(ok = run_step(j, argv, menv, &r)))
         ;
