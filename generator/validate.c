@@ -55,6 +55,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,8 @@ typedef struct {
     pthread_mutex_t lock;     /* next, progress, pc_lock use */
     pthread_mutex_t pc_lock;  /* libpkgconf is not documented thread-safe */
     size_t next;
+    pthread_mutex_t nvcc_lock; /* held while an nvcc is asked its release */
+    ctk_strlist_t nvcc_seen;  /* "FILE-IDENTITY\tRELEASE" of each nvcc asked (nvcc_lock) */
     bool failed;              /* a worker hit an internal error */
     ctk_error_t err;          /* the first such error */
 } vctx_t;
@@ -303,16 +306,52 @@ static char *tool_output(const vctx_t *c, const char *const *argv, const char *c
     return out;
 }
 
-/* "13.0" from `nvcc --version` ("Cuda compilation tools, release 13.0, V13.0.88"). */
+/* "dev:ino:size:mtime" of a file: the same for a path, a link or a hard
+ * link to the same unchanged bytes.  NULL when it cannot be read. */
+static char *file_identity(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return NULL;
+    return ctk_printf(NULL, "%ju:%ju:%jd:%jd.%09ld", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+                      (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/* The release an earlier SDK of this run read from the same nvcc file:
+ * nvcc prints its own, so one run per file says it.  NULL: none yet.
+ * Under nvcc_lock. */
+static char *nvcc_release_seen(const vctx_t *c, const char *id)
+{
+    size_t n = strlen(id);
+
+    for (size_t i = 0; i < c->nvcc_seen.len; i++)
+        if (strncmp(c->nvcc_seen.items[i], id, n) == 0 && c->nvcc_seen.items[i][n] == '\t')
+            return ctk_strdup(c->nvcc_seen.items[i] + n + 1, NULL);
+    return NULL;
+}
+
+/* "13.0" from `nvcc --version` ("Cuda compilation tools, release 13.0,
+ * V13.0.88"), run once per nvcc file in a run: SDKs asking at once wait
+ * for the first. */
 static char *nvcc_release(vjob_t *j, const char *nvcc)
 {
     const char *argv[] = {nvcc, "--version", NULL};
-    char *text = tool_output(j->c, argv, j->dir), *out = NULL, *p;
+    char *id = file_identity(nvcc), *text, *out = NULL, *p, *rec;
     int ma, mi;
 
+    pthread_mutex_lock(&j->c->nvcc_lock);
+    if (id && (out = nvcc_release_seen(j->c, id)))
+        goto out;
+    text = tool_output(j->c, argv, j->dir);
     if (text && (p = strstr(text, "release ")) && sscanf(p, "release %d.%d", &ma, &mi) == 2)
         out = ctk_printf(NULL, "%d.%d", ma, mi);
     free(text);
+    if (id && out && (rec = ctk_printf(NULL, "%s\t%s", id, out)))
+        ctk_strlist_take(&j->c->nvcc_seen, rec, NULL);
+out:
+    pthread_mutex_unlock(&j->c->nvcc_lock);
+    free(id);
     return out;
 }
 
@@ -2743,8 +2782,10 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
     c.timeout = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
     ctk_env_init(&c.base);
     ctk_env_init(&caller);
+    ctk_strlist_init(&c.nvcc_seen);
     pthread_mutex_init(&c.lock, NULL);
     pthread_mutex_init(&c.pc_lock, NULL);
+    pthread_mutex_init(&c.nvcc_lock, NULL);
     out->n_sdks = n_sdks;
     out->jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (out->jobs < 1)
@@ -2847,8 +2888,10 @@ out:
         ctk_modsys_info_fini(&c.lmod);
     ctk_env_fini(&c.base);
     ctk_env_fini(&caller);
+    ctk_strlist_fini(&c.nvcc_seen);
     pthread_mutex_destroy(&c.lock);
     pthread_mutex_destroy(&c.pc_lock);
+    pthread_mutex_destroy(&c.nvcc_lock);
     return ok;
 }
 

@@ -34,7 +34,7 @@ TC=tcl/cudatoolkit/13.0
 # the programs started in $T/NAME.log; prints the exit status
 traced() {
     rc=0
-    strace -f -qq -e trace=execve -e signal=none -o "$T/$1.log" \
+    strace -f -qq -s 4096 -e trace=execve -e signal=none -o "$T/$1.log" \
         "$CTKGEN" -q validate -c "$T/site.json" -o "$2" --no-cache --json -j1 > "$T/$1.json" || rc=$?
     echo "$rc"
 }
@@ -79,5 +79,20 @@ check "cpath: lmod ran nvcc -E of its own" [ "$(nvcc_runs cpath -E)" -eq 1 ]
 check "cpath: lmod's build is its own" same_text "$(field cpath built_by lmod)" null
 check "cpath: tcl, with the same environment, runs lmod's probes" same_text "$(field cpath built_by tcl)" lmod
 check "cpath: no artifact failed" [ "$(jq '.summary.fail' "$T/cpath.json")" -eq 0 ]
+
+# ---- 4. two SDKs on one nvcc: it is asked its release once -------------------
+cat > "$T/two.json" <<JSON
+{ "sdks": [ { "version": "13.0", "name": "13.0-a", "base": "$CTK_TEST_CUDA" },
+            { "version": "13.0", "name": "13.0-b", "base": "$CTK_TEST_CUDA" } ] }
+JSON
+check "two: generate" "$CTKGEN" -q generate -c "$T/two.json" -o "$T/two"
+rc=0
+strace -f -qq -s 4096 -e trace=execve -e signal=none -o "$T/two.log" \
+    "$CTKGEN" -q validate -c "$T/two.json" -o "$T/two" --no-cache --json -j2 > "$T/two.json.out" || rc=$?
+check "two: validate exits 0" [ "$rc" -eq 0 ]
+check "two: nvcc --version ran once for both" [ "$(nvcc_runs two --version)" -eq 1 ]
+check "two: nvcc -c ran once per SDK" [ "$(nvcc_runs two -c)" -eq 2 ]
+check "two: both SDKs report the release" \
+    same_text "$(jq -r '[.sdks[].artifacts[] | select(.kind == "pc") | .nvcc_release] | join(" ")' "$T/two.json.out")" "13.0 13.0"
 
 finish
