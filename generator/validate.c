@@ -12,16 +12,23 @@
  *   pc build   nvcc -c probe.cu $(cflags)          -> probe.o
  *              c++  probe.o $(libs)                 -> probe_pc   (run with no env)
  *              nvcc probe.o $(libs)                 -> Libs verbatim for nvcc
- *   modules    cc host_probe.c -lcudart             (module env only)
+ *   modules    nvcc -E probe.cu                     (module env: its nvcc and host
+ *                                                    compiler; skipped where the
+ *                                                    pc compile provably saw the
+ *                                                    same, same_compile_env)
+ *              cc host_probe.c -lcudart             (module env only)
  *              c++ probe.o -lcudart                 (module env only; probe.o
  *                                                    from the pc build, else
  *                                                    nvcc -c in the module env)
- *              run both in the module env
+ *              run both in the module env; tcl runs lmod's where their
+ *              environments agree
  *
  * One probe.o serves every artifact: the object does not depend on how it
  * is linked, and compiling it is the one expensive step (nvcc, ~1 s).  The
  * module's own header lookup is proven by the host probe, which sees
- * cuda_runtime.h through CPATH alone.
+ * cuda_runtime.h through CPATH alone.  An artifact whose checks another's
+ * build stands for says so (built_by).  nvcc --version runs once per nvcc
+ * file in a run.
  *
  * Everything a step sees comes from a small clean base environment (PATH
  * of the host compilers' dirs + /usr/bin:/bin, HOME and TMPDIR in the
