@@ -1847,10 +1847,15 @@ static bool not_read_by_compilers(const char *name)
     return false;
 }
 
-/* dir/../sub of the SDK's nvcc: nvcc.profile's $(TOP)/sub. */
+/* DIR/../sub for the SDK's nvcc DIR/nvcc: nvcc.profile's $(TOP)/sub.
+ * NULL when nvcc has no dir or memory ran out. */
 static char *nvcc_top(const vjob_t *j, const char *sub)
 {
-    return ctk_printf(NULL, "%.*s/../%s", (int)(strrchr(j->sdk->nvcc, '/') - j->sdk->nvcc), j->sdk->nvcc, sub);
+    const char *slash = strrchr(j->sdk->nvcc, '/');
+
+    if (!slash)
+        return NULL;
+    return ctk_printf(NULL, "%.*s/../%s", (int)(slash - j->sdk->nvcc), j->sdk->nvcc, sub);
 }
 
 static bool is_nvcc_dir(const vjob_t *j, const char *dir)
