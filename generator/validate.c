@@ -1817,10 +1817,10 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
  *   nvcc       the module's PATH finds the same file as the .pc's
  *   PATH       the module only puts nvcc's own dir in front: nvcc.profile
  *              puts that dir first on the PATH of every program it runs
- *   CPATH      the module's lists, in order, the .pc's -I dirs, the first
- *              being nvcc's $(TOP)/include, which nvcc passes after a
- *              command line's -I: the compiler searches the same dirs in
- *              the same order either way
+ *   CPATH      names the .pc's -I dirs in their order, the first being
+ *              nvcc's $(TOP)/include, which nvcc passes after a command
+ *              line's -I and before CPATH's: the compiler searches the
+ *              same dirs in the same order either way
  *   LD_LIBRARY_PATH  the module only adds dirs whose shared libraries
  *              are all CUDA's (never_loaded_by_compilers)
  *   LIBRARY_PATH  read when linking only; `nvcc -c` links nothing
