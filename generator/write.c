@@ -325,24 +325,94 @@ out:
     return rc;
 }
 
+/* The directory walked to last, kept open: the plan's files and apply's
+ * items are sorted, so the files of one directory follow each other and
+ * each directory is walked (opened component by component, O_NOFOLLOW)
+ * once per pass rather than once per file.  The descriptor names the directory it was
+ * opened on whatever happens to its path since, as one from a fresh walk
+ * would a moment later. */
+typedef struct {
+    int fd;             /* -1: none */
+    dev_t dev;          /* the file system it is on */
+    size_t len;         /* its path relative to OUT with the '/' after it; 0 for OUT */
+    char dir[PATH_MAX];
+} dircache_t;
+
+static void dircache_init(dircache_t *dc)
+{
+    dc->fd = -1;
+    dc->len = 0;
+}
+
+static void dircache_drop(dircache_t *dc)
+{
+    if (dc->fd >= 0)
+        close(dc->fd);
+    dc->fd = -1;
+}
+
+/* walk() through the cache: on WALK_FOUND *dirfd is the cache's (the
+ * caller does not close it) and *dev its file system; otherwise as
+ * walk(), and *dirfd is -1. */
+static walk_t walk_cached(dircache_t *dc, int outfd, const char *outdir, const char *rel,
+                          bool create, int *dirfd, dev_t *dev, const char **leaf, size_t *stop,
+                          ctk_error_t *err)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t dl = slash ? (size_t)(slash - rel) + 1 : 0;
+    struct stat st;
+    walk_t w;
+    int fd = -1;
+
+    *dirfd = -1;
+    if (dc->fd >= 0 && dc->len == dl && memcmp(dc->dir, rel, dl) == 0) {
+        *dirfd = dc->fd;
+        *dev = dc->dev;
+        *leaf = rel + dl;
+        return WALK_FOUND;
+    }
+    dircache_drop(dc);
+    w = walk(outfd, outdir, rel, create, &fd, leaf, stop, err);
+    if (w != WALK_FOUND) {
+        if (fd >= 0)
+            close(fd);
+        return w;
+    }
+    if (fstat(fd, &st) < 0) {
+        char where[CTK_ERROR_SOURCE_MAX];
+
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, dl), 0, 0,
+                      "cannot stat directory: %s", strerror(errno));
+        close(fd);
+        return WALK_FAILED;
+    }
+    /* relpath_problem() has bounded rel, so dl, by PATH_MAX */
+    memcpy(dc->dir, rel, dl);
+    dc->len = dl;
+    dc->fd = *dirfd = fd;
+    dc->dev = *dev = st.st_dev;
+    return WALK_FOUND;
+}
+
 /* What is at OUT/rel: WALK_FOUND with its bytes, WALK_ABSENT, WALK_NOTDIR
- * (a non-directory at rel[0..*stop) on the way), or WALK_FAILED. */
-static walk_t probe(int outfd, const char *outdir, const char *rel, char **data, size_t *len,
-                    size_t *stop, ctk_error_t *err)
+ * (a non-directory at rel[0..*stop) on the way), or WALK_FAILED.  Its
+ * directory is walked through dc. */
+static walk_t probe(dircache_t *dc, int outfd, const char *outdir, const char *rel, char **data,
+                    size_t *len, size_t *stop, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     int dirfd = -1, r;
+    dev_t dev;
     walk_t w;
 
     if (outfd < 0)
         return WALK_ABSENT;
-    w = walk(outfd, outdir, rel, false, &dirfd, &leaf, stop, err);
+    w = walk_cached(dc, outfd, outdir, rel, false, &dirfd, &dev, &leaf, stop, err);
     if (w != WALK_FOUND)
         return w;
     r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), MAX_FILE_BYTES, data, len,
                   NULL, err);
-    close(dirfd);
     return r < 0 ? WALK_FAILED : r == 0 ? WALK_ABSENT : WALK_FOUND;
 }
 
@@ -1022,9 +1092,11 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
     bool have_manifest = false;
     struct stat st;
     ctk_buf_t mb;
+    dircache_t dc; /* the directory of the file read last */
     int outfd = -1, r;
 
     ctk_buf_init(&mb);
+    dircache_init(&dc);
     plan = calloc(1, sizeof *plan);
     if (!plan) {
         ctk_error_nomem(err);
@@ -1104,7 +1176,7 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
             goto out;
         c->new_data = f->data;
         c->new_len = f->len;
-        w = probe(outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, err);
+        w = probe(&dc, outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, err);
         if (w == WALK_FAILED)
             goto out;
         if (f->reuse[0]) {
@@ -1153,7 +1225,7 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
             continue;
         if (i >= man.n && manifest_find(&man, me->rel))
             continue; /* listed in both: seen already */
-        w = probe(outfd, plan->outdir, me->rel, &old, &oldlen, &stop, err);
+        w = probe(&dc, outfd, plan->outdir, me->rel, &old, &oldlen, &stop, err);
         if (w == WALK_FAILED)
             goto out;
         if (w != WALK_FOUND)
@@ -1192,6 +1264,7 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
     plan = NULL;
 out:
     ctk_buf_fini(&mb);
+    dircache_drop(&dc);
     if (outfd >= 0)
         close(outfd);
     free(old);
@@ -1565,75 +1638,6 @@ static bool plan_removes(const ctk_plan_t *plan, const char *rel, size_t len)
             strncmp(plan->items[i].relpath, rel, len) == 0)
             return true;
     return false;
-}
-
-/* The directory apply walked to last, kept open: the items are sorted, so
- * the files of one directory follow each other and each directory is
- * walked (opened component by component, O_NOFOLLOW) once per stage
- * rather than once per file.  The descriptor names the directory it was
- * opened on whatever happens to its path since, as one from a fresh walk
- * would a moment later. */
-typedef struct {
-    int fd;             /* -1: none */
-    dev_t dev;          /* the file system it is on */
-    size_t len;         /* its path relative to OUT with the '/' after it; 0 for OUT */
-    char dir[PATH_MAX];
-} dircache_t;
-
-static void dircache_init(dircache_t *dc)
-{
-    dc->fd = -1;
-    dc->len = 0;
-}
-
-static void dircache_drop(dircache_t *dc)
-{
-    if (dc->fd >= 0)
-        close(dc->fd);
-    dc->fd = -1;
-}
-
-/* walk() through the cache: on WALK_FOUND *dirfd is the cache's (the
- * caller does not close it) and *dev its file system; otherwise as
- * walk(), and *dirfd is -1. */
-static walk_t walk_cached(dircache_t *dc, int outfd, const char *outdir, const char *rel,
-                          bool create, int *dirfd, dev_t *dev, const char **leaf, size_t *stop,
-                          ctk_error_t *err)
-{
-    const char *slash = strrchr(rel, '/');
-    size_t dl = slash ? (size_t)(slash - rel) + 1 : 0;
-    struct stat st;
-    walk_t w;
-    int fd = -1;
-
-    *dirfd = -1;
-    if (dc->fd >= 0 && dc->len == dl && memcmp(dc->dir, rel, dl) == 0) {
-        *dirfd = dc->fd;
-        *dev = dc->dev;
-        *leaf = rel + dl;
-        return WALK_FOUND;
-    }
-    dircache_drop(dc);
-    w = walk(outfd, outdir, rel, create, &fd, leaf, stop, err);
-    if (w != WALK_FOUND) {
-        if (fd >= 0)
-            close(fd);
-        return w;
-    }
-    if (fstat(fd, &st) < 0) {
-        char where[CTK_ERROR_SOURCE_MAX];
-
-        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, dl), 0, 0,
-                      "cannot stat directory: %s", strerror(errno));
-        close(fd);
-        return WALK_FAILED;
-    }
-    /* relpath_problem() has bounded rel, so dl, by PATH_MAX */
-    memcpy(dc->dir, rel, dl);
-    dc->len = dl;
-    dc->fd = *dirfd = fd;
-    dc->dev = *dev = st.st_dev;
-    return WALK_FOUND;
 }
 
 /* First stage for one item: create its directories and its temp file. */
