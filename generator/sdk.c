@@ -572,6 +572,8 @@ static int try_nvcc(const char *nvcc, ctk_sdk_exec_t *ex, ctk_version_t *out, ct
 
     if (!ctk_is_executable(nvcc))
         return 0;
+    /* what a program says rests on more than any record can ask again */
+    ctk_seen_opaque();
     if (ex && ex->trusted_only && !ctk_trust_exec(nvcc, ex->why, sizeof ex->why)) {
         ex->nvcc_refused = true;
         snprintf(ex->nvcc, sizeof ex->nvcc, "%s", nvcc);
@@ -760,6 +762,26 @@ static bool dir_current(const dir_list_t *l, const struct stat *st)
            l->ctime.tv_nsec == st->st_ctim.tv_nsec;
 }
 
+/* A directory or file that could not be opened, for the active record
+ * (util.h, ctk_seen_begin): where it is missing, or not a directory, stat
+ * answers the same; a refusal (EACCES, ...) no identity explains. */
+static void seen_unopened(const char *path, int e)
+{
+    struct stat st;
+    int r;
+
+    if (e != ENOENT && e != ENOTDIR) {
+        ctk_seen_opaque();
+        return;
+    }
+    r = stat(path, &st);
+    ctk_seen_note(CTK_SEEN_STAT, path, r == 0 ? &st : NULL, r == 0 ? 0 : errno);
+}
+
+/* The directory dir_each is visiting, for the record's questions of its
+ * entries (is_regular_at). */
+static _Thread_local const char *visiting;
+
 /* visit(dfd, name, ud) for each name in dir that starts with prefix, in
  * strcmp order, until it returns true; dfd is dir, open.  False when dir
  * is NULL or cannot be opened or read (or memory runs out). */
@@ -773,11 +795,20 @@ static bool dir_each(const char *dir, const char *prefix, dir_visit_t visit, voi
     int fd;
     bool ok = false;
 
-    if (!dir || (fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) < 0)
+    if (!dir)
         return false;
+    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        seen_unopened(dir, errno);
+        return false;
+    }
     pthread_mutex_lock(&dir_lock);
-    if (fstat(fd, &st) != 0)
+    if (fstat(fd, &st) != 0) {
+        ctk_seen_opaque();
         goto out;
+    }
+    /* its identity stands for its entries: adding, removing or renaming
+       one changes its mtime and ctime */
+    ctk_seen_note(CTK_SEEN_STAT, dir, &st, 0);
     l = dir_slot(&st);
     if (!l || !dir_current(l, &st)) {
         if (!dir_read(fd, &own))
@@ -805,9 +836,11 @@ static bool dir_each(const char *dir, const char *prefix, dir_visit_t visit, voi
         else
             hi = mid;
     }
+    visiting = dir;
     for (; lo < l->n && strncmp(l->names[lo], prefix, pl) == 0; lo++)
         if (visit(fd, l->names[lo], ud))
             break;
+    visiting = NULL;
 out:
     pthread_mutex_unlock(&dir_lock);
     free(own.names);
@@ -819,7 +852,11 @@ static bool is_regular_at(int dfd, const char *name)
 {
     struct stat st;
 
-    return fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
+    int r = fstatat(dfd, name, &st, 0);
+
+    if (visiting)
+        ctk_seen_note_at(CTK_SEEN_STAT, visiting, name, r == 0 ? &st : NULL, r == 0 ? 0 : errno);
+    return r == 0 && S_ISREG(st.st_mode);
 }
 
 /* "lib<stem>.so" into out (256 bytes): its length, or 0 when it does not fit. */
@@ -1041,7 +1078,10 @@ static bool need_dir(ctx_t *c, ctk_sdk_field_t f, const char *root)
 {
     struct stat st;
 
-    if (stat(root, &st) != 0) {
+    int r = stat(root, &st);
+
+    ctk_seen_note(CTK_SEEN_STAT, root, r == 0 ? &st : NULL, r == 0 ? 0 : errno);
+    if (r != 0) {
         sdk_error(c, CTK_E_SDK, f, "%s does not exist", root);
         return false;
     }
@@ -1600,11 +1640,24 @@ static bool wheel_release(const char *name, int *major, int *minor)
 
 static void wheels_in(parts_t *ps, const char *dir, bool suffix)
 {
-    DIR *d = opendir(dir);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
     struct dirent *e;
+    DIR *d;
 
-    if (!d)
+    if (fd < 0) {
+        seen_unopened(dir, errno);
         return;
+    }
+    if (fstat(fd, &st) != 0)
+        ctk_seen_opaque();
+    else
+        ctk_seen_note(CTK_SEEN_STAT, dir, &st, 0);
+    if (!(d = fdopendir(fd))) {
+        ctk_seen_opaque();
+        close(fd);
+        return;
+    }
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
         int ma, mi;
@@ -1664,9 +1717,17 @@ static int nvcc_banner(const char *nvcc, int *major, int *minor)
         /* a regular file only: a FIFO named nvcc must not block the load */
         int fd = open(nvcc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-        if (fd < 0)
+        if (fd < 0) {
+            seen_unopened(nvcc, errno);
             return 0;
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
+        }
+        if (fstat(fd, &st) != 0) {
+            ctk_seen_opaque();
+            close(fd);
+            return 0;
+        }
+        ctk_seen_note(CTK_SEEN_STAT, nvcc, &st, 0); /* its bytes: what the banner is read from */
+        if (!S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
             close(fd);
             return 0;
         }
@@ -1907,6 +1968,7 @@ static bool nvvm_parts(ctx_t *c, const char *root)
     if (!(p = join(root, "bin/cicc", c->err)))
         return false;
     ok = access(p, X_OK) == 0;
+    ctk_seen_note(CTK_SEEN_EXEC, p, NULL, ok ? 0 : errno);
     free(p);
     if (!ok) {
         if (!(p = join(root, "libdevice", c->err)))

@@ -346,6 +346,7 @@ static int refuse(const char *path, const char *kind, const char **what, ctk_err
 
 int ctk_file_open_regular(const char *path, unsigned flags, const char **what, ctk_error_t *err)
 {
+    const ctk_seen_kind_t kind_asked = (flags & CTK_READ_NOFOLLOW) ? CTK_SEEN_LSTAT : CTK_SEEN_STAT;
     struct stat st, st2;
     struct statfs sf;
     char self[64];
@@ -354,6 +355,7 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
     if (what)
         *what = NULL;
     if (flags & CTK_READ_ANY_TYPE) {
+        ctk_seen_opaque(); /* a read of anything: no identity stands for it */
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
             ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
@@ -366,17 +368,21 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
     pfd = open(path, O_PATH | O_CLOEXEC | ((flags & CTK_READ_NOFOLLOW) ? O_NOFOLLOW : 0));
     if (pfd < 0) {
         e = errno;
+        ctk_seen_note(kind_asked, path, NULL, e);
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(e));
         errno = e;
         return -1;
     }
     if (fstat(pfd, &st) != 0) {
         e = errno;
+        ctk_seen_opaque();
         close(pfd);
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot stat: %s", strerror(e));
         errno = e;
         return -1;
     }
+    /* what O_PATH opened is what stat (lstat) answers: the file's identity */
+    ctk_seen_note(kind_asked, path, &st, 0);
     if (!S_ISREG(st.st_mode)) {
         close(pfd);
         return refuse(path, kind_of(st.st_mode), what, err);
@@ -396,6 +402,7 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
     e = errno;
     close(pfd);
     if (fd < 0) {
+        ctk_seen_opaque(); /* refused for a reason no identity shows */
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(e));
         errno = e;
         return -1;
@@ -462,28 +469,48 @@ char *ctk_file_read(const char *path, size_t max_bytes, size_t *len, ctk_error_t
     return ctk_file_read_ex(path, max_bytes, 0, len, NULL, err);
 }
 
+static void seen_note_real(const char *path, const char *real, int errnum);
+
+/* stat(path) into st, noted in the active record (ctk_seen_begin). */
+static int stat_seen(const char *path, struct stat *st)
+{
+    int r = stat(path, st);
+
+    ctk_seen_note(CTK_SEEN_STAT, path, r == 0 ? st : NULL, r == 0 ? 0 : errno);
+    return r;
+}
+
 bool ctk_is_dir(const char *path)
 {
     struct stat st;
 
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    return stat_seen(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool ctk_is_file(const char *path)
 {
     struct stat st;
 
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return stat_seen(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 bool ctk_is_executable(const char *path)
 {
-    return ctk_is_file(path) && access(path, X_OK) == 0;
+    int r;
+
+    if (!ctk_is_file(path))
+        return false;
+    r = access(path, X_OK);
+    ctk_seen_note(CTK_SEEN_EXEC, path, NULL, r == 0 ? 0 : errno);
+    return r == 0;
 }
 
 char *ctk_realpath(const char *path)
 {
-    return realpath(path, NULL);
+    char *real = realpath(path, NULL);
+
+    seen_note_real(path, real, real ? 0 : errno);
+    return real;
 }
 
 bool ctk_same_file(const char *a, const char *b)
@@ -752,4 +779,286 @@ size_t ctk_edit_distance(const char *a, const char *b)
         }
     }
     return d[la][lb];
+}
+
+/* ---- what a piece of work looked at ----------------------------------------- */
+typedef struct {
+    ctk_seen_kind_t kind;
+    char *path;
+    uint64_t key;    /* hash of kind and path: the table's */
+    uint64_t answer; /* hash of the answer, as first given */
+} seen_q_t;
+
+struct ctk_seen {
+    seen_q_t *q;
+    size_t n, cap;
+    size_t *slot; /* [mask + 1]: index + 1 into q, 0 free */
+    size_t mask;
+    bool opaque, lost;
+};
+
+static _Thread_local ctk_seen_t *seen_now;
+
+ctk_seen_t *ctk_seen_new(void)
+{
+    return calloc(1, sizeof(ctk_seen_t));
+}
+
+void ctk_seen_free(ctk_seen_t *s)
+{
+    size_t i;
+
+    if (!s)
+        return;
+    for (i = 0; i < s->n; i++)
+        free(s->q[i].path);
+    free(s->q);
+    free(s->slot);
+    free(s);
+}
+
+void ctk_seen_begin(ctk_seen_t *s)
+{
+    seen_now = s;
+}
+
+void ctk_seen_end(void)
+{
+    seen_now = NULL;
+}
+
+void ctk_seen_opaque(void)
+{
+    if (seen_now)
+        seen_now->opaque = true;
+}
+
+bool ctk_seen_usable(const ctk_seen_t *s)
+{
+    return s && !s->opaque && !s->lost;
+}
+
+size_t ctk_seen_count(const ctk_seen_t *s)
+{
+    return s->n;
+}
+
+const char *ctk_seen_question(const ctk_seen_t *s, size_t i, ctk_seen_kind_t *kind)
+{
+    *kind = s->q[i].kind;
+    return s->q[i].path;
+}
+
+static uint64_t seen_key(ctk_seen_kind_t kind, const char *path, size_t len)
+{
+    unsigned char k = (unsigned char)kind;
+
+    return ctk_hash_mix(ctk_hash_mix(CTK_HASH_INIT, &k, 1), path, len);
+}
+
+/* The answer to a stat-like question: the identity, or the errno. */
+static uint64_t stat_answer(const struct stat *st, int errnum)
+{
+    uint64_t v[10];
+
+    if (!st) {
+        v[0] = 0;
+        v[1] = (uint64_t)errnum;
+        return ctk_hash_mix(CTK_HASH_INIT, v, 2 * sizeof *v);
+    }
+    v[0] = 1;
+    v[1] = (uint64_t)st->st_dev;
+    v[2] = (uint64_t)st->st_ino;
+    v[3] = (uint64_t)st->st_mode | (uint64_t)st->st_uid << 32;
+    v[4] = (uint64_t)st->st_gid;
+    v[5] = (uint64_t)st->st_size;
+    v[6] = (uint64_t)st->st_mtim.tv_sec;
+    v[7] = (uint64_t)st->st_mtim.tv_nsec;
+    v[8] = (uint64_t)st->st_ctim.tv_sec;
+    v[9] = (uint64_t)st->st_ctim.tv_nsec;
+    return ctk_hash_mix(CTK_HASH_INIT, v, sizeof v);
+}
+
+static uint64_t real_answer(const char *real, int errnum)
+{
+    uint64_t e = (uint64_t)errnum;
+
+    return real ? ctk_hash_mix(CTK_HASH_INIT, real, strlen(real) + 1)
+                : ctk_hash_mix(CTK_HASH_INIT, &e, sizeof e);
+}
+
+/* The question's index in s, added (answer 0) when new; SIZE_MAX when
+ * memory runs out (s is then lost). */
+static size_t seen_find_add(ctk_seen_t *s, ctk_seen_kind_t kind, const char *path, size_t len,
+                            bool *added)
+{
+    uint64_t key = seen_key(kind, path, len);
+    size_t i;
+
+    *added = false;
+    if (s->n * 2 >= s->mask) { /* the table at most half full */
+        size_t nmask = s->mask ? s->mask * 2 + 1 : 127, *ns = calloc(nmask + 1, sizeof *ns);
+
+        if (!ns) {
+            s->lost = true;
+            return SIZE_MAX;
+        }
+        for (i = 0; i < s->n; i++) {
+            size_t j = (size_t)s->q[i].key & nmask;
+
+            while (ns[j])
+                j = (j + 1) & nmask;
+            ns[j] = i + 1;
+        }
+        free(s->slot);
+        s->slot = ns;
+        s->mask = nmask;
+    }
+    for (i = (size_t)key & s->mask; s->slot[i]; i = (i + 1) & s->mask) {
+        seen_q_t *q = &s->q[s->slot[i] - 1];
+
+        if (q->key == key && q->kind == kind && strncmp(q->path, path, len) == 0 &&
+            q->path[len] == '\0')
+            return s->slot[i] - 1;
+    }
+    if (s->n == s->cap) {
+        size_t ncap = s->cap ? s->cap * 2 : 32;
+        seen_q_t *nq = realloc(s->q, ncap * sizeof *nq);
+
+        if (!nq) {
+            s->lost = true;
+            return SIZE_MAX;
+        }
+        s->q = nq;
+        s->cap = ncap;
+    }
+    if (!(s->q[s->n].path = malloc(len + 1))) {
+        s->lost = true;
+        return SIZE_MAX;
+    }
+    memcpy(s->q[s->n].path, path, len);
+    s->q[s->n].path[len] = '\0';
+    s->q[s->n].kind = kind;
+    s->q[s->n].key = key;
+    s->q[s->n].answer = 0;
+    s->slot[i] = s->n + 1;
+    *added = true;
+    return s->n++;
+}
+
+static void seen_record(ctk_seen_kind_t kind, const char *path, size_t len, uint64_t answer)
+{
+    bool added;
+    size_t i;
+
+    if (path[0] != '/') { /* its answer depends on the working directory too */
+        seen_now->opaque = true;
+        return;
+    }
+    i = seen_find_add(seen_now, kind, path, len, &added);
+
+    /* the first answer stands: if a later one differs, the tree changed
+       while it was looked at, and a recheck will not match both */
+    if (i != SIZE_MAX && added)
+        seen_now->q[i].answer = answer;
+}
+
+void ctk_seen_note(ctk_seen_kind_t kind, const char *path, const struct stat *st, int errnum)
+{
+    if (!seen_now)
+        return;
+    /* an access(2) answer is its errno alone (0: allowed) */
+    seen_record(kind, path, strlen(path), stat_answer(kind == CTK_SEEN_EXEC ? NULL : st, errnum));
+}
+
+void ctk_seen_note_at(ctk_seen_kind_t kind, const char *dir, const char *name,
+                      const struct stat *st, int errnum)
+{
+    char path[PATH_MAX];
+    int n;
+
+    if (!seen_now)
+        return;
+    n = snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        seen_now->opaque = true;
+        return;
+    }
+    ctk_seen_note(kind, path, st, errnum);
+}
+
+static void seen_note_real(const char *path, const char *real, int errnum)
+{
+    if (seen_now)
+        seen_record(CTK_SEEN_REALPATH, path, strlen(path), real_answer(real, errnum));
+}
+
+bool ctk_seen_ask(ctk_seen_t *s, ctk_seen_kind_t kind, const char *path)
+{
+    bool added;
+
+    if ((unsigned)kind >= CTK_SEEN_KINDS || path[0] != '/')
+        return false;
+    return seen_find_add(s, kind, path, strlen(path), &added) != SIZE_MAX;
+}
+
+/* The hash of the answers a1..an, each beside its question. */
+static uint64_t seen_fold(const ctk_seen_t *s, const uint64_t *answers)
+{
+    uint64_t h = ctk_hash_size(CTK_HASH_INIT, s->n);
+    size_t i;
+
+    for (i = 0; i < s->n; i++) {
+        uint64_t v[2] = { s->q[i].key, answers ? answers[i] : s->q[i].answer };
+
+        h = ctk_hash_mix(h, v, sizeof v);
+    }
+    return h;
+}
+
+uint64_t ctk_seen_hash(const ctk_seen_t *s)
+{
+    return seen_fold(s, NULL);
+}
+
+static uint64_t ask_now(ctk_seen_kind_t kind, const char *path)
+{
+    struct stat st;
+    char *real;
+    uint64_t a;
+    int r;
+
+    switch (kind) {
+    case CTK_SEEN_STAT:
+        r = stat(path, &st);
+        return stat_answer(r == 0 ? &st : NULL, r == 0 ? 0 : errno);
+    case CTK_SEEN_LSTAT:
+        r = lstat(path, &st);
+        return stat_answer(r == 0 ? &st : NULL, r == 0 ? 0 : errno);
+    case CTK_SEEN_EXEC:
+        r = access(path, X_OK);
+        return stat_answer(NULL, r == 0 ? 0 : errno);
+    case CTK_SEEN_REALPATH:
+        real = realpath(path, NULL);
+        a = real_answer(real, real ? 0 : errno);
+        free(real);
+        return a;
+    case CTK_SEEN_KINDS:
+        break;
+    }
+    return 0;
+}
+
+uint64_t ctk_seen_recheck(const ctk_seen_t *s)
+{
+    uint64_t *a = malloc((s->n ? s->n : 1) * sizeof *a), h;
+    size_t i;
+
+    if (!a)
+        return ~ctk_seen_hash(s); /* cannot tell: as if changed */
+    for (i = 0; i < s->n; i++)
+        a[i] = ask_now(s->q[i].kind, s->q[i].path);
+    h = seen_fold(s, a);
+    free(a);
+    return h;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* ---- strings ---------------------------------------------------------- */
 char *ctk_strdup(const char *s, ctk_error_t *err);                 /* caller frees */
@@ -148,5 +149,62 @@ const size_t *ctk_strmap_get(const ctk_strmap_t *m, const char *key);
 /* Give key the value val unless it has one: true if it was added.  The
  * caller adds no more keys than the map was sized for. */
 bool ctk_strmap_add(ctk_strmap_t *m, const char *key, size_t val);
+
+/* ---- what a piece of work looked at -------------------------------------
+ * A record of the questions the calling thread asks of the filesystem
+ * while the record is active (ctk_seen_begin .. ctk_seen_end): each
+ * question once (its kind and path), in the order first asked, with the
+ * hash of every answer.  Asked again later (ctk_seen_recheck), unchanged
+ * answers hash the same, and any change to what was looked at changes the
+ * hash: a file rewritten or replaced (an answer is the file's identity:
+ * device, inode, mode, owner, group, size, mtime and ctime; its bytes
+ * cannot change without its mtime or ctime), a directory's entries added,
+ * removed or renamed (its mtime and ctime), a path that now resolves
+ * elsewhere, exists or no longer does (the errno is the answer).  Work
+ * whose result rests on something the record cannot ask again (a program
+ * it ran, a refusal it cannot tell the cause of) marks the record opaque:
+ * then it proves nothing.
+ *
+ * The helpers of this file that look at the filesystem (ctk_is_dir,
+ * ctk_is_file, ctk_is_executable, ctk_realpath, ctk_file_open_regular and
+ * the readers built on it) note their questions themselves; other code
+ * notes its own with ctk_seen_note.  Outside an active record noting costs
+ * one test of a thread-local pointer. */
+typedef enum {
+    CTK_SEEN_STAT,     /* stat(2): the identity after links, or the errno */
+    CTK_SEEN_LSTAT,    /* lstat(2) */
+    CTK_SEEN_EXEC,     /* access(path, X_OK) */
+    CTK_SEEN_REALPATH, /* realpath(3): the resolved path, or the errno */
+    CTK_SEEN_KINDS
+} ctk_seen_kind_t;
+typedef struct ctk_seen ctk_seen_t;
+
+/* An empty record; NULL when memory runs out. */
+ctk_seen_t *ctk_seen_new(void);
+void ctk_seen_free(ctk_seen_t *s);
+/* s (not NULL) records what this thread asks until ctk_seen_end(). */
+void ctk_seen_begin(ctk_seen_t *s);
+void ctk_seen_end(void);
+/* Note a question and its answer: st after a successful stat/lstat, or
+ * NULL and the errno of the failure.  Not active: nothing. */
+void ctk_seen_note(ctk_seen_kind_t kind, const char *path, const struct stat *st, int errnum);
+/* The same for dir "/" name (a question asked of a descriptor of dir). */
+void ctk_seen_note_at(ctk_seen_kind_t kind, const char *dir, const char *name,
+                      const struct stat *st, int errnum);
+/* The record proves nothing (see above).  Not active: nothing. */
+void ctk_seen_opaque(void);
+/* Whether the record can be relied on: not opaque, no memory lost. */
+bool ctk_seen_usable(const ctk_seen_t *s);
+/* Its questions: how many, and the i-th (its kind into *kind). */
+size_t ctk_seen_count(const ctk_seen_t *s);
+const char *ctk_seen_question(const ctk_seen_t *s, size_t i, ctk_seen_kind_t *kind);
+/* The hash of the answers as recorded. */
+uint64_t ctk_seen_hash(const ctk_seen_t *s);
+/* Add a question without an answer (a record read back from storage, to
+ * be rechecked); false when memory runs out or kind is not a kind. */
+bool ctk_seen_ask(ctk_seen_t *s, ctk_seen_kind_t kind, const char *path);
+/* Ask every question of s again, now: the hash of the answers, which
+ * equals the recorded one when nothing it looked at changed. */
+uint64_t ctk_seen_recheck(const ctk_seen_t *s);
 
 #endif
