@@ -246,6 +246,110 @@ START_TEST(test_util_hash_is_stable)
 }
 END_TEST
 
+/* A record of what was looked at: the same answers hash the same; each
+ * kind of change to what was looked at changes the hash. */
+static uint64_t seen_looking(const char *dir, ctk_seen_t **out)
+{
+    ctk_seen_t *s = ctk_seen_new();
+    char *p;
+
+    ck_assert_ptr_nonnull(s);
+    ctk_seen_begin(s);
+    ck_assert(ctk_is_dir(tu_str("%s/d", dir)));
+    ck_assert(ctk_is_file(tu_str("%s/d/f", dir)));
+    ck_assert(!ctk_is_file(tu_str("%s/d/missing", dir)));
+    ck_assert(ctk_is_executable(tu_str("%s/d/x", dir)));
+    p = ctk_realpath(tu_str("%s/link", dir));
+    ck_assert_ptr_nonnull(p);
+    free(p);
+    free(ctk_file_read(tu_str("%s/d/f", dir), 100, NULL, NULL));
+    ctk_seen_end();
+    /* a question outside the record is not noted */
+    ck_assert(ctk_is_file(tu_str("%s/d/g", dir)));
+    *out = s;
+    return ctk_seen_hash(s);
+}
+
+START_TEST(test_util_seen_rechecks_what_was_looked_at)
+{
+    char *dir = tu_scratch();
+    ctk_seen_t *s, *again;
+    ctk_seen_kind_t k;
+    uint64_t h;
+    size_t i;
+
+    tu_keep(tu_write(dir, "d/f", "one"));
+    tu_keep(tu_write(dir, "d/g", "g"));
+    tu_keep(tu_write(dir, "d/x", "#!/bin/sh\n"));
+    tu_keep(tu_mkdirs(dir, "e"));
+    ck_assert_int_eq(chmod(tu_str("%s/d/x", dir), 0755), 0);
+    ck_assert_int_eq(symlink("d", tu_str("%s/link", dir)), 0);
+    h = seen_looking(dir, &s);
+    ck_assert(ctk_seen_usable(s));
+    /* each question once: d/f was asked by ctk_is_file and by the read */
+    ck_assert_uint_eq(ctk_seen_count(s), 6);
+    ck_assert_str_eq(ctk_seen_question(s, 4, &k), tu_str("%s/d/x", dir)); /* after its stat */
+    ck_assert_int_eq(k, CTK_SEEN_EXEC);
+    ck_assert_uint_eq(ctk_seen_recheck(s), h);
+    /* a record read back from its questions rechecks the same */
+    again = ctk_seen_new();
+    for (i = 0; i < ctk_seen_count(s); i++) {
+        const char *q = ctk_seen_question(s, i, &k);
+
+        ck_assert(ctk_seen_ask(again, k, q));
+    }
+    ck_assert_uint_eq(ctk_seen_recheck(again), h);
+    ck_assert(!ctk_seen_ask(again, CTK_SEEN_KINDS, "/x"));
+    ck_assert(!ctk_seen_ask(again, CTK_SEEN_STAT, "relative"));
+
+    /* a file rewritten in place, same size: its mtime or ctime moves */
+    ck_assert_int_eq(tu_sh("sleep 0.01; printf two > '%s/d/f'", dir), 0);
+    ck_assert_uint_ne(ctk_seen_recheck(s), h);
+    ck_assert_uint_ne(ctk_seen_recheck(again), h);
+    ctk_seen_free(s);
+    h = seen_looking(dir, &s);
+    ck_assert_uint_eq(ctk_seen_recheck(s), h);
+    /* a missing file that appears */
+    tu_keep(tu_write(dir, "d/missing", "now"));
+    ck_assert_uint_ne(ctk_seen_recheck(s), h);
+    ck_assert_int_eq(unlink(tu_str("%s/d/missing", dir)), 0);
+    /* a directory whose entries changed (the file was removed again: d's
+       mtime moved since the record) */
+    ck_assert_uint_ne(ctk_seen_recheck(s), h);
+    ctk_seen_free(s);
+    h = seen_looking(dir, &s);
+    /* the executable bit taken away */
+    ck_assert_int_eq(chmod(tu_str("%s/d/x", dir), 0644), 0);
+    ck_assert_uint_ne(ctk_seen_recheck(s), h);
+    ck_assert_int_eq(chmod(tu_str("%s/d/x", dir), 0755), 0);
+    ctk_seen_free(s);
+    h = seen_looking(dir, &s);
+    /* a symlink that now resolves elsewhere */
+    ck_assert_int_eq(unlink(tu_str("%s/link", dir)), 0);
+    ck_assert_int_eq(symlink("e", tu_str("%s/link", dir)), 0);
+    ck_assert_uint_ne(ctk_seen_recheck(s), h);
+    ctk_seen_free(s);
+    ctk_seen_free(again);
+
+    /* a relative path, or work marked opaque, proves nothing */
+    s = ctk_seen_new();
+    ctk_seen_begin(s);
+    (void)ctk_is_dir("relative/dir");
+    ctk_seen_end();
+    ck_assert(!ctk_seen_usable(s));
+    ctk_seen_free(s);
+    s = ctk_seen_new();
+    ctk_seen_begin(s);
+    ck_assert(ctk_is_dir(dir));
+    ctk_seen_opaque();
+    ctk_seen_end();
+    ck_assert(!ctk_seen_usable(s));
+    ctk_seen_opaque(); /* outside a record: nothing */
+    ctk_seen_free(s);
+    tu_scratch_end(&dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -261,6 +365,7 @@ int main(void)
     tcase_add_test(tc, test_util_first_error_wins);
     tcase_add_test(tc, test_util_hash_is_stable);
     tcase_add_test(tc, test_util_same_file_is_identity_not_spelling);
+    tcase_add_test(tc, test_util_seen_rechecks_what_was_looked_at);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
