@@ -1340,6 +1340,8 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
 {
     size_t i, j, other = 0;
 
+    if (!cfg->full_version_aliases)
+        return true; /* no automatic name, so none yields to another */
     for (i = 0; i < n_sdks; i++) {
         const char *full = sdks[i]->version_full, *name = cfg->module_name;
         char *note = NULL;
@@ -1394,7 +1396,12 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
     return true;
 }
 
-/* The data of the .modulerc files: the default and every alias. */
+/* The data of the .modulerc files: the default, each SDK's own aliases and,
+ * with "full_version_aliases", each toolkit's X.Y.Z.  Both module systems
+ * read the whole file on every load and avail: one line per toolkit costs
+ * Environment Modules 5.2 about half a load again at any number of
+ * toolkits, which is why the X.Y.Z names are written only on request
+ * (docs/benchmarks.md, "Module commands at site scale"). */
 static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n)
 {
     ctk_lval_t *m = ctk_lval_map(), *mods = ctk_lval_list();
@@ -1410,7 +1417,7 @@ static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const 
         bput(b, e, "version", ctk_lval_str(sdks[i]->module_version));
         for (k = 0; k < sdks[i]->conf->n_aliases; k++)
             bpush(b, al, ctk_lval_str(sdks[i]->conf->aliases[k]));
-        if (full_alias(sdks, n, i, &other) == FULL_KEPT)
+        if (cfg->full_version_aliases && full_alias(sdks, n, i, &other) == FULL_KEPT)
             bpush(b, al, ctk_lval_str(sdks[i]->version_full));
         bput(b, e, "aliases", al);
         bpush(b, mods, e);

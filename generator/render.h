@@ -53,7 +53,10 @@ typedef struct {
  *   first on LIBRARY_PATH and CMAKE_LIBRARY_PATH, the .pc first on -L;
  *   never on LD_LIBRARY_PATH (a loader reads no scripts).
  * Checks names for collisions (aliases, full versions, default).
- * Both .modulerc files name the default (ctk_render_default()).
+ * Both .modulerc files name the default (ctk_render_default()) and each
+ * SDK's "aliases"; with cfg->full_version_aliases also each toolkit's full
+ * X.Y.Z version where it has one that no other name takes (else nothing
+ * more: one line per toolkit there is read by every load and avail).
  * Errors:
  *   CTK_E_TEMPLATE  a template fails, or what it wrote would not load (see
  *                   below): source is the template (its path in the
@@ -99,7 +102,7 @@ const char *ctk_render_default(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, 
  *   cudatoolkit: 12.4.1 is the full version of 12.4 and an alias of 12.4-b: no 12.4.1 alias for 12.4 written
  *   cudatoolkit: 12.4.1 is the full version of 12.4 and a module version of its own: no 12.4.1 alias for 12.4 written
  * Appended to notes (copies), in config order; nothing when every alias
- * is written.  Fails only for memory (CTK_E_NOMEM). */
+ * is written or cfg->full_version_aliases is off.  Fails only for memory (CTK_E_NOMEM). */
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err);
 

@@ -137,6 +137,7 @@ static bool config_eq(const ctk_config_t *a, const ctk_config_t *b)
     if (!str_eq(a->module_name, b->module_name) || !str_eq(a->family, b->family) ||
         !str_eq(a->default_version, b->default_version) || !str_eq(a->pc_prefix, b->pc_prefix) ||
         !str_eq(a->pkgconfig_dir, b->pkgconfig_dir) || a->pc_rpath != b->pc_rpath ||
+        a->full_version_aliases != b->full_version_aliases ||
         !str_eq(a->help, b->help) || !env_eq(a->env, a->n_env, b->env, b->n_env) ||
         !env_eq(a->properties, a->n_properties, b->properties, b->n_properties) ||
         !validation_eq(&a->validation, &b->validation) || a->n_sdks != b->n_sdks)
@@ -390,6 +391,9 @@ static const bad_case_t wrong_types[] = {
     { "{'pc_rpath': 'yes', 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 14,
       "/pc_rpath: expected true or false, got string" },
+    { "{'full_version_aliases': 1, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 26,
+      "/full_version_aliases: expected true or false, got number" },
     { "{'sdks': {}}",
       CTK_E_CONFIG, 1, 10,
       "/sdks: expected an array of SDK objects, got object" },
@@ -1593,7 +1597,7 @@ static const char rich_example[] =
     "  \"default\": \"hpc\",\n"
     "  \"pc_prefix\": \"cuda\",\n"
     "  \"pkgconfig_dir\": \"/opt/modules/pkgconfig/\",\n"
-    "  \"pc_rpath\": false,\n"
+    "  \"pc_rpath\": false, \"full_version_aliases\": true,\n"
     "  \"help\": \"CUDA at Example Site.\\nQuestions: hpc@example.org\",\n"
     "  \"env\": { \"SITE_GPU_DOCS\": \"https://example.org/gpu\", \"SITE_A\": \"1\" },\n"
     "  \"sdks\": [\n"
@@ -1630,6 +1634,7 @@ START_TEST(test_config_loads_issue_example_with_defaults)
     ck_assert_str_eq(cfg->pc_prefix, "ctk");
     ck_assert_ptr_null(cfg->pkgconfig_dir);
     ck_assert(cfg->pc_rpath);
+    ck_assert(!cfg->full_version_aliases);
     ck_assert_ptr_null(cfg->help);
     ck_assert_uint_eq(cfg->n_env, 0);
     ck_assert(!cfg->validation.present);
@@ -1684,6 +1689,7 @@ START_TEST(test_config_loads_every_key)
     ck_assert_str_eq(cfg->pc_prefix, "cuda");
     ck_assert_str_eq(cfg->pkgconfig_dir, "/opt/modules/pkgconfig");
     ck_assert(!cfg->pc_rpath);
+    ck_assert(cfg->full_version_aliases);
     ck_assert_str_eq(cfg->help, "CUDA at Example Site.\nQuestions: hpc@example.org");
     ck_assert_uint_eq(cfg->n_env, 2);
     ck_assert_str_eq(cfg->env[0].name, "SITE_GPU_DOCS");
@@ -2269,7 +2275,8 @@ START_TEST(test_config_dump_writes_schema_order_without_defaults)
         " 'host_compiler': {'ccbin': '/g', 'module': 'gcc/1'},"
         " 'comm_libs': {'nvshmem': '/s', 'nccl': '/n'}, 'cupti': '/c', 'nvvm': '/v',"
         " 'math_libs': '/m', 'base': '/b', 'name': 'n', 'version': '1.2'}],"
-        " 'env': {'A': '1'}, 'help': 'H', 'pc_rpath': false, 'pkgconfig_dir': '/p',"
+        " 'env': {'A': '1'}, 'help': 'H', 'pc_rpath': false, 'full_version_aliases': true,"
+        " 'pkgconfig_dir': '/p',"
         " 'pc_prefix': 'pp', 'default': 'n', 'family': 'f', 'module_name': 'm'}");
     static const char want_rich[] =
         "{\n"
@@ -2279,6 +2286,7 @@ START_TEST(test_config_dump_writes_schema_order_without_defaults)
         "  \"pc_prefix\": \"pp\",\n"
         "  \"pkgconfig_dir\": \"/p\",\n"
         "  \"pc_rpath\": false,\n"
+        "  \"full_version_aliases\": true,\n"
         "  \"help\": \"H\",\n"
         "  \"env\": {\n"
         "    \"A\": \"1\"\n"

@@ -743,6 +743,7 @@ START_TEST(test_render_multi_sdk_modulerc_matches_golden)
     const char *lrc, *trc;
     size_t i;
 
+    cfg->full_version_aliases = true;
     ctk_outset_init(&out);
     ctk_error_init(&err);
     ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s:%d: %s", err.source, err.line, err.text);
@@ -766,6 +767,42 @@ START_TEST(test_render_multi_sdk_modulerc_matches_golden)
         ck_assert_msg(strstr(out.files[i].data, "rpath") == NULL, "%s", out.files[i].relpath);
     ck_assert_ptr_nonnull(strstr(out_file(&out, "pkgconfig/ctk-13.0.pc"),
                                  "Libs: -L${libdir} -lcudart\n"));
+    ctk_outset_fini(&out);
+    free_all(cfg, sdks, 3);
+    tu_free_kept();
+}
+END_TEST
+
+/* Without "full_version_aliases" the .modulerc files hold the default and the
+ * config's own aliases, one line each, and no X.Y.Z name; nothing to note. */
+START_TEST(test_render_modulerc_without_full_version_aliases)
+{
+    ctk_sdk_t *sdks[3];
+    ctk_config_t *cfg = multi_config(sdks);
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_strlist_t notes;
+    ctk_render_opts_t o = { NULL, "/p" };
+    const char *lrc, *trc;
+
+    ck_assert(!cfg->full_version_aliases);
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ctk_strlist_init(&notes);
+    ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s", err.text);
+    lrc = out_file(&out, "lmod/cudatoolkit/.modulerc.lua");
+    trc = out_file(&out, "tcl/cudatoolkit/.modulerc");
+    ck_assert_str_eq(strstr(lrc, "module_version("),
+                     "module_version(\"cudatoolkit/13.0\", \"default\")\n"
+                     "module_version(\"cudatoolkit/12.9\", \"legacy\")\n"
+                     "module_version(\"cudatoolkit/13.0-hpc\", \"hpc\")\n");
+    ck_assert_str_eq(strstr(trc, "module-version "),
+                     "module-version \"cudatoolkit/13.0\" default\n"
+                     "module-version \"cudatoolkit/12.9\" \"legacy\"\n"
+                     "module-version \"cudatoolkit/13.0-hpc\" \"hpc\"\n");
+    ck_assert(ctk_render_notes(cfg, sdks, 3, &notes, &err));
+    ck_assert_uint_eq(notes.len, 0);
+    ctk_strlist_fini(&notes);
     ctk_outset_fini(&out);
     free_all(cfg, sdks, 3);
     tu_free_kept();
@@ -851,6 +888,7 @@ static ctk_config_t *named_config(const char *const *spec, size_t n, ctk_sdk_t *
     ctk_config_t *cfg = base_config();
     size_t i;
 
+    cfg->full_version_aliases = true; /* the notes are about these names */
     cfg->sdks = calloc(n, sizeof *cfg->sdks);
     cfg->n_sdks = n;
     for (i = 0; i < n; i++) {
@@ -1454,6 +1492,7 @@ int main(void)
     tcase_add_test(tc, test_render_properties_site_then_sdk);
     tcase_add_test(tc, test_render_whatis_names_only_what_the_toolkit_holds);
     tcase_add_test(tc, test_render_multi_sdk_modulerc_matches_golden);
+    tcase_add_test(tc, test_render_modulerc_without_full_version_aliases);
     tcase_add_loop_test(tc, test_render_default_follows_the_rule, 0,
                         sizeof default_cases / sizeof default_cases[0]);
     tcase_add_loop_test(tc, test_render_notes_name_dropped_full_version_aliases, 0,
