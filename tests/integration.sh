@@ -135,14 +135,15 @@ JSON
 
 done
 
-# the default module, and the full-version alias of a toolkit with version.json
+# the default module; the toolkit's full version (version.json) is no name
+# of its own unless the config asks for it ("full_version_aliases", 5d)
 out=$T/out-standalone
 for sys in lmod tcl; do
     v=$(load_and_run "$sys" "$out/$sys" cudatoolkit 'echo "$CUDA_HOME"' 2>/dev/null)
     check "$sys: 'module load cudatoolkit' loads the default" [ "$v" = "$FIX/standalone/cuda-13.0" ]
-    v=$(load_and_run "$sys" "$out/$sys" cudatoolkit/13.0.0 'echo "$CUDA_HOME"' 2>/dev/null)
-    check "$sys: 'module load cudatoolkit/13.0.0' loads the full-version alias" \
-        [ "$v" = "$FIX/standalone/cuda-13.0" ]
+    r=$(in_modules "$sys" "$out/$sys" 'module load cudatoolkit/13.0.0; echo "STATUS=$?|${LOADEDMODULES-}"' 2>/dev/null)
+    check "$sys: without full_version_aliases, cudatoolkit/13.0.0 is not a module ($r)" \
+        sh -c "case '$r' in STATUS=0*|*cudatoolkit*) exit 1 ;; STATUS=*) exit 0 ;; *) exit 1 ;; esac"
 done
 
 # split layout: cuBLAS and CUPTI live outside base
@@ -527,11 +528,12 @@ mkdir -p "$V7" && cp -as "$FIX/standalone/cuda-13.0/." "$V7/cuda" && rm "$V7/cud
     sed 's/"13\.0\.0"/"13.0.7"/g' "$FIX/standalone/cuda-13.0/version.json" > "$V7/cuda/version.json"
 STD=$FIX/standalone/cuda-13.0
 HB=$HPC/cuda/13.0
-# def_config FILE DEFAULT SDK... where SDK is name=base[=aliases,comma-separated]
+# def_config FILE DEFAULT SDK... where SDK is name=base[=aliases,comma-separated];
+# DC_TOP: more top-level members ('"key": value, ...')
 def_config() {
     dc_f=$1 dc_def=$2; shift 2
     {
-        printf '{ "module_name": "cudatoolkit",'
+        printf '{ "module_name": "cudatoolkit",%s' "${DC_TOP:+ $DC_TOP,}"
         [ -n "$dc_def" ] && printf ' "default": "%s",' "$dc_def"
         printf ' "sdks": ['
         dc_sep=
@@ -555,6 +557,8 @@ default_is() {
     check "$1: Lmod and Environment Modules load the same toolkit ('$got_lmod' / '$got_tcl')" \
         [ -n "$got_lmod" -a "$got_lmod" = "$got_tcl" ]
 }
+# the trees below give every toolkit its X.Y.Z name too
+DC_TOP='"full_version_aliases": true'
 # highest version wins: 13.0-a holds 13.0.7, 13.0-z 13.0.0
 def_config "$T/d-high.json" "" "13.0-z=$STD" "13.0-a=$V7/cuda"
 # a tie (both 13.0.0): the first in config order
@@ -576,6 +580,18 @@ default_is d-tie 13.0-a
 default_is d-nopatch 13.0-a
 default_is d-names 13.0
 default_is d-conf 13.0-m
+# each full version loads its own toolkit, by the name under which it is
+# listed, in both systems
+for sys in lmod tcl; do
+    for fb in "13.0.0|13.0-z|$STD" "13.0.7|13.0-a|$V7/cuda"; do
+        fv=${fb%%|*} fr=${fb#*|}
+        v=$(in_modules "$sys" "$T/d-high/$sys" "module load cudatoolkit/$fv && echo \"\${LOADEDMODULES-}|\$CUDA_HOME\"" 2>/dev/null)
+        check "d-high/$sys: 'module load cudatoolkit/$fv' loads cudatoolkit/${fr%%|*} (got '$v')" \
+            [ "$v" = "cudatoolkit/${fr%%|*}|${fr#*|}" ]
+    done
+    r=$(in_modules "$sys" "$T/d-high/$sys" 'module is-avail cudatoolkit/13.0.7; echo "STATUS=$?"' 2>/dev/null)
+    check "d-high/$sys: 'module is-avail cudatoolkit/13.0.7' says yes ($r)" [ "$r" = STATUS=0 ]
+done
 # two SDKs with the same full version: cudatoolkit/13.0.0 would be ambiguous,
 # so neither system offers it, while each SDK loads by its own name
 for sys in lmod tcl; do
