@@ -144,11 +144,15 @@ rep() {
 }
 # ir OUTFILE [VAR=VALUE...] COMMAND...: callgrind's total Ir of COMMAND
 # (its process only), run in a clean environment when VAR=VALUEs are given
+# (none holding a space)
 VALGRIND=$(command -v valgrind || :)
 ir() {
     io=$1; shift
     ienv=
-    case $1 in *=*) ienv="env -i PATH=/usr/bin:/bin HOME=$W/home LANG=C.UTF-8 $1"; shift ;; esac
+    case $1 in *=*) ienv="env -i PATH=/usr/bin:/bin HOME=$W/home LANG=C.UTF-8" ;; esac
+    while :; do
+        case $1 in *=*) ienv="$ienv $1"; shift ;; *) break ;; esac
+    done
     # shellcheck disable=SC2086 # ienv: env and its words (no spaces in $W)
     $ienv "$VALGRIND" --tool=callgrind --trace-children=no --collect-atstart=yes \
         --callgrind-out-file="$io" "$@" >/dev/null 2>"$io.log" || problem "callgrind $*: exited $?"
@@ -358,6 +362,12 @@ if [ -n "${CTKGEN_BEFORE:-}" ]; then
 fi
 # names: the symbolic versions in a tree's .modulerc (the default among them)
 names() { grep -c '^module-version ' "$W/$1/tcl/cudatoolkit/.modulerc"; }
+# Lmod writes a user cache of the tree (~/.lmod.d/.cache) after a command
+# that took over LMOD_SHORT_TIME (2 s) to walk it, as one under callgrind
+# does, and reads it in the next: LMOD_SHORT_TIME=86400 keeps every run
+# cold, as the plain runs at this size are
+LMOD_NOCACHE=LMOD_SHORT_TIME=86400
+rm -rf "$W/home/.lmod.d"
 mkdir -p "$W/home"
 MID=$mm-t$(((N + 1) / 2))
 # modcmd SYS TREE ACTION...: one module command in a clean environment
@@ -367,7 +377,7 @@ modcmd() {
         lmod) set -- "$LMOD_LUA" "$LMOD_CMD" bash "$@"; mp=$mt/lmod ;;
         tcl) set -- tclsh "$MODULES_CMD" bash "$@"; mp=$mt/tcl ;;
     esac
-    env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 MODULEPATH="$mp" "$@" >"$W/mod.out" 2>"$W/mod.err"
+    env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 $LMOD_NOCACHE MODULEPATH="$mp" "$@" >"$W/mod.out" 2>"$W/mod.err"
 }
 # modcheck SYS TREE ACTION: the command did what it should
 modcheck() {
@@ -398,7 +408,7 @@ for sys in lmod tcl; do
             if [ "$CALLGRIND" = 1 ]; then
                 # shellcheck disable=SC2086 # args: the action and its module
                 case $sys in
-                    lmod) irm=$(ir "$W/cg.mod" MODULEPATH="$W/$tree/lmod" "$LMOD_LUA" "$LMOD_CMD" bash $args) ;;
+                    lmod) irm=$(ir "$W/cg.mod" $LMOD_NOCACHE MODULEPATH="$W/$tree/lmod" "$LMOD_LUA" "$LMOD_CMD" bash $args) ;;
                     tcl) irm=$(ir "$W/cg.mod" MODULEPATH="$W/$tree/tcl" "$(command -v tclsh)" "$MODULES_CMD" bash $args) ;;
                 esac
             fi
@@ -406,6 +416,7 @@ for sys in lmod tcl; do
         done
     done
 done
+[ ! -e "$W/home/.lmod.d/.cache" ] || problem "Lmod wrote a user cache: its figures mix cold and cached runs"
 fi
 
 # ---- 6. symlinked trees against hard-link copies ----------------------------------------
