@@ -11,6 +11,8 @@
 #   R               repetitions of each timed command (default 3)
 #   M               `cp -al` copies for the symlink/hard-link comparison
 #                   (default 100; 0 skips it)
+#   S2M             toolkits for the sh_to_modulefile comparison (default
+#                   100, at most N; 0 skips it)
 #   SMALL           the smaller site for the linearity check (default N/10)
 #   CALLGRIND=0     skip every callgrind run (minutes at N = 1000)
 #   MODULES_CMD     Environment Modules' modulecmd.tcl
@@ -47,7 +49,14 @@
 #      CTKGEN knows the key) and over CTKGEN_BEFORE's tree: wall medians and
 #      callgrind Ir, each against the default-only copy;
 #   6. with M > 0: generate over M `cp -al` copies of the toolkit (hard
-#      links, a real tree each) against M of the symlinked ones.
+#      links, a real tree each) against M of the symlinked ones;
+#   7. with S2M > 0: Lmod's sh_to_modulefile over the first S2M toolkits
+#      (default 100, at most N), a Lua and a Tcl modulefile each, from a
+#      bash script exporting what ctkgen's module for the toolkit sets (its
+#      prepend_path and setenv, nothing else: help, whatis, family,
+#      conflicts and the .pc files have no counterpart there), against
+#      generate of the same toolkits: what a site that writes its modules
+#      that way pays.
 # The script exits 1 if generate fails or writes other than the expected
 # files (what one toolkit gets, N times, plus the two .modulerc files, the
 # manifest and the lock), if a re-run changes anything, or if a module
@@ -61,6 +70,7 @@ N=${1:-1000}
 case $N in '' | *[!0-9]* | 0) echo "usage: $0 [N]   (N >= 1)" >&2; exit 2 ;; esac
 R=${R:-3}
 M=${M:-100}
+S2M=${S2M:-100}
 SMALL=${SMALL:-$((N / 10))}
 [ "$SMALL" -ge 1 ] || SMALL=1
 CALLGRIND=${CALLGRIND:-1}
@@ -78,6 +88,8 @@ want() { case " $(echo "$STEPS" | tr , ' ') " in *" $1 "*) return 0 ;; esac; ret
 [ -z "${CTKGEN_BEFORE:-}" ] || [ -x "$CTKGEN_BEFORE" ] || die "CTKGEN_BEFORE=$CTKGEN_BEFORE: not executable"
 case $R in '' | *[!0-9]* | 0) die "R must be a number >= 1" ;; esac
 case $M in '' | *[!0-9]*) die "M must be a number" ;; esac
+case $S2M in '' | *[!0-9]*) die "S2M must be a number" ;; esac
+[ "$S2M" -le "$N" ] || S2M=$N
 { [ -n "$CTKGEN" ] && [ -x "$CTKGEN" ]; } || die "no ctkgen: set CTKGEN=/path/to/ctkgen"
 CTKGEN=$(cd "$(dirname "$CTKGEN")" && pwd)/$(basename "$CTKGEN")
 [ -x "$CUDA/bin/nvcc" ] || die "$CUDA: no bin/nvcc (set CTK_BENCH_CUDA)"
@@ -304,8 +316,10 @@ if [ "$CALLGRIND" = 1 ] && want callgrind; then
     IR_N=$(ir "$W/cg.n" "$CTKGEN" -q generate -c "$W/site.json" -o "$W/cg-out")
     check_out "$W/cg-out" "$N" "generate under callgrind"
     rm -rf "$W/cg-out"
-    # the re-run at SMALL: at N it would take as long as the fresh run again
-    gen "$W/site-small.json" "$W/cg-out"
+    # the re-run at SMALL, after a first run under callgrind too: a toolkit's
+    # inputs include the libraries the process runs with, and valgrind
+    # preloads its own
+    ir "$W/cg.prime" "$CTKGEN" -q generate -c "$W/site-small.json" -o "$W/cg-out" >/dev/null
     IR_RERUN=$(ir "$W/cg.rerun" "$CTKGEN" -q generate -c "$W/site-small.json" -o "$W/cg-out")
     rm -rf "$W/cg-out"
     # top functions: named ones (liblua has no symbols: its internals are
@@ -448,6 +462,37 @@ if [ "$M" -gt 0 ] && want copies; then
     rm -rf "$W/hl" "$W/hl-out" "$W/sym-out"
 fi
 
+# ---- 7. Lmod's sh_to_modulefile ---------------------------------------------------------
+S2M_TOOL=$(dirname "$LMOD_CMD")/sh_to_modulefile
+if [ "$S2M" -gt 0 ] && [ $HAVE_LMOD = 1 ] && [ -f "$S2M_TOOL" ]; then
+    # the toolkit's environment as a script: each prepend_path and setenv of
+    # ctkgen's Lua module for t1, the toolkit directory a placeholder
+    sed -n -e 's/^prepend_path("\([A-Za-z_0-9]*\)", *"\([^"]*\)").*/export \1="\2${\1:+:$\1}"/p' \
+        -e 's/^setenv("\([A-Za-z_0-9]*\)", *"\([^"]*\)").*/export \1="\2"/p' \
+        "$W/one/lmod/cudatoolkit/$mm-t1.lua" | sed "s|$W/tk/t1/|@TK@/|g; s|$W/one|@OUT@|g" >"$W/env.tmpl"
+    [ "$(wc -l <"$W/env.tmpl")" -ge 3 ] || problem "sh_to_modulefile: the module of t1 gave $(wc -l <"$W/env.tmpl") lines of environment"
+    s2m_all() { # a Lua and a Tcl modulefile for each of the first S2M toolkits
+        rm -rf "$W/s2m"
+        mkdir -p "$W/s2m/lmod" "$W/s2m/tcl"
+        i=1
+        while [ $i -le "$S2M" ]; do
+            sed "s|@TK@|$W/tk/t$i|g; s|@OUT@|$W/s2m|g" "$W/env.tmpl" >"$W/s2m/env.sh"
+            env -i PATH=/usr/bin:/bin HOME="$W/home" "$LMOD_LUA" "$S2M_TOOL" --cleanEnv --to=Lua \
+                -o "$W/s2m/lmod/$mm-t$i.lua" "$W/s2m/env.sh" || return 1
+            env -i PATH=/usr/bin:/bin HOME="$W/home" "$LMOD_LUA" "$S2M_TOOL" --cleanEnv --to=TCL \
+                -o "$W/s2m/tcl/$mm-t$i" "$W/s2m/env.sh" || return 1
+            i=$((i + 1))
+        done
+    }
+    site "$W/site-s2m.json" "$S2M" "$W/tk" t
+    S2M_T=$(rep "sh_to_modulefile, $S2M toolkits" : s2m_all)
+    grep -q "CUDA_HOME.*$W/tk/t$S2M/" "$W/s2m/lmod/$mm-t$S2M.lua" ||
+        problem "sh_to_modulefile: no CUDA_HOME of t$S2M in its Lua module"
+    S2M_GEN=$(rep "generate, $S2M toolkits" 'rm -rf "$W/s2m-out"' gen "$W/site-s2m.json" "$W/s2m-out")
+    check_out "$W/s2m-out" "$S2M" "generate of the sh_to_modulefile toolkits"
+    rm -rf "$W/s2m" "$W/s2m-out"
+fi
+
 # ---- the tables -----------------------------------------------------------------------
 if want generate; then
 echo
@@ -538,6 +583,16 @@ if [ "$M" -gt 0 ] && want copies; then
     echo "| --- | ---: | ---: | ---: |"
     echo "| symlinked ($(ls "$CUDA" | wc -l) links each) | $(awk -v b="$BUILD_SYM" -v m="$M" -v n="$N" 'BEGIN { printf "%.2f", b * m / n }') (pro rata) | $GEN_SYM | $IR_SYM |"
     echo "| cp -al ($(find "$CUDA" | wc -l) entries each) | $BUILD_HL | $GEN_HL | $IR_HL |"
+fi
+if [ -n "${S2M_T:-}" ]; then
+    echo
+    echo "# Lmod's sh_to_modulefile against generate, $S2M toolkits, medians of $R"
+    echo
+    echo "| run | median, s | per toolkit, ms | ÷ generate |"
+    echo "| --- | ---: | ---: | ---: |"
+    awk -v n="$S2M" -v s="$S2M_T" -v g="$S2M_GEN" 'BEGIN {
+        printf "| generate (Lua, Tcl, .pc files, .modulerc) | %.3f | %.2f | 1.00 |\n", g, 1000 * g / n
+        printf "| sh_to_modulefile (a Lua and a Tcl modulefile) | %.3f | %.2f | %.2f |\n", s, 1000 * s / n, s / g }'
 fi
 echo
 want generate && echo "$TICKS0 $TICKS1" | awk '{ t = $4 - $1; printf "CPU during the timed generate runs: %.0f%% idle, %.1f%% stolen by the hypervisor\n", 100 * ($5 - $2) / t, 100 * ($6 - $3) / t }'

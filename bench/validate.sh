@@ -7,6 +7,8 @@
 #
 # Environment:
 #   CTKGEN        the ctkgen binary (default: ctkgen on PATH)
+#   CTKGEN_BASE   another ctkgen (an earlier build) whose cold runs are taken
+#                 in the same run, each repetition next to CTKGEN's; optional
 #   CTK_BENCH_CUDA  the real toolkit the trees are made from (default /usr/local/cuda-13.0)
 #   MODULES_CMD   Environment Modules' modulecmd.tcl (default: the copy
 #                 build-aux/deps.sh unpacks under .deps-local/)
@@ -19,6 +21,13 @@
 # from it (standalone, HPC SDK split, version.txt, no version file), then
 # `cp -al` copies of the standalone one at distinct paths until there are N.
 # One site config names them all, as version 13.0 with names 13.0-b1..N.
+#
+# The floor: one `nvcc -c probe.cu` per SDK, the N compiles run nproc at
+# a time (against cold -j nproc) and one at a time (against cold -j1).
+# Each repetition takes every cold variant and the floors in turn, so that
+# the machine's load falls on all of them alike.  Where strace is
+# installed, one SDK is validated under it and the programs ctkgen started
+# are listed with their share of that SDK's time.
 #
 # Every figure is the median of its repetitions, all taken in this one run.
 # Each validate report is checked: nothing may fail, and on a machine
@@ -38,6 +47,8 @@ PROBE=$here/kernels/probe.cu
 
 die() { echo "$0: $*" >&2; exit 1; }
 { [ -n "$CTKGEN" ] && [ -x "$CTKGEN" ]; } || die "no ctkgen: set CTKGEN=/path/to/ctkgen"
+BASE=${CTKGEN_BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || die "CTKGEN_BASE=$BASE: not an executable"
 [ -x "$CUDA/bin/nvcc" ] || die "$CUDA: no bin/nvcc (set CTK_BENCH_CUDA)"
 [ -f "$MODULES_CMD" ] || die "$MODULES_CMD: missing (run sh build-aux/deps.sh)"
 for t in tclsh jq date awk; do
@@ -63,6 +74,7 @@ NPROC=$(nproc)
 . "$(dirname "$0")/machine.sh"
 machine_header
 echo "  ctkgen         $("$CTKGEN" --version)"
+[ -z "$BASE" ] || echo "  base ctkgen    $BASE ($("$BASE" --version))"
 echo "  NVIDIA driver  $GPU"
 echo "  command        $0 $N  (R_SLOW=$R_SLOW R_WARM=$R_WARM)"
 echo
@@ -125,12 +137,17 @@ check_report() {
         problem "$2: $3 artifacts, $4 failed, $5 not a CTK-SKIP-001 skip; report kept in $W/bad-$bk.json"
     fi
 }
-# timed_validate LABEL ARGS...: one timed validate; prints seconds
+# cpu_of FILE: append the CPU seconds (user + system, of the command and
+# every process it waited for) that GNU time wrote to $W/cpu to FILE
+cpu_of() { awk 'END { printf "%.4f\n", $1 + $2 }' "$W/cpu" >>"$1"; }
+# timed_validate LABEL ARGS...: one timed validate by $VBIN (default
+# $CTKGEN); prints seconds; with CPUF set, appends its CPU time to $W/u.$CPUF
 timed_validate() {
     tl=$1; shift
     t0=$(now)
-    rc=0; "$CTKGEN" -q validate -c "$SITE" -o "$OUT" --json "$@" >"$W/rep.json" || rc=$?
+    rc=0; /usr/bin/time -o "$W/cpu" -f "%U %S" "${VBIN:-$CTKGEN}" -q validate -c "$SITE" -o "$OUT" --json "$@" >"$W/rep.json" || rc=$?
     t1=$(now)
+    [ -z "${CPUF:-}" ] || cpu_of "$W/u.$CPUF"
     [ $rc -eq 0 ] || problem "$tl: validate exited $rc"
     check_report "$W/rep.json" "$tl"
     case $tl in
@@ -176,8 +193,50 @@ rep() {
 # CPU time the hypervisor gave to others (steal), and idle, over the measurements
 TICKS0=$(cpu_ticks)
 echo "# runs (seconds, in the order taken)" >&2
-COLD=$(rep "cold -j$NPROC" "$R_SLOW" timed_validate "cold -j$NPROC" --cache-dir "$CACHE" --no-cache)
-COLD1=$(rep "cold -j1" "$R_SLOW" timed_validate "cold -j1" --cache-dir "$CACHE" --no-cache -j1)
+# floor P: N `nvcc -c probe.cu`, P at a time; prints seconds
+mkdir -p "$W/floor"
+floor() {
+    t0=$(now)
+    i=0
+    while [ $i -lt "$N" ]; do i=$((i + 1)); echo $i; done |
+        /usr/bin/time -o "$W/cpu" -f "%U %S" xargs -P "$1" -I{} "$CUDA/bin/nvcc" -c "$PROBE" -o "$W/floor/{}.o" ||
+        problem "floor -P$1: nvcc failed"
+    t1=$(now)
+    [ -z "${CPUF:-}" ] || cpu_of "$W/u.$CPUF"
+    sub "$t0" "$t1"
+}
+# the cold runs and the floors, one of each per repetition
+COLD_SET="coldP cold1 floorP floor1"
+[ -z "$BASE" ] || COLD_SET="coldP bcoldP cold1 bcold1 floorP floor1"
+for f in $COLD_SET; do : >"$W/t.$f"; : >"$W/u.$f"; done
+rk=0
+while [ $rk -lt "$R_SLOW" ]; do
+    for f in $COLD_SET; do
+        VBIN=$CTKGEN CPUF=$f
+        case $f in b*) VBIN=$BASE ;; esac
+        case $f in
+            coldP | bcoldP) t=$(timed_validate "$f -j$NPROC" --cache-dir "$CACHE" --no-cache) ;;
+            cold1 | bcold1) t=$(timed_validate "$f -j1" --cache-dir "$CACHE" --no-cache -j1) ;;
+            floorP) t=$(floor "$NPROC") ;;
+            floor1) t=$(floor 1) ;;
+        esac
+        echo "$t" >>"$W/t.$f"
+    done
+    VBIN= CPUF=
+    rk=$((rk + 1))
+done
+for f in $COLD_SET; do echo "  $f: $(tr '\n' ' ' <"$W/t.$f")  CPU: $(tr '\n' ' ' <"$W/u.$f")" >&2; done
+COLD=$(median <"$W/t.coldP")
+COLD1=$(median <"$W/t.cold1")
+FLOOR=$(median <"$W/t.floorP")
+FLOOR1=$(median <"$W/t.floor1")
+UCOLD=$(median <"$W/u.cold1")
+UFLOOR=$(median <"$W/u.floor1")
+if [ -n "$BASE" ]; then
+    BCOLD=$(median <"$W/t.bcoldP")
+    BCOLD1=$(median <"$W/t.bcold1")
+    UBCOLD=$(median <"$W/u.bcold1")
+fi
 rm -rf "$CACHE"
 # prime the cache; a failed artifact is not cached, so prime again (the
 # failure is kept as a problem all the same)
@@ -230,6 +289,37 @@ mkdir -p "$W/nvcc"
 nvcc_c() { t0=$(now); (cd "$W/nvcc" && "$CUDA/bin/nvcc" -c "$PROBE" -o probe.o); t1=$(now); sub "$t0" "$t1"; }
 NVCC_C=$(rep "nvcc -c probe.cu" "$R_SLOW" nvcc_c)
 
+# where the rest goes: one SDK, -j1, under strace (a file per process);
+# each program ctkgen started itself, what that one ran in turn folded in,
+# with its share of the run's time
+: >"$W/programs"
+mkdir -p "$W/strace"
+if command -v strace >/dev/null 2>&1 &&
+    strace -ff -qq -s 256 -ttt -e trace=execve,exit_group,clone,clone3,fork,vfork -e signal=none \
+        -o "$W/strace/p" "$CTKGEN" -q validate -c "$W/one.json" -o "$OUT" --cache-dir "$CACHE" --no-cache -j1 \
+        >/dev/null 2>&1; then
+    # "TIME call(...) = RESULT" in file p.PID
+    awk -v me="$CTKGEN" '
+        FNR == 1 { pid = FILENAME; sub(/.*\./, "", pid) }
+        $2 ~ /^(clone|clone3|fork|vfork)\(/ && $NF ~ /^[0-9]+$/ {
+            if ($0 ~ /CLONE_THREAD/) thread[$NF] = pid; else parent[$NF] = pid
+        }
+        $2 ~ /^execve\(/ && $NF == "0" && !(pid in prog) {
+            split($0, q, "\""); p = q[2]; if (p == me) root = pid
+            sub(/.*\//, "", p); prog[pid] = p; t0[pid] = $1
+        }
+        $2 ~ /^exit_group\(/ { t1[pid] = $1 }
+        END {
+            for (t in thread) if (thread[t] == root) mine[t] = 1
+            mine[root] = 1
+            total = t1[root] - t0[root]
+            for (p in prog) if ((p in parent) && (parent[p] in mine) && (p in t1)) {
+                n[prog[p]]++; s[prog[p]] += t1[p] - t0[p]
+            }
+            for (k in n) printf "%s x%d %.0f%%\n", k, n[k], 100 * s[k] / total
+        }' "$W"/strace/p.* | sort -t' ' -k3 -rn >"$W/programs"
+fi
+
 # ---- the table --------------------------------------------------------------------------
 row() { awk -v l="$1" -v s="$2" -v n="$N" 'BEGIN { printf "| %-36s | %9.3f | %8.3f |\n", l, s, s / n }'; }
 echo "# ctkgen validate, $N SDKs (3 artifacts each), medians"
@@ -238,6 +328,12 @@ echo "| run                                  | median, s | per SDK, s |"
 echo "| ------------------------------------ | --------: | -------: |"
 row "cold, -j$NPROC (--no-cache)" "$COLD"
 row "cold, -j1 (--no-cache)" "$COLD1"
+if [ -n "$BASE" ]; then
+    row "base: cold, -j$NPROC (--no-cache)" "$BCOLD"
+    row "base: cold, -j1 (--no-cache)" "$BCOLD1"
+fi
+row "floor: nvcc -c, $NPROC at a time" "$FLOOR"
+row "floor: nvcc -c, one at a time" "$FLOOR1"
 row "warm (all from the cache)" "$WARM"
 row "naive loop, Tcl (serial)" "$NAIVE"
 [ -z "${NAIVE_L:-}" ] || row "naive loop, Lmod (serial)" "$NAIVE_L"
@@ -253,11 +349,24 @@ awk -v c="$COLD" -v c1="$COLD1" -v w="$WARM" -v nv="$NAIVE" -v p="$NPROC" -v n="
     else v = "missed with more than 10 SDKs (rerun with N=10)"
     printf "warm, %d SDKs              = %.1f ms   target < 50 ms for 10 SDKs: %s\n", n, ms, v
 }'
+awk -v c="$COLD" -v c1="$COLD1" -v f="$FLOOR" -v f1="$FLOOR1" -v b="${BCOLD:-}" -v b1="${BCOLD1:-}" -v p="$NPROC" \
+    -v uc="$UCOLD" -v uf="$UFLOOR" -v ub="${UBCOLD:-}" 'BEGIN {
+    r = c / f
+    printf "cold(-j%d) / floor(%d at a time)   = %.2f   target <= 1.15: %s\n", p, p, r, (r <= 1.15 ? "met" : "missed")
+    printf "cold(-j1) / floor(one at a time)  = %.2f\n", c1 / f1
+    printf "CPU, cold -j1 / CPU, floor        = %.2f   (user + system of all processes: %.3f s / %.3f s)\n", uc / uf, uc, uf
+    if (b != "") {
+        printf "base: cold(-j%d) / floor          = %.2f\n", p, b / f
+        printf "base: cold(-j1) / floor           = %.2f\n", b1 / f1
+        printf "base: CPU, cold -j1 / CPU, floor  = %.2f   (%.3f s)\n", ub / uf, ub
+    }
+}'
 echo "artifacts not from the cache, over all $R_WARM warm runs: $nc"
 echo "peak RSS, cold: ctkgen itself $RSS_COLD_SELF kB (VmHWM sampled), with its children $RSS_COLD_TREE kB (GNU time %M)"
 echo "peak RSS, warm: ctkgen itself $RSS_WARM_SELF kB (VmHWM sampled), with its children $RSS_WARM_TREE kB (GNU time %M)"
 echo "one SDK, -j1, per artifact (ctkgen -v): $(cat "$W/steps")"
 echo "nvcc -c probe.cu alone: $NVCC_C s"
+[ ! -s "$W/programs" ] || echo "programs ctkgen started, one SDK, -j1, under strace (count, share of its time): $(tr '\n' ',' <"$W/programs" | sed 's/,$//; s/,/, /g')"
 echo "$TICKS0 $TICKS1" | awk '{ t = $4 - $1; printf "CPU during the timed runs: %.0f%% idle, %.1f%% stolen by the hypervisor\n", 100 * ($5 - $2) / t, 100 * ($6 - $3) / t }'
 if [ -s "$W/problems" ]; then
     echo "PROBLEMS: $(wc -l <"$W/problems") (listed above; $W kept)"

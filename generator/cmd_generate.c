@@ -43,6 +43,7 @@ enum {
     OPT_SCAN,
     OPT_MAX_DEPTH,
     OPT_KEEP_GOING,
+    OPT_RERENDER,
 };
 
 static const ctk_opt_t generate_opts[] = {
@@ -55,6 +56,7 @@ static const ctk_opt_t generate_opts[] = {
     { "check", 0, NULL, OPT_CHECK, "write nothing; exit 1 if the output tree would change" },
     { "force", 'f', NULL, OPT_FORCE, "overwrite or remove files edited by hand" },
     { "keep-going", 'k', NULL, OPT_KEEP_GOING, "write the SDKs that load, leave every file of those that do not (and the .modulerc files) as it was, then exit 3 or 4 naming them" },
+    { "rerender", 0, NULL, OPT_RERENDER, "render every toolkit, also one whose inputs hash as the manifest records (such a toolkit's files are otherwise checked on disk, not rendered again)" },
     { "no-wait", 0, NULL, OPT_NO_WAIT, "fail at once (exit 4) if another run holds the output lock" },
     { "wait-timeout", 0, "SECONDS", OPT_WAIT_TIMEOUT, "wait at most SECONDS for another run's output lock, then exit 4 (default: as long as it takes)" },
     { "validate", 0, NULL, OPT_VALIDATE, "then prove every artifact works, as 'ctkgen validate' does" },
@@ -101,6 +103,7 @@ typedef struct {
     const char *template_dir;
     bool dry_run, check, force, no_wait;
     bool keep_going;       /* write the SDKs that load; keep the others' files */
+    bool rerender;         /* render every SDK, whatever the manifest records */
     double wait_s;         /* --wait-timeout; CTK_LOCK_WAIT_FOREVER when not given */
     bool validate;
     ctk_validate_cli_t vopts;
@@ -227,30 +230,87 @@ ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
     return scan_config(NULL, 0, -1, false, err);
 }
 
-/* Two SDKs whose bases are one directory: two modules for one install. */
+/* Two SDKs whose bases are one directory: two modules for one install.
+ * The SDKs are sorted by resolved base (then by position), so equal bases
+ * lie side by side and a site of thousands is not compared pairwise; the
+ * warnings come in config order all the same. */
+typedef struct {
+    const char *real;
+    size_t i;
+} base_t;
+
+static int base_cmp(const void *x, const void *y)
+{
+    const base_t *a = x, *b = y;
+    int c = strcmp(a->real, b->real);
+
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+    const size_t *a = x, *b = y;
+
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static void warn_pair(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i, size_t j,
+                      const char *real)
+{
+    ctk_cli_warn("%s/%s (%s) and %s/%s (%s) are the same toolkit, %s: two modules "
+                 "for one install; drop one, or list its name in the other's "
+                 "\"aliases\"",
+                 cfg->module_name, sdks[i]->module_version, cfg->sdks[i].jpath,
+                 cfg->module_name, sdks[j]->module_version, cfg->sdks[j].jpath, real);
+}
+
 static bool warn_same_toolkit(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_error_t *err)
 {
     char **real = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *real);
-    size_t i, j;
+    base_t *by = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *by);
+    size_t *pairs = NULL, n = 0, n_pairs = 0, cap = 0, i, j, k;
+    bool ok = false;
 
-    if (!real) {
-        ctk_error_nomem(err);
-        return false;
-    }
-    for (i = 0; i < cfg->n_sdks; i++)
+    if (!real || !by)
+        goto nomem;
+    for (i = 0; i < cfg->n_sdks; i++) {
         real[i] = sdks[i] ? ctk_realpath(sdks[i]->root) : NULL;
-    for (i = 0; i < cfg->n_sdks; i++)
-        for (j = i + 1; real[i] && j < cfg->n_sdks; j++)
-            if (real[j] && strcmp(real[i], real[j]) == 0)
-                ctk_cli_warn("%s/%s (%s) and %s/%s (%s) are the same toolkit, %s: two modules "
-                             "for one install; drop one, or list its name in the other's "
-                             "\"aliases\"",
-                             cfg->module_name, sdks[i]->module_version, cfg->sdks[i].jpath,
-                             cfg->module_name, sdks[j]->module_version, cfg->sdks[j].jpath, real[i]);
-    for (i = 0; i < cfg->n_sdks; i++)
+        if (real[i])
+            by[n++] = (base_t){ real[i], i };
+    }
+    qsort(by, n, sizeof *by, base_cmp);
+    for (i = 0; i < n; i = j) {
+        for (j = i + 1; j < n && strcmp(by[j].real, by[i].real) == 0; j++)
+            ;
+        for (k = i; k + 1 < j; k++) {
+            for (size_t l = k + 1; l < j; l++) {
+                if (n_pairs == cap) {
+                    size_t *p = realloc(pairs, (cap = cap ? 2 * cap : 16) * 2 * sizeof *p);
+
+                    if (!p)
+                        goto nomem;
+                    pairs = p;
+                }
+                pairs[2 * n_pairs] = by[k].i;
+                pairs[2 * n_pairs++ + 1] = by[l].i;
+            }
+        }
+    }
+    if (n_pairs > 1)
+        qsort(pairs, n_pairs, 2 * sizeof *pairs, pair_cmp);
+    for (k = 0; k < n_pairs; k++)
+        warn_pair(cfg, sdks, pairs[2 * k], pairs[2 * k + 1], real[pairs[2 * k]]);
+    ok = true;
+    goto out;
+nomem:
+    ctk_error_nomem(err);
+out:
+    for (i = 0; real && i < cfg->n_sdks; i++)
         free(real[i]);
     free(real);
-    return true;
+    free(by);
+    free(pairs);
+    return ok;
 }
 
 /* Load SDK i, printing its error; *rc is raised to what the error says. */
@@ -491,6 +551,40 @@ int ctk_cmd_parse_wait(const char *cmd, const char *arg, double *wait_s)
     return CTK_EXIT_OK;
 }
 
+/* Render the SDKs into out (emptied first), reusing what rec allows
+ * (NULL: nothing), less the files of keep. */
+static bool render_into(const ctk_config_t *part, ctk_sdk_t *const *good,
+                        const ctk_render_opts_t *ropts, const ctk_records_t *rec,
+                        const ctk_strlist_t *keep, ctk_outset_t *out, ctk_error_t *err)
+{
+    ctk_render_opts_t r = *ropts;
+
+    r.records = rec;
+    ctk_outset_fini(out);
+    ctk_outset_init(out);
+    return ctk_render_all(part, good, part->n_sdks, &r, out, err) &&
+           ctk_outset_drop(out, keep, err);
+}
+
+/* The plan of out against OUT.  Where a file that was not rendered (its
+ * inputs hash as the manifest records) is not on disk as recorded, every
+ * SDK is rendered and the plan made again. */
+static ctk_plan_t *plan_out(const char *absout, const ctk_config_t *part, ctk_sdk_t *const *good,
+                            const ctk_render_opts_t *ropts, const ctk_strlist_t *keep,
+                            ctk_outset_t *out, ctk_error_t *err)
+{
+    ctk_plan_t *plan = ctk_write_plan_keep(absout, out, keep, err);
+
+    if (!plan || plan->stale == 0)
+        return plan;
+    ctk_cli_debug("%zu file(s) not on disk as the manifest records them: rendering every toolkit",
+                 plan->stale);
+    ctk_plan_free(plan);
+    if (!render_into(part, good, ropts, NULL, keep, out, err))
+        return NULL;
+    return ctk_write_plan_keep(absout, out, keep, err);
+}
+
 static int run(const gen_opts_t *o)
 {
     ctk_error_t err;
@@ -504,6 +598,8 @@ static int run(const gen_opts_t *o)
     ctk_config_t part;     /* the SDKs that loaded: cfg itself unless --keep-going dropped some */
     ctk_sdk_t **good = NULL;
     ctk_strlist_t keep;    /* with --keep-going: paths of the SDKs that did not load */
+    ctk_records_t *rec = NULL;
+    size_t reused = 0;
     int rc = CTK_EXIT_OK, lrc = CTK_EXIT_OK;
     size_t i;
 
@@ -549,13 +645,18 @@ static int run(const gen_opts_t *o)
     }
     if (!linkdir)
         goto fail;
+    memset(&ropts, 0, sizeof ropts);
     ropts.template_dir = o->template_dir;
     ropts.pkgconfig_dir = pcdir;
     ropts.link_dir = linkdir;
-    if (!ctk_render_all(&part, good, part.n_sdks, &ropts, &out, &err))
+    ropts.reused = &reused;
+    if (!o->rerender && !(rec = ctk_write_records(absout, &err)))
         goto fail;
-    if (!ctk_outset_drop(&out, &keep, &err))
+    if (!render_into(&part, good, &ropts, rec, &keep, &out, &err))
         goto fail;
+    if (reused)
+        ctk_cli_debug("%zu of %zu toolkit(s) not rendered: their inputs hash as the manifest "
+                     "records", reused, part.n_sdks);
     if (!warn_advice(&part, good, absout, &err))
         goto fail;
 
@@ -567,7 +668,7 @@ static int run(const gen_opts_t *o)
             ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
-    plan = ctk_write_plan_keep(absout, &out, &keep, &err);
+    plan = plan_out(absout, &part, good, &ropts, &keep, &out, &err);
     if (!plan)
         goto fail;
     for (i = 0; i < plan->notes.len; i++)
@@ -613,6 +714,7 @@ done:
     if (lrc != CTK_EXIT_OK && part.n_sdks && rc != CTK_EXIT_INTERNAL && !ctk_error_is_set(&err))
         rc = failed_sdks(cfg, sdks, lrc, "their files were left as they were");
     ctk_strlist_fini(&keep);
+    ctk_records_free(rec);
     free(part.sdks);
     free(good);
     ctk_write_unlock(lock);
@@ -651,6 +753,7 @@ int ctk_cmd_generate(int argc, char **argv)
         case OPT_CHECK: o.check = true; break;
         case OPT_FORCE: o.force = true; break;
         case OPT_KEEP_GOING: o.keep_going = true; break;
+        case OPT_RERENDER: o.rerender = true; break;
         case OPT_NO_WAIT: o.no_wait = true; break;
         case OPT_WAIT_TIMEOUT:
             if (ctk_cmd_parse_wait("generate", arg, &o.wait_s) != CTK_EXIT_OK)

@@ -2229,14 +2229,42 @@ typedef struct {
     size_t sdk;     /* index of the SDK the name selects */
 } modver_t;
 
-static const modver_t *modver_find(const modver_t *list, size_t n, const char *name)
-{
-    size_t i;
+/* The names claimed so far, with an index by name (util.h: ctk_strmap_t,
+ * sized for every name up front): a config of thousands of SDKs checks
+ * each name once, not against every earlier one. */
+typedef struct {
+    modver_t *v;
+    size_t n;
+    ctk_strmap_t index; /* name -> position in v */
+} modvers_t;
 
-    for (i = 0; i < n; i++)
-        if (strcmp(list[i].name, name) == 0)
-            return &list[i];
-    return NULL;
+static bool modvers_init(modvers_t *t, size_t total, ctk_error_t *err)
+{
+    t->n = 0;
+    t->v = calloc(total ? total : 1, sizeof *t->v);
+    if (!t->v) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    return ctk_strmap_init(&t->index, total, err);
+}
+
+static const modver_t *modver_find(const modvers_t *t, const char *name)
+{
+    const size_t *at = ctk_strmap_get(&t->index, name);
+
+    return at ? &t->v[*at] : NULL;
+}
+
+/* Claim name (not claimed yet) for SDK sdk, found at where. */
+static void modver_add(modvers_t *t, const char *name, const char *where, size_t sdk)
+{
+    modver_t *m = &t->v[t->n];
+
+    m->name = name;
+    snprintf(m->where, sizeof m->where, "%s", where);
+    m->sdk = sdk;
+    ctk_strmap_add(&t->index, name, t->n++);
 }
 
 /* Every module version and alias selects one SDK: no two may be equal.
@@ -2247,37 +2275,32 @@ static const modver_t *modver_find(const modver_t *list, size_t n, const char *n
  * what was left out. */
 static bool check_modvers(check_t *c, ctk_config_t *cfg)
 {
-    size_t i, j, n = 0, n_vers, total = cfg->n_sdks, bad = c->n_bad;
-    modver_t *list = NULL;
+    size_t i, j, n_vers, total = cfg->n_sdks, bad = c->n_bad;
+    modvers_t tab = { NULL, 0, { NULL, NULL, 0, 0 } };
     const modver_t *hit;
     char at[96], q[96];
     bool ok = false;
 
     for (i = 0; i < cfg->n_sdks; i++)
         total += cfg->sdks[i].n_aliases;
-    list = calloc(total ? total : 1, sizeof *list);
-    if (!list) {
-        ctk_error_nomem(c->err);
+    if (!modvers_init(&tab, total, c->err))
         goto out;
-    }
     for (i = 0; i < cfg->n_sdks; i++) {
         const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
         bool named = sdk->pos[CTK_F_NAME].line != 0;
 
         if (!sdk->module_version)
             continue;
-        hit = modver_find(list, n, sdk->module_version);
+        hit = modver_find(&tab, sdk->module_version);
         if (hit) {
             snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
             fail_at(c, at, false, "duplicate %s %s (also %s)", named ? "name" : "version",
                     show(sdk->module_version, q), hit->where);
             continue;
         }
-        list[n].name = sdk->module_version;
-        snprintf(list[n].where, sizeof list[n].where, "%s", sdk->jpath);
-        list[n++].sdk = i;
+        modver_add(&tab, sdk->module_version, sdk->jpath, i);
     }
-    n_vers = n;
+    n_vers = tab.n;
     /* <prefix>-<lib>-<name>.pc is a library .pc of SDK <name>: no SDK may be
        named <lib>-<name> after another */
     for (i = 0; i < cfg->n_sdks && cfg->pc_prefix; i++) {
@@ -2290,7 +2313,7 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
 
             if (strncmp(sdk->module_version, lib, len) != 0 || sdk->module_version[len] != '-')
                 continue;
-            hit = modver_find(list, n_vers, sdk->module_version + len + 1);
+            hit = modver_find(&tab, sdk->module_version + len + 1);
             if (!hit)
                 continue;
             snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
@@ -2308,8 +2331,8 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
             if (!sdk->aliases[j]) /* bad, and reported */
                 continue;
             snprintf(at, sizeof at, "%s/aliases/%zu", sdk->jpath, j);
-            hit = modver_find(list, n, sdk->aliases[j]);
-            if (hit && hit < list + n_vers) {
+            hit = modver_find(&tab, sdk->aliases[j]);
+            if (hit && hit < tab.v + n_vers) {
                 fail_at(c, at, false, "alias %s is already the version of %s",
                         show(sdk->aliases[j], q), hit->where);
                 continue;
@@ -2319,9 +2342,7 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
                         hit->where);
                 continue;
             }
-            list[n].name = sdk->aliases[j];
-            snprintf(list[n].where, sizeof list[n].where, "%s", at);
-            list[n++].sdk = i;
+            modver_add(&tab, sdk->aliases[j], at, i);
         }
     }
     if (stopped(c))
@@ -2329,7 +2350,7 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
     if (cfg->default_version && c->modvers_known) {
         char *resolved;
 
-        hit = modver_find(list, n, cfg->default_version);
+        hit = modver_find(&tab, cfg->default_version);
         if (!hit) {
             ctk_buf_t have;
 
@@ -2351,7 +2372,8 @@ static bool check_modvers(check_t *c, ctk_config_t *cfg)
     }
     ok = c->n_bad == bad;
 out:
-    free(list);
+    free(tab.v);
+    ctk_strmap_fini(&tab.index);
     return ok;
 }
 

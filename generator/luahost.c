@@ -69,17 +69,22 @@ static ctk_lval_t *lv_new(lv_kind_t kind)
     return v;
 }
 
+/* The node and its copy of s in one block (str points behind the node):
+ * half the allocations of a data tree's strings. */
 ctk_lval_t *ctk_lval_str(const char *s)
 {
     ctk_lval_t *v;
+    size_t n;
 
     if (!s)
         return lv_new(LV_NIL);
-    v = lv_new(LV_STR);
-    if (v && !(v->str = strdup(s))) {
-        free(v);
+    n = strlen(s);
+    if (!(v = malloc(sizeof *v + n + 1)))
         return NULL;
-    }
+    memset(v, 0, sizeof *v);
+    v->kind = LV_STR;
+    v->str = (char *)(v + 1);
+    memcpy(v->str, s, n + 1);
     return v;
 }
 
@@ -176,11 +181,41 @@ void ctk_lval_free(ctk_lval_t *v)
     }
     free(v->items);
     free(v->keys);
-    free(v->str);
-    free(v);
+    free(v); /* and its string, in the same block */
+}
+
+uint64_t ctk_lval_hash(uint64_t h, const ctk_lval_t *v)
+{
+    uint64_t head[2];
+    size_t i;
+
+    head[0] = v ? (uint64_t)v->kind : (uint64_t)LV_NIL;
+    head[1] = 0;
+    if (!v || v->kind == LV_NIL)
+        return ctk_hash_mix(h, head, sizeof head);
+    switch (v->kind) {
+    case LV_STR:
+        head[1] = strlen(v->str);
+        return ctk_hash_mix(ctk_hash_mix(h, head, sizeof head), v->str, (size_t)head[1]);
+    case LV_BOOL:
+    case LV_INT:
+        head[1] = (uint64_t)v->num;
+        return ctk_hash_mix(h, head, sizeof head);
+    default: /* LV_LIST, LV_MAP */
+        head[1] = v->n;
+        h = ctk_hash_mix(h, head, sizeof head);
+        for (i = 0; i < v->n; i++) {
+            if (v->keys)
+                h = ctk_hash_mix(h, v->keys[i], strlen(v->keys[i]));
+            h = ctk_lval_hash(h, v->items[i]);
+        }
+        return h;
+    }
 }
 
 /* ---- the host state ------------------------------------------------------------ */
+/* renderer_begin() resets it field by field: a new field is reset there too
+ * (pool aside: it lives as long as the renderer). */
 typedef struct {
     size_t used, limit;
     unsigned long instr, instr_limit;
@@ -196,6 +231,7 @@ typedef struct {
     int where_line;      /* line of the innermost Lua function when an error was raised */
     size_t kept;         /* bytes keep_bytes() counted in used: given back after a render */
     void *ud;            /* passed to host functions */
+    struct pool *pool;   /* a renderer's small blocks (pool_t); NULL: malloc's */
 } host_t;
 
 /* The host itself is out of memory: poison the state like a limit, but
@@ -215,6 +251,82 @@ static void host_nomem(host_t *h)
  * Growth also costs budget steps: copying and collecting scale with it. */
 static void charge_steps(host_t *h, unsigned long steps);
 
+/* ---- a renderer's small blocks ----------------------------------------------
+ * A renderer's state makes and drops thousands of small objects a toolkit
+ * (tables, strings, closures); its host keeps the blocks it is given back,
+ * by size class (16 bytes each, up to POOL_MAX), and hands them out again
+ * instead of asking malloc.  A block in class c holds at least c * 16
+ * bytes.  Only the bytes Lua holds count against the cap (host_alloc()),
+ * as before; the blocks kept are freed when the state is closed
+ * (pool_drain()). */
+#define POOL_MAX 256
+#define POOL_CLASSES (POOL_MAX / 16 + 1)
+typedef struct pool_block {
+    struct pool_block *next;
+} pool_block_t;
+typedef struct pool {
+    pool_block_t *free[POOL_CLASSES];
+} pool_t;
+
+static size_t pool_class(size_t n)
+{
+    return n <= POOL_MAX ? (n + 15) / 16 : 0;
+}
+
+static void pool_put(pool_t *pool, void *ptr, size_t size)
+{
+    size_t c = pool_class(size);
+
+    if (!c) {
+        free(ptr);
+        return;
+    }
+    ((pool_block_t *)ptr)->next = pool->free[c];
+    pool->free[c] = ptr;
+}
+
+/* realloc() through the pool: NULL when memory ran out (ptr untouched). */
+static void *pool_realloc(pool_t *pool, void *ptr, size_t old, size_t nsize)
+{
+    size_t oc = ptr ? pool_class(old) : 0, nc = pool_class(nsize);
+    void *q;
+
+    if (ptr && oc && (nsize <= old || nc == oc)) /* a pooled block holds its class */
+        return ptr;
+    if (!nc) {
+        if (ptr && !oc)
+            return realloc(ptr, nsize);
+        q = malloc(nsize);
+    } else if (ptr && !oc && nsize <= old) {
+        return realloc(ptr, nc * 16); /* shrinking: at least its class */
+    } else if (pool->free[nc]) {
+        q = pool->free[nc];
+        pool->free[nc] = pool->free[nc]->next;
+    } else {
+        q = malloc(nc * 16);
+    }
+    if (q && ptr) {
+        memcpy(q, ptr, old < nsize ? old : nsize);
+        pool_put(pool, ptr, old);
+    }
+    return q;
+}
+
+/* Free every block kept. */
+static void pool_drain(pool_t *pool)
+{
+    size_t c;
+
+    for (c = 0; c < POOL_CLASSES; c++) {
+        while (pool->free[c]) {
+            pool_block_t *b = pool->free[c];
+
+            pool->free[c] = b->next;
+            free(b);
+        }
+    }
+}
+
 static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     host_t *h = ud;
@@ -222,7 +334,10 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     void *p;
 
     if (nsize == 0) {
-        free(ptr);
+        if (h->pool && ptr)
+            pool_put(h->pool, ptr, old);
+        else
+            free(ptr);
         h->used -= old;
         return NULL;
     }
@@ -233,7 +348,7 @@ static void *host_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         h->poison = "memory limit exhausted";
         return NULL;
     }
-    p = realloc(ptr, nsize);
+    p = h->pool ? pool_realloc(h->pool, ptr, old, nsize) : realloc(ptr, nsize);
     if (!p) {
         host_nomem(h);
         return NULL;
@@ -608,9 +723,9 @@ static int sb_emit(lua_State *L)
         size_t len;
         const char *s;
 
-        if (lua_type(L, i) != LUA_TSTRING && lua_type(L, i) != LUA_TNUMBER)
+        /* NULL for all but strings and numbers (a number becomes its text) */
+        if (!(s = lua_tolstring(L, i, &len)))
             return luaL_error(L, "emit: argument %d is a %s, not a string", i, luaL_typename(L, i));
-        s = lua_tolstring(L, i, &len);
         keep_bytes(h, len);
         if (h->poisoned)
             return luaL_error(L, "%s", h->poison);
@@ -681,37 +796,60 @@ static int push_owned(lua_State *L, char *s, size_t len)
     return 1;
 }
 
-typedef char *(*quoter_t)(const char *, const char *, ctk_error_t *);
+/* Quoting writes into a buffer on the C stack when the text fits (pushing
+ * it may raise, and there is nothing to free), else into one of its own. */
+#define QUOTE_SMALL 1024
 
-static int do_quote(lua_State *L, quoter_t q)
+/* Charged as a metered function of COST_READS is (metered()), by itself:
+ * the quoters are the calls a template makes most. */
+static int do_quote(lua_State *L, ctk_quote_into_t q)
 {
-    host_t *h = get_host(L);
-    const char *s = luaL_checkstring(L, 1);
+    host_t *h;
+    const char *s;
+
+    charge(L, call_cost(L, COST_READS));
+    h = get_host(L);
+    s = luaL_checkstring(L, 1);
     const char *what = luaL_optstring(L, 2, NULL);
+    char small[QUOTE_SMALL], *big;
     ctk_error_t e;
-    char *r;
+    size_t need = 0;
+    bool ok;
 
     ctk_error_init(&e);
     if (strlen(s) != lua_rawlen(L, 1)) {
         ctk_error_set(&e, CTK_E_QUOTE, NULL, 0, 0, "%s: embedded NUL byte",
                       what ? what : "value");
-        r = NULL;
+        ok = false;
     } else {
-        r = q(s, what, &e);
+        ok = q(s, what, small, sizeof small, &need, &e);
     }
-    if (!r) {
-        if (e.code == CTK_E_NOMEM)
-            host_nomem(h);
+    if (!ok) {
         if (!ctk_error_is_set(&h->qerr))
             h->qerr = e;
         return luaL_error(L, "%s", e.text);
     }
-    return push_owned(L, r, strlen(r));
+    if (need < sizeof small) {
+        lua_pushlstring(L, small, need);
+        charge(L, 0); /* what metered() asks after a call: a limit met meanwhile */
+        return 1;
+    }
+    if (!(big = malloc(need + 1))) {
+        host_nomem(h);
+        ctk_error_nomem(&e);
+        if (!ctk_error_is_set(&h->qerr))
+            h->qerr = e;
+        return luaL_error(L, "%s", e.text);
+    }
+    q(s, what, big, need + 1, &need, &e);
+    push_owned(L, big, need);
+    charge(L, 0);
+    return 1;
 }
 
-static int sb_lua_q(lua_State *L) { return do_quote(L, ctk_quote_lua); }
-static int sb_tcl_q(lua_State *L) { return do_quote(L, ctk_quote_tcl); }
-static int sb_pc_q(lua_State *L) { return do_quote(L, ctk_quote_pc); }
+static int sb_lua_q(lua_State *L) { return do_quote(L, ctk_quote_lua_into); }
+static int sb_tcl_q(lua_State *L) { return do_quote(L, ctk_quote_tcl_into); }
+static int sb_pc_q(lua_State *L) { return do_quote(L, ctk_quote_pc_into); }
 
 static int ro_newindex(lua_State *L)
 {
@@ -737,9 +875,33 @@ static int ro_pairs(lua_State *L)
     return 3;
 }
 
-/* Replace the table on top of the stack by a read-only proxy of it. */
-static void make_readonly(lua_State *L)
+/* The proxies (each with its metatable) of the data a renderer pushed
+ * last, kept to be used again for the next data: a proxy of data no
+ * render can reach any more is pointed at the new data's table instead of
+ * making two tables and setting five fields.  No earlier data is reachable
+ * once it is replaced: a render keeps nothing (its environment, its
+ * libraries' copies and whatever it made are its own), the data is
+ * read-only, and the sandbox reaches no table that outlives the render. */
+typedef struct {
+    int idx;          /* the pool's stack index: a list of proxies */
+    lua_Integer next; /* how many of them the data pushed so far uses */
+} proxy_pool_t;
+
+/* Replace the table on top of the stack by a read-only proxy of it (from
+ * pool, when there is one and it has one left). */
+static void make_readonly(lua_State *L, proxy_pool_t *pool)
 {
+    if (pool) {
+        if (lua_rawgeti(L, pool->idx, pool->next + 1) == LUA_TTABLE &&
+            lua_getmetatable(L, -1)) { /* real proxy mt */
+            pool->next++;
+            lua_rotate(L, -3, -1);      /* proxy mt real */
+            lua_setfield(L, -2, "__index");
+            lua_pop(L, 1);              /* proxy */
+            return;
+        }
+        lua_pop(L, 1);
+    }
     lua_newtable(L);              /* real proxy */
     lua_insert(L, -2);            /* proxy real */
     lua_createtable(L, 0, 5);     /* proxy real mt */
@@ -754,11 +916,15 @@ static void make_readonly(lua_State *L)
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
+    if (pool) {
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, pool->idx, ++pool->next);
+    }
 }
 
 /* Push the value tree as Lua values (read-only tables).  Runs under
  * lua_pcall via push_data_p, so memory errors unwind cleanly. */
-static void push_lval(lua_State *L, const ctk_lval_t *v, int depth)
+static void push_lval(lua_State *L, const ctk_lval_t *v, int depth, proxy_pool_t *pool)
 {
     size_t i;
 
@@ -773,19 +939,19 @@ static void push_lval(lua_State *L, const ctk_lval_t *v, int depth)
     case LV_LIST:
         lua_createtable(L, (int)v->n, 0);
         for (i = 0; i < v->n; i++) {
-            push_lval(L, v->items[i], depth + 1);
+            push_lval(L, v->items[i], depth + 1, pool);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         break;
     case LV_MAP:
         lua_createtable(L, 0, (int)v->n);
         for (i = 0; i < v->n; i++) {
-            push_lval(L, v->items[i], depth + 1);
+            push_lval(L, v->items[i], depth + 1, pool);
             lua_setfield(L, -2, v->keys[i]);
         }
         break;
     }
-    make_readonly(L);
+    make_readonly(L, pool);
 }
 
 static int strict_index(lua_State *L)
@@ -881,11 +1047,11 @@ static void push_template_helpers(lua_State *L)
     /* the quoting helpers scan their argument: metered like string.upper */
     push_metered(L, sb_comment, COST_READS);
     lua_setfield(L, -2, "comment");
-    push_metered(L, sb_lua_q, COST_READS);
+    lua_pushcfunction(L, sb_lua_q); /* charges itself */
     lua_setfield(L, -2, "lua_q");
-    push_metered(L, sb_tcl_q, COST_READS);
+    lua_pushcfunction(L, sb_tcl_q); /* charges itself */
     lua_setfield(L, -2, "tcl_q");
-    push_metered(L, sb_pc_q, COST_READS);
+    lua_pushcfunction(L, sb_pc_q); /* charges itself */
     lua_setfield(L, -2, "pc_q");
 }
 
@@ -932,7 +1098,7 @@ static int setup_p(lua_State *L)
     if (a->template) {
         lua_pushstring(L, "ctk");
         if (a->data)
-            push_lval(L, a->data, 0);
+            push_lval(L, a->data, 0, NULL);
         else
             lua_pushnil(L);
         lua_rawset(L, -3);
@@ -1159,7 +1325,7 @@ static bool run_chunk(host_t *h, const char *chunkname, const char *src, size_t 
     }
     if (args->prelude && !run_prelude(L, h, chunkname, args, err))
         goto out;
-    name = ctk_printf(err, "@%s", chunkname);
+    name = ctk_concat(err, "@", chunkname, NULL);
     if (!name)
         goto out;
     status = luaL_loadbufferx(L, src, len, name, "t");        /* 3: chunk */
@@ -1196,6 +1362,7 @@ out:
 #define REG_DATA "ctkgen.data"
 #define REG_PROTO "ctkgen.proto"
 #define REG_ENVMT "ctkgen.envmt"
+#define REG_POOL "ctkgen.proxies"
 /* garbage the state may hold between renders before a full collection */
 #define RENDER_GC_SLACK ((size_t)4 << 20)
 
@@ -1209,7 +1376,67 @@ struct ctk_lua_renderer {
     const char *field;         /* ctk_lua_renderer_field(): the key, its value */
     const ctk_lval_t *field_val;
     bool field_set;            /* set in the state's data as it is now */
+    lua_Integer pool_next;     /* the proxies the data and its field use (proxy_pool_t) */
+    pool_t blocks;             /* the state's small blocks (h.pool) */
 };
+
+/* What lazy_index() copies of each library: its fields as push_lib_copy()
+ * takes them (string.dump dropped), listed once when the state opens, as
+ * an array key, value, key, value... in the order lua_next() gave them. */
+#define REG_LIBS "ctkgen.libs"
+
+static void list_libs(lua_State *L)
+{
+    const char *const *n;
+
+    lua_newtable(L);
+    for (n = sandbox_libs; *n; n++) {
+        const char *const *drop = strcmp(*n, "string") == 0 ? string_drop : NULL;
+        lua_Integer i = 0;
+
+        lua_getglobal(L, *n);      /* libs lib */
+        lua_newtable(L);           /* libs lib list */
+        lua_pushnil(L);
+        while (lua_next(L, -3)) {  /* libs lib list key value */
+            const char *const *d;
+            bool skip = false;
+
+            for (d = drop; lua_type(L, -2) == LUA_TSTRING && d && *d; d++)
+                if (strcmp(lua_tostring(L, -2), *d) == 0)
+                    skip = true;
+            if (skip) {
+                lua_pop(L, 1);
+                continue;
+            }
+            lua_rawseti(L, -3, i + 2);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -3, i + 1);
+            i += 2;
+        }
+        lua_setfield(L, -3, *n);   /* libs lib */
+        lua_pop(L, 1);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_LIBS);
+}
+
+/* A fresh copy of library name from its list (list_libs()), as
+ * push_lib_copy() would make it. */
+static void push_listed_lib(lua_State *L, const char *name)
+{
+    lua_Integer i, n;
+
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_LIBS);
+    lua_getfield(L, -1, name);     /* libs list */
+    n = (lua_Integer)lua_rawlen(L, -1);
+    lua_createtable(L, 0, 32);     /* libs list copy */
+    for (i = 1; i + 1 <= n; i += 2) {
+        lua_rawgeti(L, -2, i);
+        lua_rawgeti(L, -3, i + 1);
+        lua_rawset(L, -3);
+    }
+    lua_replace(L, -3);            /* copy list */
+    lua_pop(L, 1);
+}
 
 /* __index of a render's environment: what push_env() would have put
  * there, made on first use and kept in it (a library table is copied
@@ -1223,7 +1450,7 @@ static int lazy_index(lua_State *L)
     for (n = sandbox_libs; k && *n; n++) {
         if (strcmp(k, *n) != 0)
             continue;
-        push_lib_copy(L, k, strcmp(k, "string") == 0 ? string_drop : NULL);
+        push_listed_lib(L, k);
         lua_pushvalue(L, 2);
         lua_pushvalue(L, -2);
         lua_rawset(L, 1);
@@ -1247,6 +1474,7 @@ static int renderer_open_p(lua_State *L)
     const char *const *n;
 
     open_libs(L);
+    list_libs(L);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_CHUNKS);
     lua_newtable(L);
@@ -1264,6 +1492,8 @@ static int renderer_open_p(lua_State *L)
     lua_pushcfunction(L, strict_newindex);
     lua_setfield(L, -2, "__newindex");
     lua_setfield(L, LUA_REGISTRYINDEX, REG_ENVMT);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_POOL);
     return 0;
 }
 
@@ -1272,6 +1502,7 @@ typedef struct {
     bool push_data;
     const char *field;         /* to set in the data's real table; NULL: none */
     const ctk_lval_t *field_val;
+    lua_Integer *pool_next;    /* the renderer's proxy_pool_t count */
 } render_env_t;
 
 /* The render's environment, with the data (pushed first when new, its
@@ -1279,10 +1510,15 @@ typedef struct {
 static int renderer_env_p(lua_State *L)
 {
     const render_env_t *a = lua_touserdata(L, 1);
+    proxy_pool_t pool;
 
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_POOL);
+    pool.idx = lua_gettop(L);
+    pool.next = *a->pool_next;
     if (a->push_data) {
+        pool.next = 0; /* the data before is replaced: its proxies are free */
         if (a->data)
-            push_lval(L, a->data, 0);
+            push_lval(L, a->data, 0, &pool);
         else
             lua_pushnil(L);
         lua_setfield(L, LUA_REGISTRYINDEX, REG_DATA);
@@ -1292,12 +1528,13 @@ static int renderer_env_p(lua_State *L)
         if (!lua_getmetatable(L, -1) || lua_getfield(L, -1, "__index") != LUA_TTABLE)
             return luaL_error(L, "ctk.%s set on data that is not a map", a->field);
         if (a->field_val)
-            push_lval(L, a->field_val, 1);
+            push_lval(L, a->field_val, 1, &pool);
         else
             lua_pushnil(L);
         lua_setfield(L, -2, a->field);
         lua_pop(L, 3);
     }
+    *a->pool_next = pool.next;
     lua_createtable(L, 0, 16);
     lua_getfield(L, LUA_REGISTRYINDEX, REG_ENVMT);
     lua_setmetatable(L, -2);
@@ -1308,7 +1545,7 @@ static int renderer_env_p(lua_State *L)
 }
 
 typedef struct {
-    const char *chunkname, *name, *src;
+    const char *chunkname, *src;
     size_t len;
     int status;                /* of loading, when it was compiled */
 } render_chunk_t;
@@ -1322,16 +1559,22 @@ static int renderer_chunk_p(lua_State *L)
 
     lua_getfield(L, LUA_REGISTRYINDEX, REG_CHUNKS);       /* 2: cache */
     if (lua_getfield(L, 2, a->chunkname) == LUA_TTABLE) { /* 3: {src, fn} */
+        size_t had_len;
+        const char *had;
+
+        /* compared in place: no copy of the source made to compare it */
         lua_rawgeti(L, 3, 1);
-        lua_pushlstring(L, a->src, a->len);
-        if (lua_rawequal(L, -1, -2)) {
+        had = lua_tolstring(L, -1, &had_len);
+        if (had && had_len == a->len && memcmp(had, a->src, a->len) == 0) {
             lua_rawgeti(L, 3, 2);
             return 1;
         }
-        lua_pop(L, 2);
+        lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if ((a->status = luaL_loadbufferx(L, a->src, a->len, a->name, "t")) != LUA_OK)
+    /* named "@chunkname" only here, when it is compiled */
+    if ((a->status = luaL_loadbufferx(L, a->src, a->len, lua_pushfstring(L, "@%s", a->chunkname),
+                                      "t")) != LUA_OK)
         return 1;
     lua_createtable(L, 2, 0);
     lua_pushlstring(L, a->src, a->len);
@@ -1350,6 +1593,7 @@ ctk_lua_renderer_t *ctk_lua_renderer_new(const ctk_lua_limits_t *limits, ctk_err
         ctk_error_nomem(err);
         return NULL;
     }
+    r->h.pool = &r->blocks;
     if (limits)
         r->limits = *limits;
     r->limits.mem_limit = r->limits.mem_limit ? r->limits.mem_limit : DEFAULT_MEM_LIMIT;
@@ -1362,9 +1606,11 @@ static void renderer_close(ctk_lua_renderer_t *r)
 {
     if (r->L)
         lua_close(r->L);
+    pool_drain(&r->blocks);
     r->L = NULL;
     r->data_pushed = false;
     r->field_set = false;
+    r->pool_next = 0;
 }
 
 void ctk_lua_renderer_free(ctk_lua_renderer_t *r)
@@ -1400,14 +1646,20 @@ void ctk_lua_renderer_field(ctk_lua_renderer_t *r, const char *key, const ctk_lv
 static void renderer_begin(ctk_lua_renderer_t *r)
 {
     host_t *h = &r->h;
-    size_t used = h->used;
 
-    memset(h, 0, sizeof *h);
-    h->used = used;
+    /* field by field, not memset: the two errors are 10 KB a render */
+    h->instr = 0;
+    h->poisoned = false;
+    h->poison = NULL;
+    h->interrupted = 0;
+    h->nomem = false;
+    h->where_line = 0;
+    h->kept = 0;
+    h->ud = NULL;
     ctk_buf_init(&h->out);
     ctk_error_init(&h->qerr);
     ctk_error_init(&h->cberr);
-    h->limit = r->limits.mem_limit > SIZE_MAX - used ? SIZE_MAX : used + r->limits.mem_limit;
+    h->limit = r->limits.mem_limit > SIZE_MAX - h->used ? SIZE_MAX : h->used + r->limits.mem_limit;
     h->instr_limit = r->limits.instr_limit;
     h->time_limit_ms = r->limits.time_limit_ms;
     start_clock(h);
@@ -1440,8 +1692,8 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
                             ctk_error_t *err)
 {
     lua_State *L = r->L;
-    render_env_t env = { r->data, !r->data_pushed, NULL, NULL };
-    render_chunk_t chunk = { chunkname, NULL, src, len, LUA_OK };
+    render_env_t env = { r->data, !r->data_pushed, NULL, NULL, &r->pool_next };
+    render_chunk_t chunk = { chunkname, src, len, LUA_OK };
     bool ok = false;
 
     lua_pushcfunction(L, message_h);                          /* 1: handler */
@@ -1457,8 +1709,6 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
     }
     r->data_pushed = true;
     r->field_set = true;
-    if (!(chunk.name = ctk_printf(err, "@%s", chunkname)))
-        return false;
     lua_pushcfunction(L, renderer_chunk_p);
     lua_pushlightuserdata(L, &chunk);
     if (lua_pcall(L, 1, 1, 1) != LUA_OK)                      /* 3: chunk */
@@ -1467,7 +1717,6 @@ static bool renderer_render(ctk_lua_renderer_t *r, const char *chunkname, const 
         load_failure(&r->h, chunkname, chunk.status, lua_tostring(L, -1), err);
     else
         ok = run_loaded(L, &r->h, chunkname, err);
-    free((char *)chunk.name);
     return ok;
 }
 
@@ -1522,6 +1771,145 @@ char *ctk_lua_render(const char *chunkname, const char *src, size_t len, const c
     return result;
 }
 
+/* ---- plain calls: Lua that needs no compiler to be known good ----------------
+ * A generated Lmod module is comments and calls of a name with string
+ * literals (whatis("..."), prepend_path("PATH", "...")): text of that
+ * shape is Lua by its grammar, so it is accepted here without compiling
+ * it (compiling costs about a hundred instructions a byte).  Anything
+ * else, or anything doubtful, is left to the compiler, which gives the
+ * error messages. */
+#define PLAIN_MAX_BYTES ((size_t)1 << 20) /* far below what compiling could not hold */
+#define PLAIN_MAX_ARGS 32                 /* far below Lua's register limit */
+
+static bool plain_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* ASCII only, as Lua's lexer has it, whatever the locale says */
+static bool plain_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool plain_name_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool plain_keyword(const char *s, size_t n)
+{
+    static const char *const kw[] = {
+        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
+        "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+    };
+    size_t i;
+
+    if (n < 2 || n > 8) /* "do" to "function" */
+        return false;
+    for (i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (kw[i][0] == s[0] && strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0)
+            return true;
+    return false;
+}
+
+/* The bytes that end a run of a string literal's plain text. */
+static const bool plain_string_special[256] = {
+    ['"'] = true, ['\\'] = true, ['\n'] = true, ['\r'] = true,
+};
+
+/* A string literal at *p as ctk_quote_lua() writes them: "..." with \\
+ * \" \n \t \r or \ddd (three digits, at most 255), no bare line break. */
+static bool plain_string(const char **p, const char *end)
+{
+    const char *s = *p;
+
+    if (s == end || *s++ != '"')
+        return false;
+    while (s < end && *s != '"') {
+        while (s < end && !plain_string_special[(unsigned char)*s])
+            s++;
+        if (s == end || *s == '"')
+            break;
+        if (*s == '\n' || *s == '\r')
+            return false;
+        s++; /* a backslash */
+        if (s == end)
+            return false;
+        if (*s == '\\' || *s == '"' || *s == 'n' || *s == 't' || *s == 'r') {
+            s++;
+        } else if (end - s >= 3 && plain_digit(s[0]) && plain_digit(s[1]) && plain_digit(s[2]) &&
+                   (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0') <= 255) {
+            s += 3;
+        } else {
+            return false;
+        }
+    }
+    if (s == end)
+        return false;
+    *p = s + 1;
+    return true;
+}
+
+/* One call at *p: Name ( string {, string} ) or Name (). */
+static bool plain_call(const char **p, const char *end)
+{
+    const char *s = *p, *name = s;
+    int args = 0;
+
+    if (s == end || !plain_name_start(*s))
+        return false;
+    while (s < end && (plain_name_start(*s) || plain_digit(*s)))
+        s++;
+    if (plain_keyword(name, (size_t)(s - name)))
+        return false;
+    while (s < end && plain_space(*s))
+        s++;
+    if (s == end || *s++ != '(')
+        return false;
+    for (;;) {
+        while (s < end && plain_space(*s))
+            s++;
+        if (s < end && *s == ')' && args == 0)
+            break;
+        if (++args > PLAIN_MAX_ARGS || !plain_string(&s, end))
+            return false;
+        while (s < end && plain_space(*s))
+            s++;
+        if (s < end && *s == ',') {
+            s++;
+            continue;
+        }
+        if (s < end && *s == ')')
+            break;
+        return false;
+    }
+    *p = s + 1;
+    return true;
+}
+
+bool ctk_lua_plain_calls(const char *src, size_t len)
+{
+    const char *p = src, *end = src + len;
+
+    if (len > PLAIN_MAX_BYTES || memchr(src, '\0', len))
+        return false;
+    while (p < end) {
+        if (plain_space(*p)) {
+            p++;
+        } else if (end - p >= 2 && p[0] == '-' && p[1] == '-') {
+            /* a line comment; "--[" may open a long one: the compiler's */
+            if (end - p >= 3 && p[2] == '[')
+                return false;
+            while (p < end && *p != '\n' && *p != '\r')
+                p++;
+        } else if (!plain_call(&p, end)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
                                    ctk_error_t *err)
 {
@@ -1530,8 +1918,10 @@ bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname,
     bool ok = false;
     int status;
 
+    if (ctk_lua_plain_calls(src, len))
+        return true;
     renderer_begin(r);
-    if (!renderer_open(r, chunkname, err) || !(name = ctk_printf(err, "@%s", chunkname))) {
+    if (!renderer_open(r, chunkname, err) || !(name = ctk_concat(err, "@", chunkname, NULL))) {
         renderer_close(r);
         h->used = 0;
         return false;
@@ -1574,7 +1964,7 @@ bool ctk_lua_check_syntax(const char *chunkname, const char *src, size_t len, ct
         ctk_error_nomem(err);
         return false;
     }
-    name = ctk_printf(err, "@%s", chunkname);
+    name = ctk_concat(err, "@", chunkname, NULL);
     if (!name)
         goto out;
     status = luaL_loadbufferx(L, src, len, name, "t");

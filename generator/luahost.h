@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- a small value tree handed to Lua ------------------------------------ */
 typedef struct ctk_lval ctk_lval_t;
@@ -30,6 +31,10 @@ ctk_lval_t *ctk_lval_map(void);           /* string keys, kept in insertion orde
 bool ctk_lval_push(ctk_lval_t *list, ctk_lval_t *v);
 bool ctk_lval_set(ctk_lval_t *map, const char *key, ctk_lval_t *v);
 void ctk_lval_free(ctk_lval_t *v);
+/* h fed with the whole tree (util.h: ctk_hash_mix): kinds, values, map
+ * keys and order.  Two trees give the same stream only when a template
+ * sees the same data in both. */
+uint64_t ctk_lval_hash(uint64_t h, const ctk_lval_t *v);
 
 /* A run stops (CTK_E_LIMIT) at the first limit it passes, and (CTK_E_ENV,
  * "interrupted by SIGINT") at the first hook or metered call after a
@@ -93,6 +98,14 @@ char *ctk_lua_renderer_run(ctk_lua_renderer_t *r, const char *chunkname, const c
 bool ctk_lua_renderer_check_syntax(ctk_lua_renderer_t *r, const char *chunkname, const char *src, size_t len,
                                    ctk_error_t *err);
 void ctk_lua_renderer_free(ctk_lua_renderer_t *r);
+
+/* Whether src is, by its grammar alone, a Lua chunk that loads: only
+ * blanks, "--" line comments and calls of a name (not a keyword) with no
+ * argument or string literals as ctk_quote_lua() writes them, each "..."
+ * with \\ \" \n \t \r or \ddd escapes (at most 255).  false says only
+ * that it is not of that shape (a compiler must judge it).
+ * ctk_lua_renderer_check_syntax() answers such a chunk without compiling. */
+bool ctk_lua_plain_calls(const char *src, size_t len);
 
 /* Compile src as a Lua chunk (text only) in a fresh state, without
  * running it: whether Lua, and so Lmod, can load it.  A syntax error is

@@ -14,6 +14,7 @@
 #include "error.h"
 
 #include <limits.h>
+#include <stddef.h>
 
 #ifdef PATH_MAX
 #define CTK_PATH_MAX PATH_MAX
@@ -37,6 +38,20 @@ char *ctk_quote_tcl(const char *s, const char *what, ctk_error_t *err);
  * longer than CTK_QUOTE_PC_ARG_MAX is refused; a template checks a whole
  * argument the same way by quoting it (and dropping the result). */
 char *ctk_quote_pc(const char *s, const char *what, ctk_error_t *err);
+
+/* The same three, written into the caller's room as snprintf() writes:
+ * *need is the quoted text's length (without its NUL); dst, of cap bytes
+ * (0 allowed, dst then NULL), holds as much of it as fits, NUL-terminated.
+ * false with CTK_E_QUOTE where the plain function refuses (nothing
+ * written then); they allocate nothing, so memory cannot run out. */
+typedef bool (*ctk_quote_into_t)(const char *s, const char *what, char *dst, size_t cap,
+                                 size_t *need, ctk_error_t *err);
+bool ctk_quote_lua_into(const char *s, const char *what, char *dst, size_t cap, size_t *need,
+                        ctk_error_t *err);
+bool ctk_quote_tcl_into(const char *s, const char *what, char *dst, size_t cap, size_t *need,
+                        ctk_error_t *err);
+bool ctk_quote_pc_into(const char *s, const char *what, char *dst, size_t cap, size_t *need,
+                       ctk_error_t *err);
 
 /* One POSIX shell word in single quotes (' as '\''), for job scripts. */
 char *ctk_quote_sh(const char *s, const char *what, ctk_error_t *err);

@@ -72,7 +72,7 @@ static const char *template_text(const ctk_render_opts_t *opts, const char *name
     for (t = ctk_builtin_templates; t->name; t++) {
         if (strcmp(t->name, name) == 0) {
             *len = (size_t)t->len;
-            *label = ctk_printf(err, "templates/%s", name);
+            *label = ctk_concat(err, "templates/", name, NULL);
             return *label ? t->data : NULL;
         }
     }
@@ -246,11 +246,16 @@ static bool tcl_space(char c)
     return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
 }
 
+/* The masks each byte belongs to, looked up rather than tested: the check
+ * reads every byte of every Tcl module through it. */
+static const unsigned char tcl_class[256] = {
+    [' '] = M_SPACE, ['\t'] = M_SPACE, ['\v'] = M_SPACE, ['\f'] = M_SPACE, ['\r'] = M_SPACE,
+    ['\n'] = M_END, [';'] = M_END, [']'] = M_BRACK, ['"'] = M_QUOTE, [')'] = M_PAREN,
+};
+
 static bool tcl_in_mask(char c, unsigned mask)
 {
-    return ((mask & M_SPACE) && tcl_space(c)) || ((mask & M_END) && (c == '\n' || c == ';')) ||
-           ((mask & M_BRACK) && c == ']') || ((mask & M_QUOTE) && c == '"') ||
-           ((mask & M_PAREN) && c == ')');
+    return (tcl_class[(unsigned char)c] & mask) != 0;
 }
 
 static bool tcl_fail(tcl_t *t, const char *at, const char *why, bool incomplete)
@@ -500,6 +505,9 @@ ctk_tcl_check_t ctk_render_check_tcl(const char *text, size_t len, int *line, co
  * pkgconf checks: Name, Description and Version are each there once and
  * not empty, Version has no blank, and every ${name} is a variable defined
  * above it (pkgconf would put nothing in its place). */
+/* The bytes that end a run of a .pc line's plain text. */
+static const bool pc_line_special[256] = { ['\\'] = true, ['#'] = true, ['\n'] = true };
+
 static bool check_pc(const char *text, size_t len, int *line, char *why, size_t whylen)
 {
     static const char *const needed[] = { "Name", "Description", "Version" };
@@ -516,7 +524,6 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
     while (p < end) {
         const char *eol = p, *key, *q, *v, *vend;
         size_t klen;
-        bool quoted = false;
         char op;
 
         /* one logical line, as pkgconf_fgetline() reads it: a backslash
@@ -525,13 +532,16 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
         ln = next_ln;
         vend = NULL;
         for (eol = p; eol < end; eol++) {
-            if (*eol == '\n')
-                next_ln++;
-            if (*eol == '\\' && !quoted) {
-                quoted = true;
+            while (eol < end && !pc_line_special[(unsigned char)*eol])
+                eol++;
+            if (eol == end)
+                break;
+            if (*eol == '\\') { /* the next byte as it is (a newline too) */
+                if (eol + 1 < end && *++eol == '\n')
+                    next_ln++;
                 continue;
             }
-            if (*eol == '#' && !quoted) {
+            if (*eol == '#') {
                 vend = eol;
                 while (eol < end && *eol != '\n')
                     eol++;
@@ -539,9 +549,8 @@ static bool check_pc(const char *text, size_t len, int *line, char *why, size_t 
                     next_ln++;
                 break;
             }
-            if (*eol == '\n' && !quoted)
-                break;
-            quoted = false;
+            next_ln++; /* a newline */
+            break;
         }
         if (!vend)
             vend = eol;
@@ -1106,9 +1115,10 @@ static ctk_lval_t *lib_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
     ctk_lval_t *l = ctk_lval_map();
 
     bput(b, l, "name", ctk_lval_str(lib->name));
-    bput(b, l, "pc_name", str_take(ctk_printf(err, "%s-%s-%s", cfg->pc_prefix, lib->name, s->module_version)));
+    bput(b, l, "pc_name",
+         str_take(ctk_concat(err, cfg->pc_prefix, "-", lib->name, "-", s->module_version, NULL)));
     bput(b, l, "description",
-         str_take(ctk_printf(err, "%s from NVIDIA CUDA Toolkit %s", lib->description, shown)));
+         str_take(ctk_concat(err, lib->description, " from NVIDIA CUDA Toolkit ", shown, NULL)));
     bput(b, l, "link", ctk_lval_str(lib->link));
     return l;
 }
@@ -1302,51 +1312,100 @@ static bool has_alias(const ctk_sdk_t *s, const char *name)
     return false;
 }
 
+/* Every name the SDKs hold, by name, so that each SDK's full version is
+ * looked up, not compared with every other SDK's names. */
+typedef struct {
+    ctk_strmap_t version; /* module version -> the SDK */
+    ctk_strmap_t alias;   /* explicit alias -> the SDK */
+    ctk_strmap_t full;    /* full version -> the first SDK with it */
+    size_t *second;       /* [first SDK with a full version]: the second, or SIZE_MAX */
+} names_t;
+
+static void names_fini(names_t *nm)
+{
+    ctk_strmap_fini(&nm->version);
+    ctk_strmap_fini(&nm->alias);
+    ctk_strmap_fini(&nm->full);
+    free(nm->second);
+}
+
+static bool names_init(names_t *nm, ctk_sdk_t *const *sdks, size_t n, ctk_error_t *err)
+{
+    size_t i, k, n_alias = 0;
+
+    memset(nm, 0, sizeof *nm);
+    for (i = 0; i < n; i++)
+        n_alias += sdks[i]->conf->n_aliases;
+    nm->second = malloc((n ? n : 1) * sizeof *nm->second);
+    if (!nm->second) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    if (!ctk_strmap_init(&nm->version, n, err) || !ctk_strmap_init(&nm->alias, n_alias, err) ||
+        !ctk_strmap_init(&nm->full, n, err)) {
+        names_fini(nm);
+        return false;
+    }
+    for (i = 0; i < n; i++) {
+        const char *full = sdks[i]->version_full;
+        const size_t *first;
+
+        nm->second[i] = SIZE_MAX;
+        ctk_strmap_add(&nm->version, sdks[i]->module_version, i);
+        for (k = 0; k < sdks[i]->conf->n_aliases; k++)
+            ctk_strmap_add(&nm->alias, sdks[i]->conf->aliases[k], i);
+        if (full && !ctk_strmap_add(&nm->full, full, i) && (first = ctk_strmap_get(&nm->full, full)) &&
+            nm->second[*first] == SIZE_MAX)
+            nm->second[*first] = i;
+    }
+    return true;
+}
+
 /* Explicit names clashing were refused by config.c; the automatic one
  * yields to any name that is taken, by another SDK or by its own alias. */
-static full_alias_t full_alias(ctk_sdk_t *const *sdks, size_t n, size_t i, size_t *other)
+static full_alias_t full_alias(const names_t *nm, ctk_sdk_t *const *sdks, size_t i, size_t *other)
 {
     const char *full = sdks[i]->version_full;
-    full_alias_t why = FULL_KEPT;
-    size_t j;
+    const size_t *j;
 
     if (!full || strcmp(full, sdks[i]->module_version) == 0)
         return FULL_NONE;
-    for (j = 0; j < n; j++) {
-        if (j != i && strcmp(sdks[j]->module_version, full) == 0) {
-            *other = j;
-            return FULL_MODULE;
-        }
+    if ((j = ctk_strmap_get(&nm->version, full)) && *j != i) {
+        *other = *j;
+        return FULL_MODULE;
     }
-    for (j = 0; j < n; j++) {
-        if (j != i && has_alias(sdks[j], full)) {
-            *other = j;
-            return FULL_ALIAS;
-        }
+    if ((j = ctk_strmap_get(&nm->alias, full)) && *j != i) {
+        *other = *j;
+        return FULL_ALIAS;
     }
-    for (j = 0; j < n && why == FULL_KEPT; j++) {
-        if (j != i && sdks[j]->version_full && strcmp(sdks[j]->version_full, full) == 0) {
-            *other = j;
-            why = FULL_SHARED;
-        }
+    j = ctk_strmap_get(&nm->full, full); /* i's own, at least */
+    if (j && *j != i) {
+        *other = *j;
+        return FULL_SHARED;
     }
-    if (why == FULL_KEPT && has_alias(sdks[i], full))
-        why = FULL_OWN_ALIAS;
-    return why;
+    if (j && nm->second[*j] != SIZE_MAX) {
+        *other = nm->second[*j];
+        return FULL_SHARED;
+    }
+    return has_alias(sdks[i], full) ? FULL_OWN_ALIAS : FULL_KEPT;
 }
 
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err)
 {
     size_t i, j, other = 0;
+    names_t nm;
+    bool ok = false;
 
     if (!cfg->full_version_aliases)
         return true; /* no automatic name, so none yields to another */
+    if (!names_init(&nm, sdks, n_sdks, err))
+        return false;
     for (i = 0; i < n_sdks; i++) {
         const char *full = sdks[i]->version_full, *name = cfg->module_name;
         char *note = NULL;
 
-        switch (full_alias(sdks, n_sdks, i, &other)) {
+        switch (full_alias(&nm, sdks, i, &other)) {
         case FULL_KEPT:
         case FULL_NONE:
         case FULL_OWN_ALIAS:
@@ -1391,9 +1450,12 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
         }
         }
         if (!note || !ctk_strlist_take(notes, note, err))
-            return false;
+            goto out;
     }
-    return true;
+    ok = true;
+out:
+    names_fini(&nm);
+    return ok;
 }
 
 /* The data of the .modulerc files: the default, each SDK's own aliases and,
@@ -1404,8 +1466,18 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
  * (docs/benchmarks.md, "Module commands at site scale"). */
 static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n)
 {
-    ctk_lval_t *m = ctk_lval_map(), *mods = ctk_lval_list();
+    ctk_lval_t *m, *mods;
     size_t i, k, other;
+    names_t nm;
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    if (!names_init(&nm, sdks, n, &err)) {
+        b->ok = false;
+        return NULL;
+    }
+    m = ctk_lval_map();
+    mods = ctk_lval_list();
 
     bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
     bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
@@ -1417,24 +1489,209 @@ static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const 
         bput(b, e, "version", ctk_lval_str(sdks[i]->module_version));
         for (k = 0; k < sdks[i]->conf->n_aliases; k++)
             bpush(b, al, ctk_lval_str(sdks[i]->conf->aliases[k]));
-        if (cfg->full_version_aliases && full_alias(sdks, n, i, &other) == FULL_KEPT)
+        if (cfg->full_version_aliases && full_alias(&nm, sdks, i, &other) == FULL_KEPT)
             bpush(b, al, ctk_lval_str(sdks[i]->version_full));
         bput(b, e, "aliases", al);
         bpush(b, mods, e);
     }
     bput(b, m, "modules", mods);
+    names_fini(&nm);
     return m;
+}
+
+/* ---- inputs -------------------------------------------------------------------
+ * What rendering an SDK's files depends on beyond its data: ctkgen itself
+ * (its version, and the build IDs of the program and the libraries it
+ * runs with: util.h, ctk_hash_self) and the per-SDK templates' text.  A
+ * rebuilt ctkgen, or a new Lua library, renders everything once.  false
+ * (no error) when the process cannot be identified: then nothing is
+ * reused. */
+static const int sdk_templates[] = { T_LMOD, T_TCL, T_PC, T_PC_LIB };
+
+static bool inputs_seed(const ctk_render_opts_t *opts, uint64_t *seed, ctk_error_t *err)
+{
+    uint64_t h = ctk_hash_update(CTK_HASH_INIT, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
+    size_t i;
+
+    if (!ctk_hash_self(&h))
+        return false;
+    for (i = 0; i < sizeof sdk_templates / sizeof *sdk_templates; i++) {
+        char *owned = NULL, *label = NULL;
+        size_t len = 0;
+        const char *src = template_text(opts, templates[sdk_templates[i]].name, &len, &owned,
+                                        &label, err);
+
+        if (src) {
+            h = ctk_hash_size(h, len);
+            h = ctk_hash_update(h, src, len);
+        }
+        free(owned);
+        free(label);
+        if (!src)
+            return false;
+    }
+    *seed = h;
+    return true;
+}
+
+/* ---- one SDK ----------------------------------------------------------------- */
+/* An SDK's template outputs: their paths (rel[0..2]: Lmod, Tcl, .pc; then
+ * one per library) and the data each is rendered from. */
+typedef struct {
+    ctk_lval_t *data;
+    ctk_lval_t **libs;
+    char **rel;
+    size_t n_rel;
+} sdk_job_t;
+
+static void job_fini(sdk_job_t *j)
+{
+    size_t i;
+
+    ctk_lval_free(j->data);
+    for (i = 0; j->libs && i + 3 < j->n_rel; i++)
+        ctk_lval_free(j->libs[i]);
+    for (i = 0; j->rel && i < j->n_rel; i++)
+        free(j->rel[i]);
+    free(j->libs);
+    free(j->rel);
+    memset(j, 0, sizeof *j);
+}
+
+static bool job_init(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *pcdir,
+                     const char *link_dir, sdk_job_t *j, ctk_error_t *err)
+{
+    const char *mn = cfg->module_name, *pc = cfg->pc_prefix, *mv = s->module_version;
+    size_t k;
+
+    memset(j, 0, sizeof *j);
+    j->n_rel = 3 + s->n_libs;
+    j->rel = calloc(j->n_rel, sizeof *j->rel);
+    j->libs = calloc(s->n_libs + 1, sizeof *j->libs);
+    if (!j->rel || !j->libs)
+        goto nomem;
+    if (!(j->rel[0] = ctk_concat(err, "lmod/", mn, "/", mv, ".lua", NULL)) ||
+        !(j->rel[1] = ctk_concat(err, "tcl/", mn, "/", mv, NULL)) ||
+        !(j->rel[2] = ctk_concat(err, "pkgconfig/", pc, "-", mv, ".pc", NULL)))
+        return false;
+    for (k = 0; k < s->n_libs; k++)
+        if (!(j->rel[3 + k] = ctk_concat(err, "pkgconfig/", pc, "-", s->libs[k].name, "-", mv, ".pc",
+                                         NULL)))
+            return false;
+    j->data = sdk_val(b, cfg, s, pcdir, link_dir, err);
+    if (!b->ok || !j->data)
+        goto nomem;
+    for (k = 0; k < s->n_libs; k++) {
+        j->libs[k] = lib_val(b, cfg, s, &s->libs[k], err);
+        if (!b->ok || !j->libs[k])
+            goto nomem;
+    }
+    return true;
+nomem:
+    ctk_error_nomem(err);
+    return false;
+}
+
+/* The hash of what the job's files are rendered from, as 16 hex digits. */
+static void job_inputs(const sdk_job_t *j, uint64_t seed, char out[17])
+{
+    uint64_t h = ctk_hash_size(seed, j->n_rel);
+    size_t i;
+
+    for (i = 0; i < j->n_rel; i++)
+        h = ctk_hash_mix(h, j->rel[i], strlen(j->rel[i]));
+    h = ctk_lval_hash(h, j->data);
+    for (i = 0; i + 3 < j->n_rel; i++)
+        h = ctk_lval_hash(h, j->libs[i]);
+    ctk_hash_fmt(h, out);
+}
+
+/* Whether every file of the job is recorded under these inputs; if so,
+ * they go into out as reused.  -1 on error. */
+static int job_reuse(const sdk_job_t *j, const ctk_records_t *rec, const char input[17],
+                     ctk_outset_t *out, ctk_error_t *err)
+{
+    char hash[17], was[17];
+    size_t i;
+
+    for (i = 0; i < j->n_rel; i++)
+        if (!ctk_records_find(rec, j->rel[i], hash, was) || strcmp(was, input) != 0)
+            return 0;
+    for (i = 0; i < j->n_rel; i++)
+        if (!ctk_records_find(rec, j->rel[i], hash, was) ||
+            !ctk_outset_reuse(out, j->rel[i], hash, input, err))
+            return -1;
+    return 1;
+}
+
+static bool job_render(const sdk_job_t *j, const ctk_render_opts_t *opts, ctk_lua_renderer_t *lr,
+                       ctk_outset_t *out, ctk_error_t *err)
+{
+    size_t k;
+
+    ctk_lua_renderer_data(lr, j->data);
+    if (!run_template(opts, lr, T_LMOD, j->rel[0], out, err) ||
+        !run_template(opts, lr, T_TCL, j->rel[1], out, err) ||
+        !run_template(opts, lr, T_PC, j->rel[2], out, err))
+        return false;
+    /* each library's .pc: the same data, and its own ctk.lib */
+    for (k = 0; k + 3 < j->n_rel; k++) {
+        ctk_lua_renderer_field(lr, "lib", j->libs[k]);
+        if (!run_template(opts, lr, T_PC_LIB, j->rel[3 + k], out, err))
+            return false;
+    }
+    return true;
+}
+
+/* The link scripts of s, and the files of its templates: rendered, or
+ * reused when seed is set and the records allow.  *reused counts. */
+static bool render_sdk(const ctk_config_t *cfg, const ctk_sdk_t *s, const ctk_render_opts_t *opts,
+                       const uint64_t *seed, ctk_lua_renderer_t *lr, ctk_outset_t *out,
+                       size_t *reused, ctk_error_t *err)
+{
+    build_t b = { true };
+    sdk_job_t j = { NULL, NULL, NULL, 0 };
+    char *link_dir = NULL, input[17];
+    size_t from;
+    bool ok = false;
+    int r = 0;
+
+    if (!check_pathvars(cfg, s, err))
+        return false;
+    if (s->n_versioned && opts->link_dir &&
+        (!(link_dir = ctk_printf(err, "%s/%s-%s", opts->link_dir, cfg->pc_prefix,
+                                 s->module_version)) ||
+         !check_link_dir(cfg, s, link_dir, err) || !link_files(cfg, s, out, err)))
+        goto out;
+    if (!job_init(&b, cfg, s, opts->pkgconfig_dir, link_dir, &j, err))
+        goto out;
+    job_inputs(&j, seed ? *seed : 0, input);
+    if (seed && opts->records && (r = job_reuse(&j, opts->records, input, out, err)) < 0)
+        goto out;
+    if (r == 1) {
+        (*reused)++;
+    } else {
+        from = out->n;
+        if (!job_render(&j, opts, lr, out, err))
+            goto out;
+        ctk_outset_mark_input(out, from, input);
+    }
+    ok = true;
+out:
+    job_fini(&j);
+    free(link_dir);
+    return ok;
 }
 
 bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                     const ctk_render_opts_t *opts, ctk_outset_t *out, ctk_error_t *err)
 {
-    const char *pcdir = opts->pkgconfig_dir;
-    size_t i, k;
-    bool ok = false;
-    char *rel = NULL, *link_dir = NULL;
-    ctk_lval_t *data = NULL, *lib = NULL;
+    size_t i, reused = 0;
+    bool ok = false, have_seed;
+    char *rel = NULL;
+    ctk_lval_t *data = NULL;
     build_t b = { true };
+    uint64_t seed = 0;
     /* one sandbox for every template of the run (luahost.h) */
     ctk_lua_renderer_t *lr = ctk_lua_renderer_new(NULL, err);
 
@@ -1442,58 +1699,14 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
         return false;
     if (opts->template_dir && !check_template_dir(opts->template_dir, err))
         goto out;
-    if (!check_pkgconfig_dir(pcdir, err))
+    if (!check_pkgconfig_dir(opts->pkgconfig_dir, err))
         goto out;
-    for (i = 0; i < n_sdks; i++) {
-        const ctk_sdk_t *s = sdks[i];
-
-        if (!check_pathvars(cfg, s, err))
+    have_seed = inputs_seed(opts, &seed, err);
+    if (!have_seed && ctk_error_is_set(err))
+        goto out;
+    for (i = 0; i < n_sdks; i++)
+        if (!render_sdk(cfg, sdks[i], opts, have_seed ? &seed : NULL, lr, out, &reused, err))
             goto out;
-        free(link_dir);
-        link_dir = NULL;
-        if (s->n_versioned && opts->link_dir &&
-            (!(link_dir = ctk_printf(err, "%s/%s-%s", opts->link_dir, cfg->pc_prefix,
-                                     s->module_version)) ||
-             !check_link_dir(cfg, s, link_dir, err) || !link_files(cfg, s, out, err)))
-            goto out;
-        data = sdk_val(&b, cfg, s, pcdir, link_dir, err);
-        if (!b.ok || !data) {
-            ctk_error_nomem(err);
-            goto out;
-        }
-        ctk_lua_renderer_data(lr, data);
-        if (!(rel = ctk_printf(err, "lmod/%s/%s.lua", cfg->module_name, s->module_version)) ||
-            !run_template(opts, lr, T_LMOD, rel, out, err))
-            goto out;
-        free(rel);
-        if (!(rel = ctk_printf(err, "tcl/%s/%s", cfg->module_name, s->module_version)) ||
-            !run_template(opts, lr, T_TCL, rel, out, err))
-            goto out;
-        free(rel);
-        if (!(rel = ctk_printf(err, "pkgconfig/%s-%s.pc", cfg->pc_prefix, s->module_version)) ||
-            !run_template(opts, lr, T_PC, rel, out, err))
-            goto out;
-        free(rel);
-        rel = NULL;
-        /* each library's .pc: the same data, and its own ctk.lib */
-        for (k = 0; k < s->n_libs; k++) {
-            ctk_lval_free(lib);
-            lib = lib_val(&b, cfg, s, &s->libs[k], err);
-            if (!b.ok || !lib) {
-                ctk_error_nomem(err);
-                goto out;
-            }
-            ctk_lua_renderer_field(lr, "lib", lib);
-            if (!(rel = ctk_printf(err, "pkgconfig/%s-%s-%s.pc", cfg->pc_prefix, s->libs[k].name,
-                                   s->module_version)) ||
-                !run_template(opts, lr, T_PC_LIB, rel, out, err))
-                goto out;
-            free(rel);
-            rel = NULL;
-        }
-        ctk_lval_free(data);
-        data = NULL;
-    }
     data = rc_val(&b, cfg, sdks, n_sdks);
     if (!b.ok || !data) {
         ctk_error_nomem(err);
@@ -1507,12 +1720,12 @@ bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sd
     if (!(rel = ctk_printf(err, "tcl/%s/.modulerc", cfg->module_name)) ||
         !run_template(opts, lr, T_TCL_RC, rel, out, err))
         goto out;
+    if (opts->reused)
+        *opts->reused = reused;
     ok = true;
 out:
-    free(link_dir);
     free(rel);
     ctk_lval_free(data);
-    ctk_lval_free(lib);
     ctk_lua_renderer_free(lr);
     return ok;
 }

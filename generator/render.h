@@ -38,6 +38,10 @@ typedef struct {
     const char *link_dir;       /* absolute dir that OUT/lib is for users: each SDK
                                    with versioned-only libraries gets
                                    <link_dir>/<pc_prefix>-<module_version> */
+    const ctk_records_t *records; /* NULL: render every SDK; else the manifest's
+                                     records (ctk_write_records): an SDK whose
+                                     inputs hash as recorded is not rendered */
+    size_t *reused;             /* NULL, or set to the number of SDKs not rendered */
 } ctk_render_opts_t;
 
 /* Render every file for cfg and its verified SDK records (sdks[i] belongs
@@ -57,6 +61,14 @@ typedef struct {
  * SDK's "aliases"; with cfg->full_version_aliases also each toolkit's full
  * X.Y.Z version where it has one that no other name takes (else nothing
  * more: one line per toolkit there is read by every load and avail).
+ * An SDK's modulefiles and .pc files are rendered from its inputs: the
+ * data tree its templates see (and each library's), their paths, the
+ * templates' text and ctkgen's own binary (version, and the executable's
+ * device, inode, size, mtime and ctime).  Each rendered file carries the
+ * hash of those inputs (ctk_outfile_t.input).  With opts->records, an SDK
+ * whose every such file the manifest records under the same inputs hash
+ * is not rendered: its files go into out by ctk_outset_reuse, to be found
+ * on disk by the plan.  Link scripts and .modulerc files are always made.
  * Errors:
  *   CTK_E_TEMPLATE  a template fails, or what it wrote would not load (see
  *                   below): source is the template (its path in the

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +35,19 @@ extern char **environ;
 #define HEADER_MAX (16 * 1024 * 1024)
 #define NVCC_OUTPUT_MAX (64 * 1024)
 
-/* targets/<arch> directories, the host's own first. */
+/* targets/<arch> directories, the host's own first, spelt out for each
+ * subdirectory looked in (no formatting at each load). */
 #if defined(__aarch64__)
-static const char *const arches[] = {"sbsa-linux", "aarch64-linux", "x86_64-linux"};
+#define TARGETS(sub) \
+    { "targets/sbsa-linux/" sub, "targets/aarch64-linux/" sub, "targets/x86_64-linux/" sub }
 #else
-static const char *const arches[] = {"x86_64-linux", "sbsa-linux", "aarch64-linux"};
+#define TARGETS(sub) \
+    { "targets/x86_64-linux/" sub, "targets/sbsa-linux/" sub, "targets/aarch64-linux/" sub }
 #endif
-#define N_ARCHES (sizeof arches / sizeof arches[0])
+#define N_ARCHES 3
+static const char *const targets_include[N_ARCHES] = TARGETS("include");
+static const char *const targets_lib[N_ARCHES] = TARGETS("lib");
+static const char *const targets_lib64[N_ARCHES] = TARGETS("lib64");
 
 /* Debian's multiarch library directory name (lib/<multiarch>). */
 #if defined(__aarch64__)
@@ -236,20 +243,95 @@ out:
     return rc;
 }
 
+/* What a reading of a file found (nvcc_banner(), try_header()), by the
+ * file's identity and state: a site's toolkits that share one file (links,
+ * hard-link copies) read it once per run, and a file changed since (its
+ * size, mtime or ctime) is read again.  A table of fixed size: when it is
+ * full, files are read each time. */
+#define FILE_MEMO_SLOTS 4096
+typedef struct {
+    bool used;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime, ctime;
+    int rc, major, minor;
+} file_memo_t;
+typedef struct {
+    file_memo_t slot[FILE_MEMO_SLOTS];
+    pthread_mutex_t lock;
+} memo_table_t;
+static memo_table_t banner_memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static memo_table_t header_memo = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool same_file_state(const file_memo_t *m, const struct stat *st)
+{
+    return m->dev == st->st_dev && m->ino == st->st_ino && m->size == st->st_size &&
+           m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+           m->ctime.tv_sec == st->st_ctim.tv_sec && m->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* The slot for st's file: its own (*hit) or a free one; NULL: none free.
+ * Called with the table's lock held. */
+static file_memo_t *memo_slot(memo_table_t *t, const struct stat *st, bool *hit)
+{
+    size_t i = ((size_t)st->st_ino * 2654435761u ^ (size_t)st->st_dev) % FILE_MEMO_SLOTS;
+
+    for (size_t k = 0; k < FILE_MEMO_SLOTS; k++, i = (i + 1) % FILE_MEMO_SLOTS) {
+        file_memo_t *m = &t->slot[i];
+
+        if (!m->used || (m->dev == st->st_dev && m->ino == st->st_ino)) {
+            *hit = m->used && same_file_state(m, st);
+            return m;
+        }
+    }
+    return NULL;
+}
+
+/* What was found in st's file as it is now: true with *rc, *major, *minor. */
+static bool memo_get(memo_table_t *t, const struct stat *st, int *rc, int *major, int *minor)
+{
+    file_memo_t *m;
+    bool hit = false;
+
+    pthread_mutex_lock(&t->lock);
+    if ((m = memo_slot(t, st, &hit)) && hit) {
+        *rc = m->rc;
+        *major = m->major;
+        *minor = m->minor;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return hit;
+}
+
+static void memo_put(memo_table_t *t, const struct stat *st, int rc, int major, int minor)
+{
+    file_memo_t *m;
+    bool hit;
+
+    pthread_mutex_lock(&t->lock);
+    if ((m = memo_slot(t, st, &hit))) {
+        m->used = true;
+        m->dev = st->st_dev;
+        m->ino = st->st_ino;
+        m->size = st->st_size;
+        m->mtime = st->st_mtim;
+        m->ctime = st->st_ctim;
+        m->rc = rc;
+        m->major = rc == 1 ? major : 0;
+        m->minor = rc == 1 ? minor : 0;
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
 /* Finds "#define CUDART_VERSION 12040" (spaces and tabs allowed anywhere
- * between the tokens) and reads it as 12.4: major*1000 + minor*10. */
-static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
+ * between the tokens) in text and reads it as 12.4: major*1000 + minor*10.
+ * 1 when found, else 0. */
+static int scan_header(const char *text, int *major, int *minor)
 {
     static const char name[] = "CUDART_VERSION";
-    char *path = ctk_path_join(incdir, "cuda_runtime_api.h", err), *text = NULL, *line;
-    int rc;
+    const char *line;
 
-    if (!path)
-        return -1;
-    rc = read_optional(path, HEADER_MAX, &text, err);
-    if (rc != 1)
-        goto out;
-    rc = 0;
     for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         const char *s = line;
         int v;
@@ -276,16 +358,65 @@ static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
             s++;
         if (!parse_uint(&s, &v) || v < 1000)
             continue;
-        out->major = v / 1000;
-        out->minor = v % 1000 / 10;
+        *major = v / 1000;
+        *minor = v % 1000 / 10;
+        return 1;
+    }
+    return 0;
+}
+
+/* scan_header() of the regular file path, read as every file of a toolkit
+ * is (util.c), once per run for each state of the file (header_memo): 1
+ * found, 0 not (absent, unreadable, too large), -1 out of memory. */
+static int header_version(const char *path, int *major, int *minor, ctk_error_t *err)
+{
+    ctk_error_t rerr;
+    struct stat st;
+    char *text;
+    int fd, rc = 0;
+    bool known;
+
+    if (!ctk_is_file(path))
+        return 0;
+    ctk_error_init(&rerr);
+    if ((fd = ctk_file_open_regular(path, 0, NULL, &rerr)) < 0)
+        goto failed;
+    known = fstat(fd, &st) == 0;
+    if (known && memo_get(&header_memo, &st, &rc, major, minor)) {
+        close(fd);
+        return rc;
+    }
+    text = ctk_file_read_fd(fd, path, HEADER_MAX, NULL, &rerr);
+    close(fd);
+    if (!text)
+        goto failed;
+    rc = scan_header(text, major, minor);
+    free(text);
+    if (known)
+        memo_put(&header_memo, &st, rc, *major, *minor);
+    return rc;
+failed:
+    if (rerr.code != CTK_E_NOMEM)
+        return 0;
+    ctk_error_nomem(err);
+    return -1;
+}
+
+static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
+{
+    char *path = ctk_path_join(incdir, "cuda_runtime_api.h", err);
+    int rc, major = 0, minor = 0;
+
+    if (!path)
+        return -1;
+    rc = header_version(path, &major, &minor, err);
+    if (rc == 1) {
+        out->major = major;
+        out->minor = minor;
         out->patch = -1;
         out->source = CTK_VSRC_HEADER;
         set_vpath(out, path);
-        rc = 1;
-        break;
     }
-out:
-    free(text);
     free(path);
     return rc;
 }
@@ -536,49 +667,214 @@ bool ctk_version_detect(const char *root, const char *incdir, const char *nvcc,
 
 /* ---- looking at directories --------------------------------------------------- */
 
-/* dir holds lib<stem>.so or lib<stem>.so.<anything> as a file (after links). */
-static bool dir_has_lib(const char *dir, const char *stem)
+/* ---- directory listings ------------------------------------------------------
+ * The names in a directory, read once per run for each state of it (its
+ * identity, mtime and ctime: adding, removing or renaming an entry changes
+ * them), sorted, so that the names "lib<stem>.so*" are found by a binary
+ * search.  The listing only says which names to look at: what a name is (a
+ * regular file after links) is asked each time, of the directory opened
+ * for that question.  A table of fixed size: when it is full, a directory
+ * is read each time. */
+#define DIR_CACHE_SLOTS 256
+typedef struct {
+    bool used;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime, ctime;
+    char **names; /* n, sorted by strcmp, in one block with the names */
+    size_t n;
+} dir_list_t;
+static dir_list_t dir_cache[DIR_CACHE_SLOTS];
+static pthread_mutex_t dir_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in the open directory fd (not "." or ".."), sorted, into l;
+ * false when it cannot be read or memory runs out. */
+static bool dir_read(int fd, dir_list_t *l)
 {
     DIR *d;
     struct dirent *e;
-    size_t sl = strlen(stem);
-    bool found = false;
-    int dfd;
+    ctk_buf_t text; /* the names, NUL-separated */
+    size_t n = 0, i;
+    int dfd = dup(fd);
+    char *p;
 
-    if (!dir || !(d = opendir(dir)))
+    if (dfd < 0)
         return false;
-    dfd = dirfd(d);
-    while (!found && (e = readdir(d))) {
-        const char *n = e->d_name;
-        struct stat st;
-
-        if (strncmp(n, "lib", 3) != 0 || strncmp(n + 3, stem, sl) != 0 ||
-            strncmp(n + 3 + sl, ".so", 3) != 0 || (n[6 + sl] != '\0' && n[6 + sl] != '.'))
+    if (!(d = fdopendir(dfd))) {
+        close(dfd);
+        return false;
+    }
+    ctk_buf_init(&text);
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        found = fstatat(dfd, n, &st, 0) == 0 && S_ISREG(st.st_mode);
+        ctk_buf_append(&text, e->d_name, strlen(e->d_name) + 1);
+        n++;
     }
     closedir(d);
-    return found;
+    /* the pointers first, the names after them, in one block */
+    l->names = text.failed || n > (SIZE_MAX - text.len - 1) / sizeof *l->names
+                   ? NULL
+                   : malloc(n * sizeof *l->names + text.len + 1);
+    if (!l->names) {
+        ctk_buf_fini(&text);
+        return false;
+    }
+    p = (char *)(l->names + n);
+    if (text.len)
+        memcpy(p, text.data, text.len);
+    ctk_buf_fini(&text);
+    for (i = 0; i < n; i++) {
+        l->names[i] = p;
+        p += strlen(p) + 1;
+    }
+    qsort(l->names, n, sizeof *l->names, name_cmp);
+    l->n = n;
+    return true;
+}
+
+/* The slot of st's directory: its own or a free one; NULL when none is
+ * free.  Called with dir_lock held. */
+static dir_list_t *dir_slot(const struct stat *st)
+{
+    size_t i = ((size_t)st->st_ino * 2654435761u ^ (size_t)st->st_dev) % DIR_CACHE_SLOTS;
+
+    for (size_t k = 0; k < DIR_CACHE_SLOTS; k++, i = (i + 1) % DIR_CACHE_SLOTS) {
+        dir_list_t *l = &dir_cache[i];
+
+        if (!l->used || (l->dev == st->st_dev && l->ino == st->st_ino))
+            return l;
+    }
+    return NULL;
+}
+
+static bool dir_current(const dir_list_t *l, const struct stat *st)
+{
+    return l->used && l->mtime.tv_sec == st->st_mtim.tv_sec &&
+           l->mtime.tv_nsec == st->st_mtim.tv_nsec && l->ctime.tv_sec == st->st_ctim.tv_sec &&
+           l->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* visit(dfd, name, ud) for each name in dir that starts with prefix, in
+ * strcmp order, until it returns true; dfd is dir, open.  False when dir
+ * is NULL or cannot be opened or read (or memory runs out). */
+typedef bool (*dir_visit_t)(int dfd, const char *name, void *ud);
+
+static bool dir_each(const char *dir, const char *prefix, dir_visit_t visit, void *ud)
+{
+    dir_list_t own = { 0 }, *l;
+    struct stat st;
+    size_t lo, hi, pl = strlen(prefix);
+    int fd;
+    bool ok = false;
+
+    if (!dir || (fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) < 0)
+        return false;
+    pthread_mutex_lock(&dir_lock);
+    if (fstat(fd, &st) != 0)
+        goto out;
+    l = dir_slot(&st);
+    if (!l || !dir_current(l, &st)) {
+        if (!dir_read(fd, &own))
+            goto out;
+        if (l) { /* kept, in place of what the slot held */
+            free(l->names);
+            *l = own;
+            l->used = true;
+            l->dev = st.st_dev;
+            l->ino = st.st_ino;
+            l->mtime = st.st_mtim;
+            l->ctime = st.st_ctim;
+            own.names = NULL;
+        } else {
+            l = &own;
+        }
+    }
+    ok = true;
+    /* the first name not below prefix, then the run that starts with it */
+    for (lo = 0, hi = l->n; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (strcmp(l->names[mid], prefix) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < l->n && strncmp(l->names[lo], prefix, pl) == 0; lo++)
+        if (visit(fd, l->names[lo], ud))
+            break;
+out:
+    pthread_mutex_unlock(&dir_lock);
+    free(own.names);
+    close(fd);
+    return ok;
+}
+
+static bool is_regular_at(int dfd, const char *name)
+{
+    struct stat st;
+
+    return fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode);
+}
+
+/* "lib<stem>.so" into out (256 bytes): its length, or 0 when it does not fit. */
+static size_t lib_prefix(char *out, const char *stem)
+{
+    size_t sl = strlen(stem);
+
+    if (sl + 7 > 256)
+        return 0;
+    memcpy(out, "lib", 3);
+    memcpy(out + 3, stem, sl);
+    memcpy(out + 3 + sl, ".so", 4);
+    return sl + 6;
+}
+
+typedef struct {
+    size_t plen; /* of "lib<stem>.so" */
+    bool found;
+} lib_seen_t;
+
+static bool visit_lib(int dfd, const char *name, void *ud)
+{
+    lib_seen_t *a = ud;
+    char c = name[a->plen];
+
+    a->found = (c == '\0' || c == '.') && is_regular_at(dfd, name);
+    return a->found;
+}
+
+/* dir holds lib<stem>.so or lib<stem>.so.<anything> as a file (after links). */
+static bool dir_has_lib(const char *dir, const char *stem)
+{
+    char prefix[256];
+    lib_seen_t a = { lib_prefix(prefix, stem), false };
+
+    if (!a.plen)
+        return false;
+    dir_each(dir, prefix, visit_lib, &a);
+    return a.found;
+}
+
+static bool visit_regular(int dfd, const char *name, void *ud)
+{
+    bool *found = ud;
+
+    *found = is_regular_at(dfd, name);
+    return *found;
 }
 
 /* dir holds a file whose name starts with prefix (for "libnvshmem*"). */
 static bool dir_has_prefix(const char *dir, const char *prefix)
 {
-    DIR *d;
-    struct dirent *e;
     bool found = false;
-    int dfd;
 
-    if (!dir || !(d = opendir(dir)))
-        return false;
-    dfd = dirfd(d);
-    while (!found && (e = readdir(d))) {
-        struct stat st;
-
-        if (ctk_str_has_prefix(e->d_name, prefix))
-            found = fstatat(dfd, e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
-    }
-    closedir(d);
+    dir_each(dir, prefix, visit_regular, &found);
     return found;
 }
 
@@ -607,7 +903,6 @@ static bool dir_holds(const char *dir, want_t want, const char *what, ctk_error_
 /* A list of subdirectories to look in, in order. */
 typedef struct {
     const char *rel[16];
-    char buf[16][64];
     size_t n;
 } rels_t;
 
@@ -617,23 +912,20 @@ static void rels_add(rels_t *r, const char *s)
         r->rel[r->n++] = s;
 }
 
-/* targets/<arch>/<sub> for every arch */
-static void rels_add_targets(rels_t *r, const char *sub)
+/* targets/<arch>/<sub> for every arch (one of the TARGETS lists) */
+static void rels_add_targets(rels_t *r, const char *const *targets)
 {
     size_t i;
 
-    for (i = 0; i < N_ARCHES && r->n < sizeof r->rel / sizeof r->rel[0]; i++) {
-        snprintf(r->buf[r->n], sizeof r->buf[r->n], "targets/%s/%s", arches[i], sub);
-        r->rel[r->n] = r->buf[r->n];
-        r->n++;
-    }
+    for (i = 0; i < N_ARCHES; i++)
+        rels_add(r, targets[i]);
 }
 
 static void rels_include(rels_t *r)
 {
     memset(r, 0, sizeof *r);
     rels_add(r, "include");
-    rels_add_targets(r, "include");
+    rels_add_targets(r, targets_include);
 }
 
 static void rels_lib(rels_t *r)
@@ -641,8 +933,8 @@ static void rels_lib(rels_t *r)
     memset(r, 0, sizeof *r);
     rels_add(r, "lib64");
     rels_add(r, "lib");
-    rels_add_targets(r, "lib");
-    rels_add_targets(r, "lib64");
+    rels_add_targets(r, targets_lib);
+    rels_add_targets(r, targets_lib64);
     rels_add(r, "lib/" MULTIARCH); /* Debian's nvidia-cuda-toolkit, base /usr */
 }
 
@@ -822,27 +1114,60 @@ static bool is_excluded(const char *path)
     return strcmp(base, "stubs") == 0 || strcmp(base, "compat") == 0;
 }
 
+/* Each directory decide() looks at, resolved once per load: its lists
+ * and its libraries ask of the same few paths (16 at most: 2 on PATH, 7 on
+ * CPATH, 6 lib dirs, the man dir). */
+#define RESOLVED_MAX 16
+typedef struct {
+    const char *dir[RESOLVED_MAX];
+    char *real[RESOLVED_MAX]; /* NULL: it does not resolve */
+    size_t n;
+} resolved_t;
+
+/* realpath(dir), borrowed from r; NULL when it does not resolve, or when
+ * memory runs out (then, as for realpath() itself, the dir is left out). */
+static const char *resolved(resolved_t *r, const char *dir)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (strcmp(r->dir[i], dir) == 0)
+            return r->real[i];
+    if (r->n == RESOLVED_MAX) /* more than decide() has: not kept */
+        return NULL;
+    r->dir[r->n] = dir;
+    r->real[r->n] = ctk_realpath(dir);
+    return r->real[r->n++];
+}
+
+static void resolved_fini(resolved_t *r)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        free(r->real[i]);
+    r->n = 0;
+}
+
 /* Append dir to l unless it is NULL, missing, a stubs or compat dir, a
  * system directory (by its spelling or its resolved path), or the same
  * directory (by resolved path, tracked in reals) as one already there. */
-static bool add_dir(ctk_strlist_t *l, ctk_strlist_t *reals, const char *dir, ctk_error_t *err)
+static bool add_dir(ctk_strlist_t *l, ctk_strlist_t *reals, resolved_t *res, const char *dir,
+                    ctk_error_t *err)
 {
-    char *real;
+    const char *real;
 
     if (!dir || is_excluded(dir) || is_system_spelling(dir))
         return true;
-    real = ctk_realpath(dir);
+    real = resolved(res, dir);
     if (!real || !ctk_is_dir(real) || is_excluded(real) || is_system_spelling(real) ||
-        ctk_strlist_contains(reals, real)) {
-        free(real);
+        ctk_strlist_contains(reals, real))
         return true;
-    }
-    if (!ctk_strlist_take(reals, real, err))
-        return false;
-    return ctk_strlist_push(l, dir, err);
+    return ctk_strlist_push(reals, real, err) && ctk_strlist_push(l, dir, err);
 }
 
-static bool build_list(ctk_strlist_t *l, const char *const *dirs, size_t n, ctk_error_t *err)
+static bool build_list(ctk_strlist_t *l, const char *const *dirs, size_t n, resolved_t *res,
+                       ctk_error_t *err)
 {
     ctk_strlist_t reals;
     bool ok = true;
@@ -850,7 +1175,7 @@ static bool build_list(ctk_strlist_t *l, const char *const *dirs, size_t n, ctk_
 
     ctk_strlist_init(&reals);
     for (i = 0; ok && i < n; i++)
-        ok = add_dir(l, &reals, dirs[i], err);
+        ok = add_dir(l, &reals, res, dirs[i], err);
     ctk_strlist_fini(&reals);
     return ok;
 }
@@ -891,18 +1216,19 @@ const char *ctk_sdk_lib_name(size_t i)
 }
 
 /* not a stubs or compat dir, by spelling or resolved path */
-static bool lib_dir_usable(const char *dir)
+static bool lib_dir_usable(resolved_t *res, const char *dir)
 {
-    char *real;
-    bool ok;
+    const char *real;
 
     if (!dir || is_excluded(dir))
         return false;
-    real = ctk_realpath(dir);
-    ok = real && !is_excluded(real);
-    free(real);
-    return ok;
+    real = resolved(res, dir);
+    return real && !is_excluded(real);
 }
+
+/* find_libs(), find_versioned() and what they call take the SDK's lib
+ * dirs as decide() passes them: NULL in place of one that is not usable
+ * (lib_dir_usable()). */
 
 /* Whether lib<needs>.so* is in none of dir, but in another of the SDK's
  * lib dirs (which the ctk .pc puts on -L and the run path). */
@@ -913,7 +1239,7 @@ static bool needs_elsewhere(const char *needs, const char *dir, const char *cons
     if (!needs || dir_has_lib(dir, needs))
         return false;
     for (i = 0; i < n; i++)
-        if (dirs[i] && lib_dir_usable(dirs[i]) && dir_has_lib(dirs[i], needs))
+        if (dirs[i] && dir_has_lib(dirs[i], needs))
             return true;
     return false;
 }
@@ -938,9 +1264,8 @@ static bool push_lib(ctk_sdk_t *sdk, size_t t, const char *dir, const char *stem
     l->description = lib_table[t].description;
     l->math = lib_table[t].math;
     l->libdir = ctk_strdup(dir, err);
-    l->link = ctk_printf(err, "-l%s%s%s%s%s", stem, extra ? " -l" : "",
-                         extra ? lib_table[t].extra : "", needs ? " -l" : "",
-                         needs ? lib_table[t].needs : "");
+    l->link = ctk_concat(err, "-l", stem, extra ? " -l" : "", extra ? lib_table[t].extra : "",
+                         needs ? " -l" : "", needs ? lib_table[t].needs : "", NULL);
     sdk->n_libs++; /* counted even when half filled, so ctk_sdk_free frees it */
     return l->libdir && l->link;
 }
@@ -962,7 +1287,7 @@ static bool find_libs(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ctk_err
             for (i = 0; i < n && !done; i++) {
                 const char *dir = dirs[i];
 
-                if (!lib_dir_usable(dir) || !dir_has_lib(dir, stems[s]))
+                if (!dir || !dir_has_lib(dir, stems[s]))
                     continue;
                 if (!push_lib(sdk, t, dir, stems[s], dirs, n, err))
                     return false;
@@ -1009,50 +1334,55 @@ static int version_parts(const char *v)
     return n;
 }
 
+typedef struct {
+    size_t plen;    /* of "lib<name>.so" */
+    char pick[256]; /* the best versioned name so far; "" if none */
+    int pick_parts, rc;
+} versioned_seen_t;
+
+static bool visit_versioned(int dfd, const char *n, void *ud)
+{
+    versioned_seen_t *a = ud;
+    const char *v = n + a->plen;
+    int parts = 0;
+
+    if (*v != '\0' && (*v != '.' || !(parts = version_parts(v + 1))))
+        return false;
+    if (!is_regular_at(dfd, n) || strlen(n) >= sizeof a->pick)
+        return false;
+    if (*v == '\0') {
+        a->rc = 1;
+        return true;
+    }
+    if (!a->pick[0] || parts < a->pick_parts ||
+        (parts == a->pick_parts && strverscmp(n, a->pick) > 0)) {
+        snprintf(a->pick, sizeof a->pick, "%s", n);
+        a->pick_parts = parts;
+    }
+    return false;
+}
+
 /* In dir: 1 when lib<name>.so is a file (after links), 2 when only
  * versioned files lib<name>.so.<N...> are (*best: the one with the fewest
  * version parts, its soname's form, the highest of those; caller frees),
  * 0 when neither, -1 on allocation failure. */
 static int versioned_in(const char *dir, const char *name, char **best, ctk_error_t *err)
 {
-    DIR *d;
-    struct dirent *e;
-    size_t nl = strlen(name);
-    char pick[256] = "";
-    int pick_parts = 0, rc = 0, dfd;
+    char prefix[256];
+    versioned_seen_t a;
 
     *best = NULL;
-    if (!(d = opendir(dir)))
+    memset(&a, 0, sizeof a);
+    if (!(a.plen = lib_prefix(prefix, name)))
         return 0;
-    dfd = dirfd(d);
-    while (rc != 1 && (e = readdir(d))) {
-        const char *n = e->d_name, *v;
-        struct stat st;
-        int parts = 0;
-
-        if (strncmp(n, "lib", 3) != 0 || strncmp(n + 3, name, nl) != 0 ||
-            strncmp(n + 3 + nl, ".so", 3) != 0)
-            continue;
-        v = n + 6 + nl;
-        if (*v != '\0' && (*v != '.' || !(parts = version_parts(v + 1))))
-            continue;
-        if (fstatat(dfd, n, &st, 0) != 0 || !S_ISREG(st.st_mode) || strlen(n) >= sizeof pick)
-            continue;
-        if (*v == '\0') {
-            rc = 1;
-        } else if (!pick[0] || parts < pick_parts ||
-                   (parts == pick_parts && strverscmp(n, pick) > 0)) {
-            snprintf(pick, sizeof pick, "%s", n);
-            pick_parts = parts;
-        }
-    }
-    closedir(d);
-    if (rc == 0 && pick[0]) {
-        if (!(*best = ctk_path_join(dir, pick, err)))
+    if (!dir_each(dir, prefix, visit_versioned, &a))
+        return 0;
+    if (a.rc == 0 && a.pick[0]) {
+        if (!(*best = ctk_path_join(dir, a.pick, err)))
             return -1;
-        rc = 2;
+        a.rc = 2;
     }
-    return rc;
+    return a.rc;
 }
 
 /* The libraries of link_names found in the first of the SDK's lib dirs
@@ -1068,7 +1398,7 @@ static bool find_versioned(ctk_sdk_t *sdk, const char *const *dirs, size_t n, ct
             ctk_sdk_versioned_t *v;
             char *file = NULL;
 
-            if (!lib_dir_usable(dirs[i]))
+            if (!dirs[i])
                 continue;
             r = versioned_in(dirs[i], link_names[t], &file, err);
             if (r < 0)
@@ -1317,45 +1647,6 @@ static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
 /* Largest nvcc executable searched for its banner (bytes). */
 #define NVCC_BANNER_MAX (256L * 1024 * 1024)
 
-/* What nvcc_banner() found in a file, by the file's identity: a site's
- * toolkits that share one nvcc (links, hard-link copies) read it once.
- * A table of fixed size: when it is full, files are read each time. */
-#define BANNER_CACHE_SLOTS 4096
-typedef struct {
-    bool used;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime, ctime;
-    int rc, major, minor;
-} banner_memo_t;
-static banner_memo_t banner_memo[BANNER_CACHE_SLOTS];
-static pthread_mutex_t banner_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static bool same_file_state(const banner_memo_t *m, const struct stat *st)
-{
-    return m->dev == st->st_dev && m->ino == st->st_ino && m->size == st->st_size &&
-           m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec &&
-           m->ctime.tv_sec == st->st_ctim.tv_sec && m->ctime.tv_nsec == st->st_ctim.tv_nsec;
-}
-
-/* The slot for st's file: its own (*hit) or a free one; NULL: none free.
- * Called with banner_lock held. */
-static banner_memo_t *banner_slot(const struct stat *st, bool *hit)
-{
-    size_t i = ((size_t)st->st_ino * 2654435761u ^ (size_t)st->st_dev) % BANNER_CACHE_SLOTS;
-
-    for (size_t k = 0; k < BANNER_CACHE_SLOTS; k++, i = (i + 1) % BANNER_CACHE_SLOTS) {
-        banner_memo_t *m = &banner_memo[i];
-
-        if (!m->used || (m->dev == st->st_dev && m->ino == st->st_ino)) {
-            *hit = m->used && same_file_state(m, st);
-            return m;
-        }
-    }
-    return NULL;
-}
-
 static int scan_banner(FILE *f, int *major, int *minor);
 
 /* nvcc's release as its executable holds it: the literal "Cuda compilation
@@ -1366,10 +1657,8 @@ static int scan_banner(FILE *f, int *major, int *minor);
 static int nvcc_banner(const char *nvcc, int *major, int *minor)
 {
     struct stat st;
-    banner_memo_t *m;
     FILE *f;
-    bool hit = false;
-    int rc;
+    int rc = 0;
 
     {
         /* a regular file only: a FIFO named nvcc must not block the load */
@@ -1382,34 +1671,14 @@ static int nvcc_banner(const char *nvcc, int *major, int *minor)
             return 0;
         }
     }
-    pthread_mutex_lock(&banner_lock);
-    m = banner_slot(&st, &hit);
-    if (hit) {
-        rc = m->rc;
-        *major = m->major;
-        *minor = m->minor;
-        pthread_mutex_unlock(&banner_lock);
+    if (memo_get(&banner_memo, &st, &rc, major, minor)) {
         fclose(f);
         return rc;
     }
-    pthread_mutex_unlock(&banner_lock);
     rc = scan_banner(f, major, minor);
     fclose(f);
-    if (rc < 0)
-        return rc;
-    pthread_mutex_lock(&banner_lock);
-    if ((m = banner_slot(&st, &hit))) {
-        m->used = true;
-        m->dev = st.st_dev;
-        m->ino = st.st_ino;
-        m->size = st.st_size;
-        m->mtime = st.st_mtim;
-        m->ctime = st.st_ctim;
-        m->rc = rc;
-        m->major = rc == 1 ? *major : 0;
-        m->minor = rc == 1 ? *minor : 0;
-    }
-    pthread_mutex_unlock(&banner_lock);
+    if (rc >= 0)
+        memo_put(&banner_memo, &st, rc, *major, *minor);
     return rc;
 }
 
@@ -1418,6 +1687,7 @@ static int scan_banner(FILE *f, int *major, int *minor)
 {
     static const char key[] = "Cuda compilation tools, release ";
     const size_t kl = sizeof key - 1, chunk = 1 << 20;
+    const size_t comma = sizeof "Cuda compilation tools" - 1; /* the key's ',' */
     char *buf;
     size_t have = 0, n;
     long total = 0;
@@ -1431,19 +1701,23 @@ static int scan_banner(FILE *f, int *major, int *minor)
         total += (long)n;
         have += n;
         end = buf + have;
-        while ((p = memchr(p, 'C', (size_t)(end - p))) && (size_t)(end - p) >= kl + 8) {
-            if (memcmp(p, key, kl) == 0) {
-                char tmp[16], *q;
-                size_t t = 0;
+        /* the first banner with room after it for the release (one nearer
+         * the end is found again in the tail kept for the next read), found
+         * by its comma: far rarer in an executable than its first letter */
+        for (p = buf + comma; p < end && (p = memchr(p, ',', (size_t)(end - p))); p++) {
+            char tmp[16], *q, *k = p - comma; /* where the banner would start */
+            size_t t = 0;
 
-                for (q = p + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
-                    tmp[t++] = *q;
-                tmp[t] = '\0';
-                if (ctk_version_parse(tmp, major, minor, NULL))
-                    rc = 1;
+            if ((size_t)(end - k) < kl + 8)
                 break;
-            }
-            p++;
+            if (memcmp(k, key, kl) != 0)
+                continue;
+            for (q = k + kl; q < end && t + 1 < sizeof tmp && (isdigit((unsigned char)*q) || *q == '.'); q++)
+                tmp[t++] = *q;
+            tmp[t] = '\0';
+            if (ctk_version_parse(tmp, major, minor, NULL))
+                rc = 1;
+            break;
         }
         /* keep the tail: the banner may straddle two reads */
         if (rc == 0 && have > kl + 16) {
@@ -1461,7 +1735,7 @@ static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
 {
     const ctk_sdk_conf_t *conf = c->conf;
     ctk_version_t *v = &sdk->version, hv;
-    parts_t *ps = calloc(1, sizeof *ps);
+    parts_t *ps = malloc(sizeof *ps); /* 16 KB: the entries are written as they are added */
     ctk_buf_t b;
     ctk_error_t e;
     size_t i;
@@ -1473,13 +1747,15 @@ static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
         ctk_error_nomem(c->err);
         return false;
     }
+    ps->n = 0;
+    ps->dist[0] = '\0';
     memset(&hv, 0, sizeof hv);
     if (sdk->incdir && try_header(sdk->incdir, &hv, &e) == 1)
         parts_add(ps, hv.major, hv.minor, "CUDART_VERSION (%s)", hv.path);
     if (v->source == CTK_VSRC_NVCC) {
         parts_add(ps, v->major, v->minor, "nvcc --version (%s)", v->path);
     } else if (sdk->nvcc) {
-        int ma, mi, r = nvcc_banner(sdk->nvcc, &ma, &mi);
+        int ma = 0, mi = 0, r = nvcc_banner(sdk->nvcc, &ma, &mi);
 
         if (r < 0) {
             ctk_error_nomem(c->err);
@@ -1704,7 +1980,7 @@ static bool load_cupti(ctx_t *c, ctk_sdk_t *sdk)
     memset(&r, 0, sizeof r);
     rels_add(&r, "extras/CUPTI/include");
     rels_add(&r, "include");
-    rels_add_targets(&r, "include");
+    rels_add_targets(&r, targets_include);
     if (!locate(c, CTK_F_CUPTI, root, &r, WANT_FILE, "cupti.h", "cupti.h", req,
                 &sdk->cupti_incdir) &&
         ctk_error_is_set(c->err))
@@ -1714,8 +1990,8 @@ static bool load_cupti(ctx_t *c, ctk_sdk_t *sdk)
     rels_add(&r, "extras/CUPTI/lib");
     rels_add(&r, "lib64");
     rels_add(&r, "lib");
-    rels_add_targets(&r, "lib");
-    rels_add_targets(&r, "lib64");
+    rels_add_targets(&r, targets_lib);
+    rels_add_targets(&r, targets_lib64);
     rels_add(&r, "lib/" MULTIARCH);
     if (!locate(c, CTK_F_CUPTI, root, &r, WANT_LIB, "cupti", "libcupti.so*", req,
                 &sdk->cupti_libdir) &&
@@ -1753,11 +2029,21 @@ static bool decide(ctk_sdk_t *sdk, ctk_error_t *err)
     const char *libs[] = {sdk->libdir, sdk->math_libdir, sdk->cupti_libdir,
                           sdk->nvvm_libdir, sdk->nccl_libdir, sdk->nvshmem_libdir};
     const char *man[] = {sdk->mandir};
+    const char *usable[6];
+    resolved_t res;
+    size_t i;
+    bool ok;
 
-    return build_list(&sdk->path, path, 2, err) && build_list(&sdk->cpath, cpath, 7, err) &&
-           build_list(&sdk->ld_library_path, libs, 6, err) &&
-           build_list(&sdk->library_path, libs, 6, err) && build_list(&sdk->manpath, man, 1, err) &&
-           find_libs(sdk, libs, 6, err) && find_versioned(sdk, libs, 6, err);
+    res.n = 0;
+    for (i = 0; i < 6; i++)
+        usable[i] = lib_dir_usable(&res, libs[i]) ? libs[i] : NULL;
+    ok = build_list(&sdk->path, path, 2, &res, err) && build_list(&sdk->cpath, cpath, 7, &res, err) &&
+         build_list(&sdk->ld_library_path, libs, 6, &res, err) &&
+         build_list(&sdk->library_path, libs, 6, &res, err) &&
+         build_list(&sdk->manpath, man, 1, &res, err) && find_libs(sdk, usable, 6, err) &&
+         find_versioned(sdk, usable, 6, err);
+    resolved_fini(&res);
+    return ok;
 }
 
 ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, ctk_error_t *err)

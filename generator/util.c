@@ -6,6 +6,8 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,14 +38,16 @@ char *ctk_strndup(const char *s, size_t n, ctk_error_t *err)
     return p;
 }
 
+/* Formatted once into the stack when it fits (most messages and paths do),
+ * twice otherwise: the first pass measures. */
 char *ctk_printf(ctk_error_t *err, const char *fmt, ...)
 {
     va_list ap;
     int n;
-    char *p;
+    char *p, small[256];
 
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0) {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "bad format string");
@@ -54,15 +58,47 @@ char *ctk_printf(ctk_error_t *err, const char *fmt, ...)
         ctk_error_nomem(err);
         return NULL;
     }
+    if ((size_t)n < sizeof small) {
+        memcpy(p, small, (size_t)n + 1);
+        return p;
+    }
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return p;
 }
 
+char *ctk_concat(ctk_error_t *err, const char *s, ...)
+{
+    va_list ap;
+    const char *part;
+    size_t len = 0, at = 0;
+    char *p;
+
+    va_start(ap, s);
+    for (part = s; part; part = va_arg(ap, const char *))
+        len += strlen(part);
+    va_end(ap);
+    if (!(p = malloc(len + 1))) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    va_start(ap, s);
+    for (part = s; part; part = va_arg(ap, const char *)) {
+        size_t n = strlen(part);
+
+        memcpy(p + at, part, n);
+        at += n;
+    }
+    va_end(ap);
+    p[at] = '\0';
+    return p;
+}
+
 char *ctk_path_join(const char *a, const char *b, ctk_error_t *err)
 {
-    size_t la = strlen(a);
+    size_t la = strlen(a), lb, sep;
+    char *p;
 
     while (la > 1 && a[la - 1] == '/')
         la--;
@@ -70,7 +106,17 @@ char *ctk_path_join(const char *a, const char *b, ctk_error_t *err)
         b++;
     if (*b == '\0')
         return ctk_strndup(a, la, err);
-    return ctk_printf(err, "%.*s%s%s", (int)la, a, (la == 1 && a[0] == '/') ? "" : "/", b);
+    sep = (la == 1 && a[0] == '/') ? 0 : 1;
+    lb = strlen(b);
+    if (!(p = malloc(la + sep + lb + 1))) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    memcpy(p, a, la);
+    if (sep)
+        p[la] = '/';
+    memcpy(p + la + sep, b, lb + 1);
+    return p;
 }
 
 bool ctk_str_has_prefix(const char *s, const char *prefix)
@@ -447,17 +493,195 @@ bool ctk_same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* FNV-1a, four bytes a turn (the same hash: only the loop is unrolled). */
+uint64_t ctk_hash_update(uint64_t h, const void *data, size_t len)
+{
+    const uint64_t prime = 0x100000001b3ULL;
+    const unsigned char *p = data, *end = p + len;
+
+    for (; end - p >= 4; p += 4) {
+        h = (h ^ p[0]) * prime;
+        h = (h ^ p[1]) * prime;
+        h = (h ^ p[2]) * prime;
+        h = (h ^ p[3]) * prime;
+    }
+    for (; p < end; p++)
+        h = (h ^ *p) * prime;
+    return h;
+}
+
+uint64_t ctk_hash_size(uint64_t h, size_t n)
+{
+    uint64_t v = (uint64_t)n;
+
+    return ctk_hash_update(h, &v, sizeof v);
+}
+
+uint64_t ctk_hash_mix(uint64_t h, const void *data, size_t len)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ULL;
+    const unsigned char *p = data;
+    uint64_t w = 0;
+
+    for (; len >= 8; p += 8, len -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, p, len);
+    h = (h ^ w ^ ((uint64_t)len << 56)) * k;
+    return h ^ (h >> 29);
+}
+
+/* spelt in hex without printf: every file generate writes is hashed */
+void ctk_hash_fmt(uint64_t h, char out[17])
+{
+    static const char hex[] = "0123456789abcdef";
+    int i;
+
+    for (i = 15; i >= 0; i--, h >>= 4)
+        out[i] = hex[h & 0xf];
+    out[16] = '\0';
+}
+
+typedef struct {
+    uint64_t h;
+    bool ok;
+    size_t seen; /* objects so far: the first is the program itself */
+} self_hash_t;
+
+/* The GNU build ID note in one PT_NOTE segment, fed to h; false if none. */
+static bool hash_build_id(const char *seg, size_t len, uint64_t *h)
+{
+    size_t pos = 0;
+
+    while (pos + sizeof(ElfW(Nhdr)) <= len) {
+        const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)(seg + pos);
+        size_t name = (n->n_namesz + 3) & ~(size_t)3, desc = (n->n_descsz + 3) & ~(size_t)3;
+        const char *p = seg + pos + sizeof *n;
+
+        if (name > len || desc > len || pos + sizeof *n + name + desc > len)
+            return false;
+        if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(p, "GNU", 4) == 0 &&
+            n->n_descsz > 0) {
+            *h = ctk_hash_size(*h, n->n_descsz);
+            *h = ctk_hash_update(*h, p + name, n->n_descsz);
+            return true;
+        }
+        pos += sizeof *n + name + desc;
+    }
+    return false;
+}
+
+/* A file's identity, fed to h; false when it cannot be had. */
+static bool hash_file_identity(const char *path, uint64_t *h)
+{
+    struct stat st;
+    int64_t id[7];
+
+    if (stat(path, &st) < 0)
+        return false;
+    id[0] = (int64_t)st.st_dev;
+    id[1] = (int64_t)st.st_ino;
+    id[2] = (int64_t)st.st_size;
+    id[3] = (int64_t)st.st_mtim.tv_sec;
+    id[4] = (int64_t)st.st_mtim.tv_nsec;
+    id[5] = (int64_t)st.st_ctim.tv_sec;
+    id[6] = (int64_t)st.st_ctim.tv_nsec;
+    *h = ctk_hash_size(*h, strlen(path));
+    *h = ctk_hash_update(*h, path, strlen(path));
+    *h = ctk_hash_update(*h, id, sizeof id);
+    return true;
+}
+
+static int hash_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    self_hash_t *sh = arg;
+    const char *name = sh->seen++ == 0 ? "/proc/self/exe" : info->dlpi_name;
+    ElfW(Half) i;
+
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type == PT_NOTE &&
+            hash_build_id((const char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, &sh->h))
+            return 0;
+    }
+    /* an object loaded from no file (the vDSO) is the kernel's */
+    if (!name || !strchr(name, '/'))
+        return 0;
+    if (!hash_file_identity(name, &sh->h))
+        sh->ok = false;
+    return 0;
+}
+
+bool ctk_hash_self(uint64_t *h)
+{
+    self_hash_t sh = { *h, true, 0 };
+
+    dl_iterate_phdr(hash_object, &sh);
+    *h = sh.h;
+    return sh.ok;
+}
+
+bool ctk_strmap_init(ctk_strmap_t *m, size_t n, ctk_error_t *err)
+{
+    size_t cap = 16;
+
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    m->n = 0;
+    m->mask = cap - 1;
+    m->key = calloc(cap, sizeof *m->key);
+    m->val = calloc(cap, sizeof *m->val);
+    if (m->key && m->val)
+        return true;
+    ctk_strmap_fini(m);
+    ctk_error_nomem(err);
+    return false;
+}
+
+void ctk_strmap_fini(ctk_strmap_t *m)
+{
+    free(m->key);
+    free(m->val);
+    memset(m, 0, sizeof *m);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t strmap_slot(const ctk_strmap_t *m, const char *key)
+{
+    size_t i = (size_t)ctk_hash_update(CTK_HASH_INIT, key, strlen(key)) & m->mask;
+
+    while (m->key[i] && strcmp(m->key[i], key) != 0)
+        i = (i + 1) & m->mask;
+    return i;
+}
+
+const size_t *ctk_strmap_get(const ctk_strmap_t *m, const char *key)
+{
+    size_t i = strmap_slot(m, key);
+
+    return m->key[i] ? &m->val[i] : NULL;
+}
+
+bool ctk_strmap_add(ctk_strmap_t *m, const char *key, size_t val)
+{
+    size_t i = strmap_slot(m, key);
+
+    if (m->key[i])
+        return false;
+    m->key[i] = key;
+    m->val[i] = val;
+    m->n++;
+    return true;
+}
+
 void ctk_hash_hex(const void *data, size_t len, char out[17])
 {
-    const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
+    ctk_hash_fmt(ctk_hash_update(CTK_HASH_INIT, data, len), out);
 }
 
 bool ctk_write_all(int fd, const char *data, size_t len)

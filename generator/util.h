@@ -11,12 +11,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- strings ---------------------------------------------------------- */
 char *ctk_strdup(const char *s, ctk_error_t *err);                 /* caller frees */
 char *ctk_strndup(const char *s, size_t n, ctk_error_t *err);      /* caller frees */
 char *ctk_printf(ctk_error_t *err, const char *fmt, ...)           /* caller frees */
     __attribute__((format(printf, 2, 3)));
+/* The strings up to the first NULL, one after the other (caller frees):
+ * ctk_printf("%s%s%s") without parsing a format, for paths and names
+ * made thousands of times a run.  NULL with CTK_E_NOMEM. */
+char *ctk_concat(ctk_error_t *err, const char *s, ...) __attribute__((sentinel));
 /* a/b with exactly one slash between; caller frees. */
 char *ctk_path_join(const char *a, const char *b, ctk_error_t *err);
 bool ctk_str_has_prefix(const char *s, const char *prefix);
@@ -105,5 +110,43 @@ bool ctk_same_file(const char *a, const char *b);
 
 /* 64-bit FNV-1a of a byte string, as 16 lowercase hex digits in out[17]. */
 void ctk_hash_hex(const void *data, size_t len, char out[17]);
+/* The same hash over several pieces: start from CTK_HASH_INIT, feed each
+ * piece in order; ctk_hash_fmt writes the result as ctk_hash_hex does.
+ * A caller hashing a structure feeds each piece's length before variable
+ * bytes, so that no two structures share one stream. */
+#define CTK_HASH_INIT 0xcbf29ce484222325ULL
+uint64_t ctk_hash_update(uint64_t h, const void *data, size_t len);
+uint64_t ctk_hash_size(uint64_t h, size_t n);
+void ctk_hash_fmt(uint64_t h, char out[17]);
+/* A faster hash of the same kind for what only this machine compares (the
+ * inputs a file was rendered from): eight bytes a step, the length mixed
+ * in.  Not FNV: never for a file's own hash in the manifest. */
+uint64_t ctk_hash_mix(uint64_t h, const void *data, size_t len);
+/* h fed with what this process runs as: for ctkgen and every shared
+ * library loaded, its GNU build ID (a hash of its linked content, so that
+ * a copy of a build is the same and a rebuild with any change is not);
+ * for an object without one, its path and file identity (device, inode,
+ * size, mtime, ctime: a rebuilt or reinstalled file changes one).  false
+ * when an object without a build ID cannot be looked at: then nothing
+ * identifies the process. */
+bool ctk_hash_self(uint64_t *h);
+
+/* A map from strings to numbers, for lookups by name over thousands of
+ * SDKs.  Keys are borrowed (they must outlive the map); the map is sized
+ * once for at most n keys.  Open addressing, FNV-1a of the key. */
+typedef struct {
+    const char **key;
+    size_t *val;
+    size_t mask; /* slots - 1: a power of two, at least twice n */
+    size_t n;
+} ctk_strmap_t;
+
+bool ctk_strmap_init(ctk_strmap_t *m, size_t n, ctk_error_t *err);
+void ctk_strmap_fini(ctk_strmap_t *m);
+/* The value of key, or NULL when it has none. */
+const size_t *ctk_strmap_get(const ctk_strmap_t *m, const char *key);
+/* Give key the value val unless it has one: true if it was added.  The
+ * caller adds no more keys than the map was sized for. */
+bool ctk_strmap_add(ctk_strmap_t *m, const char *key, size_t val);
 
 #endif

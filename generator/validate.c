@@ -12,16 +12,23 @@
  *   pc build   nvcc -c probe.cu $(cflags)          -> probe.o
  *              c++  probe.o $(libs)                 -> probe_pc   (run with no env)
  *              nvcc probe.o $(libs)                 -> Libs verbatim for nvcc
- *   modules    cc host_probe.c -lcudart             (module env only)
+ *   modules    nvcc -E probe.cu                     (module env: its nvcc and host
+ *                                                    compiler; skipped where the
+ *                                                    pc compile provably saw the
+ *                                                    same, same_compile_env)
+ *              cc host_probe.c -lcudart             (module env only)
  *              c++ probe.o -lcudart                 (module env only; probe.o
  *                                                    from the pc build, else
  *                                                    nvcc -c in the module env)
- *              run both in the module env
+ *              run both in the module env; tcl runs lmod's where their
+ *              environments agree
  *
  * One probe.o serves every artifact: the object does not depend on how it
  * is linked, and compiling it is the one expensive step (nvcc, ~1 s).  The
  * module's own header lookup is proven by the host probe, which sees
- * cuda_runtime.h through CPATH alone.
+ * cuda_runtime.h through CPATH alone.  An artifact whose checks another's
+ * build stands for says so (built_by).  nvcc --version runs once per nvcc
+ * file in a run.
  *
  * Everything a step sees comes from a small clean base environment (PATH
  * of the host compilers' dirs + /usr/bin:/bin, HOME and TMPDIR in the
@@ -55,6 +62,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +136,8 @@ typedef struct {
     pthread_mutex_t lock;     /* next, progress, pc_lock use */
     pthread_mutex_t pc_lock;  /* libpkgconf is not documented thread-safe */
     size_t next;
+    pthread_mutex_t nvcc_lock; /* held while an nvcc is asked its release */
+    ctk_strlist_t nvcc_seen;  /* "FILE-IDENTITY\tRELEASE" of each nvcc asked (nvcc_lock) */
     bool failed;              /* a worker hit an internal error */
     ctk_error_t err;          /* the first such error */
 } vctx_t;
@@ -303,16 +313,52 @@ static char *tool_output(const vctx_t *c, const char *const *argv, const char *c
     return out;
 }
 
-/* "13.0" from `nvcc --version` ("Cuda compilation tools, release 13.0, V13.0.88"). */
+/* "dev:ino:size:mtime" of a file: the same for a path, a link or a hard
+ * link to the same unchanged bytes.  NULL when it cannot be read. */
+static char *file_identity(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return NULL;
+    return ctk_printf(NULL, "%ju:%ju:%jd:%jd.%09ld", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+                      (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/* The release an earlier SDK of this run read from the same nvcc file:
+ * nvcc prints its own, so one run per file says it.  NULL: none yet.
+ * Under nvcc_lock. */
+static char *nvcc_release_seen(const vctx_t *c, const char *id)
+{
+    size_t n = strlen(id);
+
+    for (size_t i = 0; i < c->nvcc_seen.len; i++)
+        if (strncmp(c->nvcc_seen.items[i], id, n) == 0 && c->nvcc_seen.items[i][n] == '\t')
+            return ctk_strdup(c->nvcc_seen.items[i] + n + 1, NULL);
+    return NULL;
+}
+
+/* "13.0" from `nvcc --version` ("Cuda compilation tools, release 13.0,
+ * V13.0.88"), run once per nvcc file in a run: SDKs asking at once wait
+ * for the first. */
 static char *nvcc_release(vjob_t *j, const char *nvcc)
 {
     const char *argv[] = {nvcc, "--version", NULL};
-    char *text = tool_output(j->c, argv, j->dir), *out = NULL, *p;
+    char *id = file_identity(nvcc), *text, *out = NULL, *p, *rec;
     int ma, mi;
 
+    pthread_mutex_lock(&j->c->nvcc_lock);
+    if (id && (out = nvcc_release_seen(j->c, id)))
+        goto out;
+    text = tool_output(j->c, argv, j->dir);
     if (text && (p = strstr(text, "release ")) && sscanf(p, "release %d.%d", &ma, &mi) == 2)
         out = ctk_printf(NULL, "%d.%d", ma, mi);
     free(text);
+    if (id && out && (rec = ctk_printf(NULL, "%s\t%s", id, out)))
+        ctk_strlist_take(&j->c->nvcc_seen, rec, NULL);
+out:
+    pthread_mutex_unlock(&j->c->nvcc_lock);
+    free(id);
     return out;
 }
 
@@ -1760,6 +1806,164 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
     return ok;
 }
 
+/* ---- one compile for several artifacts ------------------------------------------- */
+/* The .pc's `nvcc -c probe.cu $(Cflags)` stands for a module's own nvcc
+ * run when nothing nvcc or the programs it runs read differs between the
+ * two, so the module's `nvcc -E` would only repeat it.  Decided
+ * conservatively: any difference not named below keeps the module's own
+ * run.
+ *
+ *   argv       the .pc passed no -ccbin, and every Cflag is an -I
+ *   nvcc       the module's PATH finds the same file as the .pc's
+ *   PATH       the module only puts nvcc's own dir in front: nvcc.profile
+ *              puts that dir first on the PATH of every program it runs
+ *   CPATH      names the .pc's -I dirs in their order, the first being
+ *              nvcc's $(TOP)/include, which nvcc passes after a command
+ *              line's -I and before CPATH's: the compiler searches the
+ *              same dirs in the same order either way
+ *   LD_LIBRARY_PATH  the module only adds dirs whose shared libraries
+ *              are all CUDA's (never_loaded_by_compilers)
+ *   LIBRARY_PATH  read when linking only; `nvcc -c` links nothing
+ *   others     module bookkeeping and build-system hints no compiler
+ *              reads (not_read_by_compilers); every other variable, NVCC_*,
+ *              C_INCLUDE_PATH, CPLUS_INCLUDE_PATH, TMPDIR... must be equal */
+
+/* Variables that neither nvcc, the programs it runs, nor GCC read. */
+static bool not_read_by_compilers(const char *name)
+{
+    static const char *const exact[] = {"PKG_CONFIG_PATH", "CMAKE_INCLUDE_PATH", "CMAKE_LIBRARY_PATH",
+                                        "CMAKE_PREFIX_PATH", "CMAKE_BUILD_RPATH", "CUDAToolkit_ROOT",
+                                        "CUDAHOSTCXX", "CUDA_HOME", "CUDA_PATH", "CUDATOOLKIT_VERSION",
+                                        "MANPATH", "INFOPATH", "LOADEDMODULES", "_LMFILES_", "MODULEPATH",
+                                        "LIBRARY_PATH", NULL};
+    static const char *const prefix[] = {"LMOD_", "MODULES_", "__MODULES_", "__LMOD_", "_ModuleTable", NULL};
+
+    for (int i = 0; exact[i]; i++)
+        if (strcmp(name, exact[i]) == 0)
+            return true;
+    for (int i = 0; prefix[i]; i++)
+        if (strncmp(name, prefix[i], strlen(prefix[i])) == 0)
+            return true;
+    return false;
+}
+
+/* DIR/../sub for the SDK's nvcc DIR/nvcc: nvcc.profile's $(TOP)/sub.
+ * NULL when nvcc has no dir or memory ran out. */
+static char *nvcc_top(const vjob_t *j, const char *sub)
+{
+    const char *slash = strrchr(j->sdk->nvcc, '/');
+
+    if (!slash)
+        return NULL;
+    return ctk_printf(NULL, "%.*s/../%s", (int)(slash - j->sdk->nvcc), j->sdk->nvcc, sub);
+}
+
+static bool is_nvcc_dir(const vjob_t *j, const char *dir)
+{
+    char *here = nvcc_top(j, "bin");
+    bool same = here && ctk_same_file(dir, here);
+
+    free(here);
+    return same;
+}
+
+/* Every shared library in dir is one of CUDA's (libcu*, libnv*, libnpp*,
+ * libnccl*, libOpenCL*, ...): none is a library that nvcc, its programs
+ * or the GNU toolchain load (libc, libstdc++, libz...).  Subdirs do not
+ * count: the loader does not look into them. */
+static bool never_loaded_by_compilers(const vjob_t *j, const char *dir)
+{
+    static const char *const cuda[] = {"libcu", "libnv", "libnpp", "libnccl", "libOpenCL", "libaccinj",
+                                       "libcheckpoint", "libpcsamplingutil", NULL};
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool ok = d != NULL;
+
+    (void)j;
+    while (ok && (e = readdir(d))) {
+        bool known = false;
+
+        if (!strstr(e->d_name, ".so"))
+            continue;
+        for (int i = 0; cuda[i] && !known; i++)
+            known = strncmp(e->d_name, cuda[i], strlen(cuda[i])) == 0;
+        ok = known;
+    }
+    if (d)
+        closedir(d);
+    return ok;
+}
+
+/* mod is some dirs, each accepted by keep, then exactly pc (or just the
+ * dirs, where pc is unset).  An empty element (the current dir) is never
+ * accepted. */
+static bool only_adds(const vjob_t *j, const char *mod, const char *pc,
+                      bool (*keep)(const vjob_t *, const char *))
+{
+    size_t pl = pc ? strlen(pc) : 0, ml = mod ? strlen(mod) : 0;
+    char *head, *rest, *d;
+    bool ok = true;
+
+    if (!mod || (pc && (ml <= pl || mod[ml - pl - 1] != ':' || strcmp(mod + ml - pl, pc) != 0)))
+        return false;
+    if (!(head = strndup(mod, pc ? ml - pl - 1 : ml)))
+        return false;
+    for (rest = head; ok && (d = strsep(&rest, ":"));)
+        ok = *d && keep(j, d);
+    free(head);
+    return ok;
+}
+
+/* CPATH names exactly the .pc's -I dirs in their order, the first being
+ * nvcc's own include dir; an empty element (the current dir) never. */
+static bool cpath_is_cflags(const vjob_t *j, const char *cpath)
+{
+    const ctk_strlist_t *fl = &j->res->art[CTK_ART_PC].cflags;
+    char *list = cpath ? ctk_strdup(cpath, NULL) : NULL, *rest = list, *top = nvcc_top(j, "include");
+    const char *d = list ? strsep(&rest, ":") : NULL;
+    bool ok = list && top && fl->len > 0 && strncmp(fl->items[0], "-I", 2) == 0 &&
+              ctk_same_file(fl->items[0] + 2, top);
+
+    for (size_t i = 0; ok && i < fl->len; i++, d = strsep(&rest, ":"))
+        ok = strncmp(fl->items[i], "-I", 2) == 0 && d && *d && ctk_same_file(fl->items[i] + 2, d);
+    ok = ok && !d;
+    free(list);
+    free(top);
+    return ok;
+}
+
+/* *same: would the module's nvcc, in menv, see what the .pc's compile
+ * saw?  False only on an internal error (j->err). */
+static bool same_compile_env(vjob_t *j, const ctk_vart_t *a, const ctk_env_t *menv, bool *same)
+{
+    ctk_env_t penv;
+    ctk_strlist_t diff;
+    bool ok;
+
+    *same = false;
+    if (!j->probe_o || j->pc.ccbin || !a->nvcc || !ctk_same_file(a->nvcc, j->sdk->nvcc))
+        return true;
+    ctk_env_init(&penv);
+    ctk_strlist_init(&diff);
+    ok = pc_env(j, &penv) && ctk_env_diff(&penv, menv, &diff, j->err);
+    *same = ok;
+    for (size_t i = 0; *same && i < diff.len; i++) {
+        const char *n = diff.items[i], *pv = ctk_env_get(&penv, n), *mv = ctk_env_get(menv, n);
+
+        if (strcmp(n, "PATH") == 0)
+            *same = only_adds(j, mv, pv, is_nvcc_dir);
+        else if (strcmp(n, "LD_LIBRARY_PATH") == 0)
+            *same = only_adds(j, mv, pv, never_loaded_by_compilers);
+        else if (strcmp(n, "CPATH") == 0)
+            *same = !pv && cpath_is_cflags(j, mv);
+        else
+            *same = not_read_by_compilers(n);
+    }
+    ctk_strlist_fini(&diff);
+    ctk_env_fini(&penv);
+    return ok;
+}
+
 /* The Tcl module's environment is the Lua module's: the same compiler
  * runs on the same files with the same variables, so the probes built for
  * the Lua module are what the Tcl module would build.  Run those in the Tcl
@@ -1767,7 +1971,7 @@ static bool check_header_origin(vjob_t *j, ctk_vart_t *a, const char *deps_name)
 static bool reuse_module_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
     char *host = ctk_path_join(j->dir, "host_lmod", j->err), *cuda = ctk_path_join(j->dir, "probe_lmod", j->err);
-    bool ok = host && cuda;
+    bool ok = host && cuda && (a->built_by = ctk_strdup(ctk_art_name(CTK_ART_LMOD), j->err));
 
     if (ok && ctk_is_file(host))
         ok = launch(j, a, host, menv, &a->host) && judge_report(&j->jd, a, &a->host, "host_lmod");
@@ -1791,7 +1995,7 @@ static bool check_module_nvcc(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
     char *named = prepend_ccbin(ctk_env_get(menv, "NVCC_PREPEND_FLAGS")), *ran = NULL;
     const char *argv[] = {a->nvcc, "-E", "probe.cu", "-o", "probe_mod.ii", NULL};
     ctk_proc_result_t r;
-    bool ok = true;
+    bool ok = true, same;
 
     if (!a->nvcc)
         goto out;
@@ -1806,6 +2010,12 @@ static bool check_module_nvcc(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
                   named, var, a->nvcc_release ? " " : "", a->nvcc_release ? a->nvcc_release : "", ran, named);
     if (!ok || !j->probe_o)
         goto out; /* without the .pc's object, build_module compiles with this nvcc itself */
+    if (!(ok = same_compile_env(j, a, menv, &same)))
+        goto out;
+    if (same) { /* the .pc's compile ran what this one would */
+        ok = (a->built_by = ctk_strdup(ctk_art_name(CTK_ART_PC), j->err)) != NULL;
+        goto out;
+    }
     ctk_proc_result_init(&r);
     if (!(ok = run_step(j, argv, menv, &r)))
         ;
@@ -2584,8 +2794,10 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
     c.timeout = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
     ctk_env_init(&c.base);
     ctk_env_init(&caller);
+    ctk_strlist_init(&c.nvcc_seen);
     pthread_mutex_init(&c.lock, NULL);
     pthread_mutex_init(&c.pc_lock, NULL);
+    pthread_mutex_init(&c.nvcc_lock, NULL);
     out->n_sdks = n_sdks;
     out->jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (out->jobs < 1)
@@ -2688,8 +2900,10 @@ out:
         ctk_modsys_info_fini(&c.lmod);
     ctk_env_fini(&c.base);
     ctk_env_fini(&caller);
+    ctk_strlist_fini(&c.nvcc_seen);
     pthread_mutex_destroy(&c.lock);
     pthread_mutex_destroy(&c.pc_lock);
+    pthread_mutex_destroy(&c.nvcc_lock);
     return ok;
 }
 

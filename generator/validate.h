@@ -89,6 +89,11 @@ typedef struct {
     char *pc_version;         /* pc: Version:; NULL otherwise */
     char *nvcc;               /* the nvcc used (module's PATH / the .pc's sdk) */
     char *nvcc_release;       /* "13.0" from its --version; NULL if unknown */
+    char *built_by;           /* lmod/tcl: "pc" when the .pc's compile stands for
+                               * this module's own nvcc run (the environment nvcc
+                               * sees is provably the same), "lmod" when the Tcl
+                               * module runs the probes built for the Lua one;
+                               * NULL when it ran its own */
     ctk_probe_report_t host;  /* lmod/tcl: the host C probe */
     ctk_probe_report_t cuda;  /* the .cu probe */
     ctk_probe_report_t sass;  /* pc, where a GPU may run it: probe.cu with SASS for

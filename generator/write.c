@@ -34,6 +34,9 @@
 #include <unistd.h>
 
 #define MANIFEST_HEADER "# ctkgen manifest v1\n"
+/* v2 records each file's inputs too: "<hash> <inputs or 16 '-'> <path>" */
+#define MANIFEST_HEADER_V2 "# ctkgen manifest v2\n"
+#define NO_INPUT "----------------"
 #define TMP_TAG ".ctkgen-tmp-"
 /* ctkgen's own files are a few KB; anything far larger is not ours. */
 #define MAX_FILE_BYTES ((size_t)64 << 20)
@@ -42,6 +45,7 @@
 
 typedef enum { WALK_FOUND, WALK_ABSENT, WALK_NOTDIR, WALK_FAILED } walk_t;
 
+static bool is_hex16(const char *p);
 static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlist_t *notes,
                       ctk_error_t *err);
 
@@ -208,8 +212,10 @@ static walk_t walk(int outfd, const char *outdir, const char *rel, bool create, 
                               "cannot open directory: %s", strerror(errno));
             goto out;
         }
-        /* mkdirat's mode is filtered by the umask; the tree's modes are not */
-        if (made && (fchmod(next, 0755) < 0 || fsync_dir(cur) < 0)) {
+        /* mkdirat's mode is filtered by the umask; the tree's modes are not.
+         * Its entry in cur is made durable by apply's directory pass
+         * (sync_dirs), which syncs every directory above a changed file. */
+        if (made && fchmod(next, 0755) < 0) {
             ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
                           "cannot set up directory: %s", strerror(errno));
             close(next);
@@ -487,12 +493,14 @@ bool ctk_outset_drop(ctk_outset_t *set, const ctk_strlist_t *keep, ctk_error_t *
     return set->index_cap == 0 || index_build(set, set->index_cap, err);
 }
 
-bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
-                     ctk_error_t *err)
+/* Append relpath with data (taken, freed on failure); the new entry or
+ * NULL. */
+static ctk_outfile_t *outset_add(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                                 ctk_error_t *err)
 {
     const char *why;
     char *rel = NULL;
-    bool ok = false;
+    ctk_outfile_t *f = NULL;
     size_t slot;
 
     if (!relpath || (!data && len > 0)) {
@@ -525,17 +533,47 @@ bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t 
     rel = ctk_strdup(relpath, err);
     if (!rel)
         goto out;
-    set->files[set->n].relpath = rel;
-    set->files[set->n].data = data;
-    set->files[set->n].len = len;
+    f = &set->files[set->n];
+    memset(f, 0, sizeof *f);
+    f->relpath = rel;
+    f->data = data;
+    f->len = len;
     set->index[slot] = ++set->n;
     rel = NULL;
     data = NULL;
-    ok = true;
 out:
     free(rel);
     free(data);
-    return ok;
+    return f;
+}
+
+bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                     ctk_error_t *err)
+{
+    return outset_add(set, relpath, data, len, err) != NULL;
+}
+
+bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17],
+                      const char input[17], ctk_error_t *err)
+{
+    ctk_outfile_t *f;
+
+    if (!is_hex16(hash) || !is_hex16(input)) {
+        ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "reused output without its hashes");
+        return false;
+    }
+    f = outset_add(set, relpath, NULL, 0, err);
+    if (!f)
+        return false;
+    memcpy(f->reuse, hash, 17);
+    memcpy(f->input, input, 17);
+    return true;
+}
+
+void ctk_outset_mark_input(ctk_outset_t *set, size_t from, const char input[17])
+{
+    for (; from < set->n; from++)
+        memcpy(set->files[from].input, input, 17);
 }
 
 /* ---- manifest -------------------------------------------------------------- */
@@ -543,6 +581,7 @@ out:
 typedef struct {
     char *rel;
     char hash[17];
+    char input[17]; /* "" when the manifest records no inputs for it */
     int line;
 } mentry_t;
 
@@ -586,67 +625,62 @@ static bool is_hex16(const char *p)
     return true;
 }
 
-static bool manifest_parse(const char *path, const char *data, size_t len, manifest_t *m,
-                           ctk_error_t *err)
+/* Room for one more entry in m; false on ENOMEM. */
+static bool manifest_grow(manifest_t *m, size_t *cap, ctk_error_t *err)
 {
-    static const char hint[] = "; move the manifest away and rerun with --force to regenerate";
-    size_t hl = strlen(MANIFEST_HEADER), pos, cap = 0, i;
-    int line = 1;
+    size_t ncap = *cap ? *cap * 2 : 32;
+    mentry_t *v;
 
-    if (len < hl || memcmp(data, MANIFEST_HEADER, hl) != 0) {
-        ctk_error_set(err, CTK_E_IO, path, 1, 0,
-                      "not a ctkgen manifest: the first line must be \"# ctkgen manifest v1\"%s",
-                      hint);
+    if (m->n < *cap)
+        return true;
+    v = realloc(m->v, ncap * sizeof *v);
+    if (!v) {
+        ctk_error_nomem(err);
         return false;
     }
-    for (pos = hl; pos < len;) {
-        const char *p = data + pos, *nl = memchr(p, '\n', len - pos);
-        size_t l;
-        const char *why;
-        char *rel;
+    m->v = v;
+    *cap = ncap;
+    return true;
+}
 
-        line++;
-        if (!nl) {
-            ctk_error_set(err, CTK_E_IO, path, line, 0,
-                          "corrupt manifest line: no newline at the end (truncated?)%s", hint);
-            return false;
-        }
-        l = (size_t)(nl - p);
-        if (l < 18 || !is_hex16(p) || p[16] != ' ' || memchr(p, '\0', l)) {
-            ctk_error_set(err, CTK_E_IO, path, line, 0,
-                          "corrupt manifest line: expected \"<16 hex digits> <path>\"%s", hint);
-            return false;
-        }
-        if (m->n == cap) {
-            size_t ncap = cap ? cap * 2 : 32;
-            mentry_t *v = realloc(m->v, ncap * sizeof *v);
-
-            if (!v) {
-                ctk_error_nomem(err);
-                return false;
-            }
-            m->v = v;
-            cap = ncap;
-        }
-        rel = ctk_strndup(p + 17, l - 17, err);
-        if (!rel)
-            return false;
-        why = relpath_problem(rel);
-        if (why) {
-            ctk_error_set(err, CTK_E_IO, path, line, 18, "corrupt manifest line: path %s%s",
-                          why, hint);
-            free(rel);
-            return false;
-        }
-        m->v[m->n].rel = rel;
-        memcpy(m->v[m->n].hash, p, 16);
-        m->v[m->n].hash[16] = '\0';
-        m->v[m->n].line = line;
-        m->n++;
-        pos += l + 1;
+/* The inputs column of a v2 line at p (16 hex digits or NO_INPUT, then a
+ * blank) into input; false when it is not one. */
+static bool parse_input(const char *p, size_t l, char input[17])
+{
+    if (l < 17 || p[16] != ' ')
+        return false;
+    if (memcmp(p, NO_INPUT, 16) == 0) {
+        input[0] = '\0';
+        return true;
     }
-    if (m->n > 1)
-        qsort(m->v, m->n, sizeof *m->v, mentry_cmp);
+    if (!is_hex16(p))
+        return false;
+    memcpy(input, p, 16);
+    input[16] = '\0';
+    return true;
+}
+
+/* qsort, less the work where base is in order already (as a manifest
+ * ctkgen wrote is, and a plan of no removals): one pass to see. */
+static void sort_unless_sorted(void *base, size_t n, size_t size,
+                               int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    size_t i;
+
+    for (i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * size, p + i * size) > 0)
+            break;
+    if (i < n)
+        qsort(base, n, size, cmp);
+}
+
+/* Entries sorted by path; a path listed twice is corrupt. */
+static bool manifest_sort(const char *path, manifest_t *m, const char *hint, ctk_error_t *err)
+{
+    size_t i;
+
+    sort_unless_sorted(m->v, m->n, sizeof *m->v, mentry_cmp);
     for (i = 1; i < m->n; i++) {
         if (strcmp(m->v[i - 1].rel, m->v[i].rel) == 0) {
             int dup = m->v[i].line > m->v[i - 1].line ? m->v[i].line : m->v[i - 1].line;
@@ -657,6 +691,68 @@ static bool manifest_parse(const char *path, const char *data, size_t len, manif
         }
     }
     return true;
+}
+
+static bool manifest_parse(const char *path, const char *data, size_t len, manifest_t *m,
+                           ctk_error_t *err)
+{
+    static const char hint[] = "; move the manifest away and rerun with --force to regenerate";
+    size_t hl = strlen(MANIFEST_HEADER), pos, cap = 0;
+    bool v2 = len >= hl && memcmp(data, MANIFEST_HEADER_V2, hl) == 0;
+    int line = 1;
+
+    if (!v2 && (len < hl || memcmp(data, MANIFEST_HEADER, hl) != 0)) {
+        ctk_error_set(err, CTK_E_IO, path, 1, 0,
+                      "not a ctkgen manifest: the first line must be \"# ctkgen manifest v1\" "
+                      "or \"# ctkgen manifest v2\"%s", hint);
+        return false;
+    }
+    for (pos = hl; pos < len;) {
+        const char *p = data + pos, *nl = memchr(p, '\n', len - pos), *rest;
+        size_t l, skip = v2 ? 17 : 0;
+        const char *why;
+        char *rel;
+
+        line++;
+        if (!nl) {
+            ctk_error_set(err, CTK_E_IO, path, line, 0,
+                          "corrupt manifest line: no newline at the end (truncated?)%s", hint);
+            return false;
+        }
+        l = (size_t)(nl - p);
+        if (l < 18 + skip || !is_hex16(p) || p[16] != ' ' || memchr(p, '\0', l) ||
+            !manifest_grow(m, &cap, err) ||
+            (v2 && !parse_input(p + 17, l - 17, m->v[m->n].input))) {
+            if (ctk_error_is_set(err))
+                return false;
+            ctk_error_set(err, CTK_E_IO, path, line, 0,
+                          v2 ? "corrupt manifest line: expected \"<16 hex digits> <16 hex digits "
+                               "or 16 '-'> <path>\"%s"
+                             : "corrupt manifest line: expected \"<16 hex digits> <path>\"%s",
+                          hint);
+            return false;
+        }
+        if (!v2)
+            m->v[m->n].input[0] = '\0';
+        rest = p + 17 + skip;
+        rel = ctk_strndup(rest, l - 17 - skip, err);
+        if (!rel)
+            return false;
+        why = relpath_problem(rel);
+        if (why) {
+            ctk_error_set(err, CTK_E_IO, path, line, (int)(18 + skip),
+                          "corrupt manifest line: path %s%s", why, hint);
+            free(rel);
+            return false;
+        }
+        m->v[m->n].rel = rel;
+        memcpy(m->v[m->n].hash, p, 16);
+        m->v[m->n].hash[16] = '\0';
+        m->v[m->n].line = line;
+        m->n++;
+        pos += l + 1;
+    }
+    return manifest_sort(path, m, hint, err);
 }
 
 /* ---- plan ------------------------------------------------------------------ */
@@ -821,30 +917,90 @@ fail:
     return -1;
 }
 
+struct ctk_records {
+    manifest_t m;
+};
+
+ctk_records_t *ctk_write_records(const char *outdir, ctk_error_t *err)
+{
+    ctk_records_t *rec = calloc(1, sizeof *rec);
+    ctk_error_t e;
+
+    if (!rec) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    ctk_error_init(&e);
+    if (manifest_load(outdir, &rec->m, &e) < 0) {
+        manifest_fini(&rec->m); /* the plan reports a manifest it cannot read */
+        if (e.code == CTK_E_NOMEM) {
+            *err = e;
+            free(rec);
+            return NULL;
+        }
+    }
+    return rec;
+}
+
+bool ctk_records_find(const ctk_records_t *rec, const char *rel, char hash[17], char input[17])
+{
+    const mentry_t *me = rec ? manifest_find(&rec->m, rel) : NULL;
+
+    if (!me || !me->input[0])
+        return false;
+    memcpy(hash, me->hash, 17);
+    memcpy(input, me->input, 17);
+    return true;
+}
+
+void ctk_records_free(ctk_records_t *rec)
+{
+    if (!rec)
+        return;
+    manifest_fini(&rec->m);
+    free(rec);
+}
+
 static int mentry_ptr_cmp(const void *x, const void *y)
 {
     return strcmp((*(const mentry_t *const *)x)->rel, (*(const mentry_t *const *)y)->rel);
 }
 
 /* The manifest text: every file of the outset (sorted) and every kept
- * entry (sorted, none of them in the outset) by path, merged. */
+ * entry (sorted, none of them in the outset) by path, merged.  Version 2
+ * (an inputs column) when any of them has recorded inputs, else 1. */
 static void manifest_text(ctk_buf_t *mb, const ctk_outfile_t **files, size_t n,
                           const mentry_t **kept, size_t n_kept)
 {
     size_t i = 0, k = 0;
+    bool v2 = false;
 
-    ctk_buf_puts(mb, MANIFEST_HEADER);
-    while (i < n || k < n_kept) {
+    for (i = 0; i < n && !v2; i++)
+        v2 = files[i]->input[0] != '\0';
+    for (k = 0; k < n_kept && !v2; k++)
+        v2 = kept[k]->input[0] != '\0';
+    ctk_buf_puts(mb, v2 ? MANIFEST_HEADER_V2 : MANIFEST_HEADER);
+    for (i = 0, k = 0; i < n || k < n_kept;) {
+        const char *hash, *input, *rel;
         char h[17];
 
         if (k < n_kept && (i == n || strcmp(kept[k]->rel, files[i]->relpath) < 0)) {
-            ctk_buf_printf(mb, "%s %s\n", kept[k]->hash, kept[k]->rel);
-            k++;
-            continue;
+            hash = kept[k]->hash;
+            input = kept[k]->input;
+            rel = kept[k++]->rel;
+        } else {
+            const ctk_outfile_t *f = files[i++];
+
+            if (!f->reuse[0])
+                ctk_hash_hex(f->data ? f->data : "", f->len, h);
+            hash = f->reuse[0] ? f->reuse : h;
+            input = f->input;
+            rel = f->relpath;
         }
-        ctk_hash_hex(files[i]->data ? files[i]->data : "", files[i]->len, h);
-        ctk_buf_printf(mb, "%s %s\n", h, files[i]->relpath);
-        i++;
+        if (v2)
+            ctk_buf_printf(mb, "%s %s %s\n", hash, input[0] ? input : NO_INPUT, rel);
+        else
+            ctk_buf_printf(mb, "%s %s\n", hash, rel);
     }
 }
 
@@ -951,6 +1107,15 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
         w = probe(outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, err);
         if (w == WALK_FAILED)
             goto out;
+        if (f->reuse[0]) {
+            /* not rendered: right only if the recorded bytes are still there */
+            if (w != WALK_FOUND || hash_differs(old, oldlen, f->reuse))
+                plan->stale++;
+            c->kind = CTK_CHANGE_SAME;
+            free(old);
+            old = NULL;
+            continue;
+        }
         if (w == WALK_NOTDIR) {
             /* a file ctkgen wrote there and no longer produces gives way
              * (apply removes it first); anything else is in the way */
@@ -1008,8 +1173,7 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
         c->old_len = oldlen;
         old = NULL;
     }
-    if (plan->n > 1)
-        qsort(plan->items, plan->n, sizeof *plan->items, change_cmp);
+    sort_unless_sorted(plan->items, plan->n, sizeof *plan->items, change_cmp);
     /* temp files apply will leave alone, said now */
     if (outfd >= 0 && !sweep_tmp(outfd, plan, false, &plan->notes, err))
         goto out;
@@ -1075,12 +1239,27 @@ bool ctk_plan_has_changes(const ctk_plan_t *plan)
     return false;
 }
 
+/* A stale plan holds files that were not rendered and are not on disk as
+ * recorded: what they should become is unknown, so it is never shown or
+ * carried out. */
+static bool plan_whole(const ctk_plan_t *plan, ctk_error_t *err)
+{
+    if (plan->stale == 0)
+        return true;
+    ctk_error_set(err, CTK_E_INTERNAL, plan->outdir, 0, 0,
+                  "%zu reused file(s) are not on disk as the manifest records: render them and "
+                  "plan again", plan->stale);
+    return false;
+}
+
 char *ctk_plan_diff(const ctk_plan_t *plan, ctk_error_t *err)
 {
     ctk_buf_t out;
     char *res = NULL, *alabel = NULL, *blabel = NULL, *d = NULL;
     size_t i;
 
+    if (!plan_whole(plan, err))
+        return NULL;
     ctk_buf_init(&out);
     for (i = 0; i < plan->n; i++) {
         const ctk_change_t *c = &plan->items[i];
@@ -1156,10 +1335,12 @@ static void tmp_name(char out[NAME_MAX + 1], const char *leaf)
     snprintf(out, NAME_MAX + 1, ".%.*s%s%s", (int)room, leaf, TMP_TAG, suffix);
 }
 
-/* Write data to a new temp file beside leaf in dirfd (mode 0644, synced);
- * its name goes to tmp.  On failure no temp file is left. */
+/* Write data to a new temp file beside leaf in dirfd (mode 0644), and
+ * fsync it when durable is set (else the caller syncs it before renaming
+ * it: sync_staged); its name goes to tmp.  On failure no temp file is
+ * left. */
 static bool write_temp(int dirfd, const char *leaf, const char *path, const char *data,
-                       size_t len, char tmp[NAME_MAX + 1], ctk_error_t *err)
+                       size_t len, bool durable, char tmp[NAME_MAX + 1], ctk_error_t *err)
 {
     bool ok = false;
     int fd = -1, tries;
@@ -1184,7 +1365,7 @@ static bool write_temp(int dirfd, const char *leaf, const char *path, const char
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot set mode: %s", strerror(errno));
         goto out;
     }
-    if (fsync(fd) < 0) {
+    if (durable && fsync(fd) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot write (fsync): %s", strerror(errno));
         goto out;
     }
@@ -1201,17 +1382,19 @@ out:
     return ok;
 }
 
-/* Rename tmp over leaf in dirfd and sync the directory.  If the rename
- * fails, tmp is removed and leaf is as it was. */
+/* Rename tmp (whose bytes are durable already) over leaf in dirfd, and
+ * sync the directory when sync_dir is set (else the caller's directory
+ * pass does: sync_dirs).  If the rename fails, tmp is removed and leaf is
+ * as it was. */
 static bool commit_temp(int dirfd, const char *tmp, const char *leaf, const char *path,
-                        ctk_error_t *err)
+                        bool sync_dir, ctk_error_t *err)
 {
     if (renameat(dirfd, tmp, dirfd, leaf) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
         unlinkat(dirfd, tmp, 0);
         return false;
     }
-    if (fsync_dir(dirfd) < 0) {
+    if (sync_dir && fsync_dir(dirfd) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot sync its directory: %s",
                       strerror(errno));
         return false;
@@ -1226,8 +1409,8 @@ static bool write_atomic(int dirfd, const char *leaf, const char *path, const ch
 {
     char tmp[NAME_MAX + 1];
 
-    return write_temp(dirfd, leaf, path, data, len, tmp, err) &&
-           commit_temp(dirfd, tmp, leaf, path, err);
+    return write_temp(dirfd, leaf, path, data, len, true, tmp, err) &&
+           commit_temp(dirfd, tmp, leaf, path, true, err);
 }
 
 bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_error_t *err)
@@ -1281,7 +1464,8 @@ out:
     return ok;
 }
 
-/* Remove rel, then the marker staged beside it (if any). */
+/* Remove rel, then the marker staged beside it (if any).  The directory is
+ * synced by apply's directory pass (sync_dirs). */
 static bool apply_remove(int outfd, const char *outdir, const char *rel, const char *marker,
                          ctk_error_t *err)
 {
@@ -1305,11 +1489,6 @@ static bool apply_remove(int outfd, const char *outdir, const char *rel, const c
         }
         if (marker && *marker)
             unlinkat(dirfd, marker, 0);
-        if (fsync_dir(dirfd) < 0) {
-            ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, strlen(rel)), 0, 0,
-                          "cannot sync its directory: %s", strerror(errno));
-            goto out;
-        }
     }
     ok = true;
 out:
@@ -1319,7 +1498,8 @@ out:
 }
 
 /* Remove the directories above rel that are empty now, deepest first, up
- * to but not including OUT.  It runs once files have changed: it must not
+ * to but not including OUT; their parents are synced by apply's directory
+ * pass (sync_dirs).  It runs once files have changed: it must not
  * allocate, or running out of memory would leave the tree half done. */
 static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error_t *err)
 {
@@ -1342,21 +1522,14 @@ static bool prune_dirs(int outfd, const char *outdir, const char *rel, ctk_error
         if (w != WALK_FOUND)
             break;
         r = unlinkat(dirfd, leaf, AT_REMOVEDIR);
+        close(dirfd);
         if (r < 0) {
             int e = errno;
 
-            close(dirfd);
             if (e == ENOTEMPTY || e == EEXIST || e == ENOENT || e == ENOTDIR || e == EBUSY)
                 break;
             ctk_error_set(err, CTK_E_IO, shown(where, outdir, dir, strlen(dir)), 0, 0,
                           "cannot remove empty directory: %s", strerror(e));
-            goto out;
-        }
-        r = fsync_dir(dirfd);
-        close(dirfd);
-        if (r < 0) {
-            ctk_error_set(err, CTK_E_IO, shown(where, outdir, dir, strlen(dir)), 0, 0,
-                          "cannot sync its parent directory: %s", strerror(errno));
             goto out;
         }
     }
@@ -1374,6 +1547,7 @@ out:
 typedef struct {
     char tmp[NAME_MAX + 1]; /* "" when nothing is staged (any more) */
     bool deferred;          /* a file this run removes stands where a directory is needed */
+    dev_t dev;              /* the file system tmp is on */
 } stage_t;
 
 static bool is_write(const ctk_change_t *c)
@@ -1393,22 +1567,92 @@ static bool plan_removes(const ctk_plan_t *plan, const char *rel, size_t len)
     return false;
 }
 
+/* The directory apply walked to last, kept open: the items are sorted, so
+ * the files of one directory follow each other and each directory is
+ * walked (opened component by component, O_NOFOLLOW) once per stage
+ * rather than once per file.  The descriptor names the directory it was
+ * opened on whatever happens to its path since, as one from a fresh walk
+ * would a moment later. */
+typedef struct {
+    int fd;             /* -1: none */
+    dev_t dev;          /* the file system it is on */
+    size_t len;         /* its path relative to OUT with the '/' after it; 0 for OUT */
+    char dir[PATH_MAX];
+} dircache_t;
+
+static void dircache_init(dircache_t *dc)
+{
+    dc->fd = -1;
+    dc->len = 0;
+}
+
+static void dircache_drop(dircache_t *dc)
+{
+    if (dc->fd >= 0)
+        close(dc->fd);
+    dc->fd = -1;
+}
+
+/* walk() through the cache: on WALK_FOUND *dirfd is the cache's (the
+ * caller does not close it) and *dev its file system; otherwise as
+ * walk(), and *dirfd is -1. */
+static walk_t walk_cached(dircache_t *dc, int outfd, const char *outdir, const char *rel,
+                          bool create, int *dirfd, dev_t *dev, const char **leaf, size_t *stop,
+                          ctk_error_t *err)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t dl = slash ? (size_t)(slash - rel) + 1 : 0;
+    struct stat st;
+    walk_t w;
+    int fd = -1;
+
+    *dirfd = -1;
+    if (dc->fd >= 0 && dc->len == dl && memcmp(dc->dir, rel, dl) == 0) {
+        *dirfd = dc->fd;
+        *dev = dc->dev;
+        *leaf = rel + dl;
+        return WALK_FOUND;
+    }
+    dircache_drop(dc);
+    w = walk(outfd, outdir, rel, create, &fd, leaf, stop, err);
+    if (w != WALK_FOUND) {
+        if (fd >= 0)
+            close(fd);
+        return w;
+    }
+    if (fstat(fd, &st) < 0) {
+        char where[CTK_ERROR_SOURCE_MAX];
+
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, dl), 0, 0,
+                      "cannot stat directory: %s", strerror(errno));
+        close(fd);
+        return WALK_FAILED;
+    }
+    /* relpath_problem() has bounded rel, so dl, by PATH_MAX */
+    memcpy(dc->dir, rel, dl);
+    dc->len = dl;
+    dc->fd = *dirfd = fd;
+    dc->dev = *dev = st.st_dev;
+    return WALK_FOUND;
+}
+
 /* First stage for one item: create its directories and its temp file. */
 static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
-                       ctk_error_t *err)
+                       dircache_t *dc, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     size_t stop = 0;
     int dirfd = -1;
-    bool ok = false, writing = is_write(c);
+    bool writing = is_write(c);
     walk_t w;
 
     st->tmp[0] = '\0';
     st->deferred = false;
     if (!writing && c->kind != CTK_CHANGE_REMOVE)
         return true;
-    w = walk(outfd, plan->outdir, c->relpath, writing, &dirfd, &leaf, &stop, err);
+    w = walk_cached(dc, outfd, plan->outdir, c->relpath, writing, &dirfd, &st->dev, &leaf, &stop,
+                    err);
     if (w == WALK_NOTDIR && writing && plan_removes(plan, c->relpath, stop)) {
         /* written in the second stage, once that file is gone */
         st->deferred = true;
@@ -1418,43 +1662,36 @@ static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c,
         ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, c->relpath, stop), 0, 0,
                       "is not a directory, but ctkgen needs one here for %s", c->relpath);
     if (w == WALK_FAILED || (w == WALK_NOTDIR && writing))
-        goto out;
-    if (w != WALK_FOUND) { /* nothing left to remove */
-        ok = true;
-        goto out;
-    }
+        return false;
+    if (w != WALK_FOUND) /* nothing left to remove */
+        return true;
     shown(where, plan->outdir, c->relpath, strlen(c->relpath));
-    ok = writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, st->tmp, err)
-                 : write_temp(dirfd, leaf, where, "", 0, st->tmp, err);
-out:
-    if (dirfd >= 0)
-        close(dirfd);
-    return ok;
+    return writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, false, st->tmp, err)
+                   : write_temp(dirfd, leaf, where, "", 0, false, st->tmp, err);
 }
 
 /* Second stage for a written item: its temp file takes its place. */
 static bool commit_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c, stage_t *st,
-                        ctk_error_t *err)
+                        dircache_t *dc, ctk_error_t *err)
 {
     char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     size_t stop = 0;
     int dirfd = -1;
+    dev_t dev;
     bool ok;
 
     if (st->deferred)
         return apply_write(outfd, plan->outdir, c, err);
     shown(where, plan->outdir, c->relpath, strlen(c->relpath));
-    if (walk(outfd, plan->outdir, c->relpath, false, &dirfd, &leaf, &stop, err) != WALK_FOUND) {
+    if (walk_cached(dc, outfd, plan->outdir, c->relpath, false, &dirfd, &dev, &leaf, &stop, err) !=
+        WALK_FOUND) {
         ctk_error_set(err, CTK_E_CONFLICT, where, 0, 0,
                       "its directory went away while ctkgen ran");
-        if (dirfd >= 0)
-            close(dirfd);
         return false;
     }
-    ok = commit_temp(dirfd, st->tmp, leaf, where, err);
+    ok = commit_temp(dirfd, st->tmp, leaf, where, false, err);
     st->tmp[0] = '\0';
-    close(dirfd);
     return ok;
 }
 
@@ -1487,6 +1724,123 @@ static void unstage(int outfd, const ctk_plan_t *plan, stage_t *stages, size_t n
             prune_dirs(outfd, plan->outdir, rel, NULL);
     }
     fsync_dir(outfd);
+}
+
+/* ---- durability ------------------------------------------------------------ */
+
+/* How many file systems sync_staged remembers having synced; temp files on
+ * more (mount points inside OUT) get a syncfs each time one is met. */
+#define SYNCED_FS_MAX 8
+
+/* Make the bytes of every temp file the first stage wrote (those of the
+ * n stages, and the pending and manifest ones beside OUT) durable before
+ * any of them is renamed into place: one syncfs() per file system they
+ * lie on, OUT's first (almost always the only one), rather than an fsync
+ * per file.  syncfs also writes back what else is dirty on that file
+ * system; a sync call of its own per file commits the journal once per
+ * file.  Allocates nothing. */
+static bool sync_staged(int outfd, const ctk_plan_t *plan, const stage_t *stages, size_t n,
+                        ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    dev_t synced[SYNCED_FS_MAX];
+    size_t i, k, nsynced = 0;
+    struct stat st;
+
+    if (fstat(outfd, &st) < 0 || syncfs(outfd) < 0) {
+        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot write (syncfs): %s",
+                      strerror(errno));
+        return false;
+    }
+    synced[nsynced++] = st.st_dev;
+    for (i = 0; i < n; i++) {
+        const char *rel = plan->items[i].relpath, *leaf = NULL;
+        size_t stop = 0;
+        int dirfd = -1, r;
+
+        if (!stages[i].tmp[0])
+            continue;
+        for (k = 0; k < nsynced && synced[k] != stages[i].dev; k++)
+            ;
+        if (k < nsynced)
+            continue;
+        if (walk(outfd, plan->outdir, rel, false, &dirfd, &leaf, &stop, err) != WALK_FOUND) {
+            ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, rel, strlen(rel)), 0,
+                          0, "its directory went away while ctkgen ran");
+            if (dirfd >= 0)
+                close(dirfd);
+            return false;
+        }
+        r = syncfs(dirfd);
+        close(dirfd);
+        if (r < 0) {
+            ctk_error_set(err, CTK_E_IO, shown(where, plan->outdir, rel, strlen(rel)), 0, 0,
+                          "cannot write (syncfs): %s", strerror(errno));
+            return false;
+        }
+        if (nsynced < SYNCED_FS_MAX)
+            synced[nsynced++] = stages[i].dev;
+    }
+    return true;
+}
+
+/* Sync OUT/rel[0..dl), a directory; one that is gone (pruned) is skipped. */
+static bool sync_dir_at(int outfd, const char *outdir, const char *rel, size_t dl,
+                        ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX], dir[PATH_MAX];
+    const char *leaf = NULL;
+    size_t stop = 0;
+    int dirfd = -1;
+    bool ok = true;
+    walk_t w;
+
+    /* "a/b/": walk opens a, then b, and leaves an empty leaf */
+    memcpy(dir, rel, dl + 1);
+    dir[dl + 1] = '\0';
+    w = walk(outfd, outdir, dir, false, &dirfd, &leaf, &stop, err);
+    if (w == WALK_FAILED)
+        return false;
+    if (w == WALK_FOUND && fsync_dir(dirfd) < 0) {
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, dl), 0, 0,
+                      "cannot sync directory: %s", strerror(errno));
+        ok = false;
+    }
+    if (dirfd >= 0)
+        close(dirfd);
+    return ok;
+}
+
+/* Sync, once each, OUT and every directory above a file the plan writes or
+ * removes: the renames, the removals and the directories made or pruned
+ * in them become durable together, before the manifest says the tree is
+ * done.  The items are sorted, so the files below one directory are
+ * neighbours: a directory is synced for the first changed file below it.
+ * Allocates nothing. */
+static bool sync_dirs(int outfd, const ctk_plan_t *plan, ctk_error_t *err)
+{
+    const char *prev = NULL, *rel, *slash;
+    size_t i, dl;
+
+    if (fsync_dir(outfd) < 0) {
+        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot sync directory: %s",
+                      strerror(errno));
+        return false;
+    }
+    for (i = 0; i < plan->n; i++) {
+        if (plan->items[i].kind == CTK_CHANGE_SAME)
+            continue;
+        rel = plan->items[i].relpath;
+        for (slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+            dl = (size_t)(slash - rel);
+            if (prev && strncmp(prev, rel, dl + 1) == 0)
+                continue; /* synced for the changed file before */
+            if (!sync_dir_at(outfd, plan->outdir, rel, dl, err))
+                return false;
+        }
+        prev = rel;
+    }
+    return true;
 }
 
 /* CTK_E_CONFLICT naming the first few conflicting paths. */
@@ -1535,6 +1889,8 @@ bool ctk_plan_allowed(const ctk_plan_t *plan, bool force, ctk_error_t *err)
 {
     size_t nconf = 0;
 
+    if (!plan_whole(plan, err))
+        return false;
     ctk_plan_counts(plan, NULL, NULL, NULL, NULL, &nconf);
     if (nconf > 0 && !force) {
         conflict_error(plan, nconf, err);
@@ -1662,9 +2018,16 @@ static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlis
  * place (and an empty one beside each file to be removed): a full disk, a
  * read-only file system or a directory ctkgen may not write stops the run
  * there, and the temp files and new directories are taken away again, so
- * the tree is as it was.  The second only renames and removes, which needs
- * no room; it starts by putting the pending manifest in place, so a run
- * killed from then on is finished or rolled back by the next one. */
+ * the tree is as it was.  It ends with one syncfs (sync_staged): every
+ * temp file's bytes are durable before any is renamed.  The second only
+ * renames and removes, which needs no room; it starts by putting the
+ * pending manifest in place (synced), so a run killed or a machine that
+ * loses power from then on is finished or rolled back by the next run.
+ * After the renames, removals and prunes, each directory they touched is
+ * synced once (sync_dirs); only then is the manifest renamed into place
+ * (synced) and the pending one removed (synced).  Sync calls: one syncfs
+ * and four of OUT, plus one per directory with a changed file below it,
+ * however many files change. */
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
 {
     sigset_t saved;
@@ -1673,6 +2036,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     size_t i, staged = 0;
     bool ok = false, changes, second = false;
     int outfd = -1;
+    dircache_t dc;
 
     if (!ctk_plan_allowed(plan, force, err))
         return false;
@@ -1685,6 +2049,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
             close(outfd);
         return ok;
     }
+    dircache_init(&dc);
     hold_signals(&saved);
     /* Every allocation (here, in mkdir_p and in sweep_tmp) comes before
      * the first file is written: from there on nothing fails for want of
@@ -1708,20 +2073,23 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
         goto out;
 
     /* first stage */
-    if (changes &&
-        !write_temp(outfd, CTK_PENDING_NAME, ppath, plan->manifest, plan->manifest_len, ptmp, err))
+    if (changes && !write_temp(outfd, CTK_PENDING_NAME, ppath, plan->manifest,
+                               plan->manifest_len, false, ptmp, err))
         goto out;
     for (staged = 0; staged < plan->n; staged++)
-        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], err))
+        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], &dc, err))
             goto out;
-    if (plan->manifest_changed &&
-        !write_temp(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest, plan->manifest_len, mtmp, err))
+    dircache_drop(&dc);
+    if (plan->manifest_changed && !write_temp(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest,
+                                              plan->manifest_len, false, mtmp, err))
+        goto out;
+    if (!sync_staged(outfd, plan, stages, staged, err))
         goto out;
 
     /* second stage */
     second = true;
     if (changes) {
-        ok = commit_temp(outfd, ptmp, CTK_PENDING_NAME, ppath, err);
+        ok = commit_temp(outfd, ptmp, CTK_PENDING_NAME, ppath, true, err);
         ptmp[0] = '\0';
         if (!ok)
             goto out;
@@ -1736,15 +2104,19 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
             stages[i].tmp[0] = '\0';
         }
     for (i = 0; i < plan->n; i++)
-        if (is_write(&plan->items[i]) && !commit_item(outfd, plan, &plan->items[i], &stages[i], err))
+        if (is_write(&plan->items[i]) &&
+            !commit_item(outfd, plan, &plan->items[i], &stages[i], &dc, err))
             goto out;
+    dircache_drop(&dc);
     /* only now, so a directory that is written into again is not removed */
     for (i = 0; i < plan->n; i++)
         if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
             !prune_dirs(outfd, plan->outdir, plan->items[i].relpath, err))
             goto out;
+    if (changes && !sync_dirs(outfd, plan, err))
+        goto out;
     if (plan->manifest_changed) {
-        ok = commit_temp(outfd, mtmp, CTK_MANIFEST_NAME, mpath, err);
+        ok = commit_temp(outfd, mtmp, CTK_MANIFEST_NAME, mpath, true, err);
         mtmp[0] = '\0';
         if (!ok)
             goto out;
@@ -1762,6 +2134,7 @@ bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
     }
     ok = true;
 out:
+    dircache_drop(&dc);
     if (!ok && outfd >= 0)
         unstage(outfd, plan, stages, staged, ptmp, mtmp, !second);
     if (outfd >= 0)

@@ -5,18 +5,29 @@
  * to OUT), then plans against what is on disk, then applies.  Nothing is
  * written before the whole plan is known to be safe:
  *  - a file whose bytes are unchanged is not touched (mtime kept);
- *  - a changed file is replaced atomically (temp in the same dir, fsync,
- *    rename, fsync of the dir), mode 0644, dirs 0755;
+ *  - a changed file is replaced atomically (temp in the same dir, then
+ *    rename), mode 0644, dirs 0755;
  *  - a file ctkgen wrote earlier (listed in OUT/.ctkgen-manifest) and no
  *    longer produces is removed, with dirs left empty by that;
  *  - a file that differs from what the manifest says ctkgen wrote (edited
  *    by hand), or that exists but was never written by ctkgen, is a
  *    conflict: apply refuses (CTK_E_CONFLICT) unless force is set;
- *  - the manifest is rewritten last, and only if it changes.
+ *  - the manifest is rewritten last, and only if it changes; beside each
+ *    file's hash it records the hash of the inputs a file was rendered
+ *    from (ctk_outfile_t.input), so that a re-run with the same inputs
+ *    need not render it (ctk_outset_reuse, ctk_write_records).
  * Crash safety: before changing anything, apply writes the new manifest as
  * OUT/.ctkgen-manifest.pending (atomically); it is removed once the real
  * manifest is written.  Every file is replaced by rename, so a run killed
  * at any point leaves each file either as it was or as it is meant to be,
+ * and so does a power loss: the bytes of every temp file are made durable
+ * (one syncfs of OUT's file system) before the pending manifest is renamed
+ * into place and synced, and that before any file is renamed; the
+ * directories the renames touched are synced, each once, before the
+ * manifest is renamed into place (synced), and that before the pending one
+ * is removed (synced).  So the sync calls do not grow with the number of
+ * files: one syncfs, four fsyncs of OUT, one per directory below it with
+ * a changed file in or under it;
  * and the next run (whatever its config) counts a file matching either
  * record as ctkgen's own: it finishes the job or rolls it back, and
  * removes the temp files (".<name>.ctkgen-tmp-XXXXXX") the killed run
@@ -40,8 +51,13 @@
 
 typedef struct {
     char *relpath; /* "lmod/cudatoolkit/12.4.lua" */
-    char *data;
+    char *data;    /* NULL for a reused file */
     size_t len;
+    char input[17]; /* "" or the hash of what the file was rendered from,
+                       recorded in the manifest beside the file's own */
+    char reuse[17]; /* "" or: not rendered, because its inputs hash as the
+                       manifest records; the file's bytes must be on disk
+                       with this hash (the plan checks) */
 } ctk_outfile_t;
 
 typedef struct {
@@ -59,6 +75,32 @@ void ctk_outset_fini(ctk_outset_t *set);
  * with each other. */
 bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
                      ctk_error_t *err);
+/* Add a file that was not rendered: the manifest records it with hash
+ * under inputs hashing to input (ctk_write_records), and the caller's own
+ * inputs hash the same, so what rendering would give is those bytes.  The
+ * plan reads the file and holds it unchanged only if it still hashes so;
+ * otherwise the plan is stale and the caller renders after all. */
+bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17],
+                      const char input[17], ctk_error_t *err);
+/* Record input (16 hex digits) as the inputs of files from..n-1. */
+void ctk_outset_mark_input(ctk_outset_t *set, size_t from, const char input[17]);
+
+/* ---- the manifest's records, read before rendering ----------------------
+ * What the manifest of OUT says of each file: its hash and the hash of
+ * its inputs.  Read as the plan reads the manifest (a manifest another
+ * user could have written counts as none), without the lock: a record
+ * only lets a file go unrendered, and the plan checks the file on disk
+ * under the lock. */
+typedef struct ctk_records ctk_records_t;
+
+/* The records of outdir's manifest; an empty set when there is none, or
+ * none this user can rely on, or it cannot be parsed (the plan reports
+ * that).  NULL only on ENOMEM. */
+ctk_records_t *ctk_write_records(const char *outdir, ctk_error_t *err);
+/* The record of rel, when there is one with an input hash. */
+bool ctk_records_find(const ctk_records_t *rec, const char *rel, char hash[17], char input[17]);
+void ctk_records_free(ctk_records_t *rec);
+
 /* Drop the files whose relpath is in keep (they stay as on disk), keeping
  * the others in order.  false: no memory (only ctk_outset_fini is then
  * left to do with the set). */
@@ -91,6 +133,9 @@ typedef struct {
     bool pending;          /* OUT holds the pending manifest of an interrupted run */
     ctk_strlist_t notes;   /* warnings for the user, one line each: bookkeeping files
                             * ignored because another user could have written them */
+    size_t stale;          /* reused files (ctk_outset_reuse) not on disk as recorded:
+                            * the plan cannot be applied or shown; render them and
+                            * plan again */
 } ctk_plan_t;
 
 /* Compare the outset with OUT on disk.  OUT need not exist.  Caller frees.

@@ -5,6 +5,7 @@
 
 #include "failmalloc.h"
 #include "luahost.h"
+#include "quote.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -116,6 +117,62 @@ START_TEST(test_luahost_renderer_field)
     ctk_lval_free(d);
     ctk_lval_free(l1);
     ctk_lval_free(l2);
+}
+END_TEST
+
+/* Data of another shape after data, in one state (the second data's
+ * tables take the first's proxies): each render sees its own data alone,
+ * in full, read-only, and the fields of the data before are gone. */
+START_TEST(test_luahost_renderer_new_data_of_another_shape)
+{
+    static const char *const src =
+        "local keys = {}\n"
+        "for k in pairs(ctk) do keys[#keys + 1] = k end\n"
+        "table.sort(keys)\n"
+        "emit(table.concat(keys, ','), ';')\n"
+        "for _, k in ipairs(keys) do\n"
+        "  local v = ctk[k]\n"
+        "  emit(k, '=', #v, ':')\n"
+        "  local sub = {}\n"
+        "  for sk, sv in pairs(v) do sub[#sub + 1] = tostring(sk) .. '>' .. sv end\n"
+        "  table.sort(sub)\n"
+        "  emit(table.concat(sub, ' '), ';')\n"
+        "end\n"
+        "local ok = pcall(function() ctk[keys[1]].w = 'x' end)\n"
+        "emit(ok and 'writable' or 'read-only')\n";
+    ctk_lval_t *d1 = ctk_lval_map(), *a1 = ctk_lval_map(), *b1 = ctk_lval_list();
+    ctk_lval_t *d2 = ctk_lval_map(), *a2 = ctk_lval_map(), *c2 = ctk_lval_list();
+    ctk_lua_renderer_t *r;
+    ctk_error_t err;
+    char *out;
+
+    ck_assert(ctk_lval_set(a1, "x", ctk_lval_str("1")) && ctk_lval_set(a1, "y", ctk_lval_str("2")));
+    ck_assert(ctk_lval_push(b1, ctk_lval_str("p")) && ctk_lval_push(b1, ctk_lval_str("q")) &&
+              ctk_lval_push(b1, ctk_lval_str("r")));
+    ck_assert(ctk_lval_set(d1, "a", a1) && ctk_lval_set(d1, "b", b1));
+    ck_assert(ctk_lval_set(a2, "z", ctk_lval_str("3")));
+    ck_assert(ctk_lval_push(c2, ctk_lval_str("s")));
+    ck_assert(ctk_lval_set(d2, "c", c2) && ctk_lval_set(d2, "a", a2));
+    ctk_error_init(&err);
+    ck_assert_ptr_nonnull(r = ctk_lua_renderer_new(NULL, &err));
+    ctk_lua_renderer_data(r, d1);
+    out = rrun(r, "s.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "a,b;a=0:x>1 y>2;b=3:1>p 2>q 3>r;read-only");
+    free(out);
+    ctk_lua_renderer_data(r, d2);
+    out = rrun(r, "s.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "a,c;a=0:z>3;c=1:1>s;read-only");
+    free(out);
+    ctk_lua_renderer_data(r, d1);
+    out = rrun(r, "s.lua", src, &err);
+    ck_assert_msg(out, "%s", err.text);
+    ck_assert_str_eq(out, "a,b;a=0:x>1 y>2;b=3:1>p 2>q 3>r;read-only");
+    free(out);
+    ctk_lua_renderer_free(r);
+    ctk_lval_free(d1);
+    ctk_lval_free(d2);
 }
 END_TEST
 
@@ -619,6 +676,72 @@ START_TEST(test_luahost_out_of_memory_is_nomem_and_leaks_nothing)
 }
 END_TEST
 
+/* The chunks ctk_lua_plain_calls() accepts without a compiler: each one
+ * it accepts, Lua loads; what it refuses is left to the compiler, which
+ * still answers (the renderer's check of a module gives the same verdict
+ * either way). */
+static const struct {
+    const char *src;
+    bool plain; /* accepted by its grammar alone */
+    bool loads; /* what Lua says */
+} plain_cases[] = {
+    { "-- -*- lua -*-\nwhatis(\"Name: x\")\nhelp(\"a\\nb\\\\c\\\"d\\t\\r\\009\\255\")\n", true, true },
+    { "prepend_path(\"PATH\", \"/opt/x\")\nappend_path(\"MANPATH\", \"\")\n", true, true },
+    { "family ( \"cuda\" ) f()\n\n\t-- end\n", true, true },
+    { "", true, true },
+    { "x = 1\n", false, true },                     /* not a call: the compiler's */
+    { "--[[ long\ncomment ]]\nf(\"a\")\n", false, true },
+    { "f('single')\n", false, true },
+    { "f(\"\\x41\")\n", false, true },
+    { "end(\"x\")\n", false, false },               /* a keyword is no name */
+    { "f(\"a\\256\")\n", false, false },            /* decimal escape too large */
+    { "f(\"a\\q\")\n", false, false },              /* invalid escape */
+    { "f(\"open\n\")\n", false, false },            /* line break in a string */
+    { "f(\"a\" \"b\")\n", false, false },
+    { "f(\"a\",)\n", false, false },
+    { "f(\"a\"\n", false, false },
+    { "f(\"a\") )\n", false, false },
+    { "#!/bin/lua\nf()\n", false, false },
+    { "f(\"caf\xc3\xa9\")\n\xc3\xa9()\n", false, false }, /* not an ASCII name */
+};
+
+START_TEST(test_luahost_plain_calls_only_where_lua_loads)
+{
+    const char *src = plain_cases[_i].src;
+    ctk_error_t err;
+    bool loads;
+
+    ctk_error_init(&err);
+    loads = ctk_lua_check_syntax("case", src, strlen(src), &err);
+    ck_assert_msg(loads == plain_cases[_i].loads, "case %d: Lua says %d (%s)", _i, loads, err.text);
+    ck_assert_msg(ctk_lua_plain_calls(src, strlen(src)) == plain_cases[_i].plain, "case %d", _i);
+    if (plain_cases[_i].plain)
+        ck_assert(loads);
+}
+END_TEST
+
+/* A module of calls whose arguments are any bytes ctk_quote_lua() quotes
+ * is plain, and loads. */
+START_TEST(test_luahost_plain_calls_take_every_quoted_byte)
+{
+    char raw[256], *q, *src;
+    ctk_error_t err;
+    int c;
+
+    for (c = 1; c < 256; c++)
+        raw[c - 1] = (char)c;
+    raw[255] = '\0';
+    ctk_error_init(&err);
+    q = ctk_quote_lua(raw, "bytes", &err);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_int_gt(asprintf(&src, "-- all bytes\nsetenv(\"X\", %s)\n", q), 0);
+    ck_assert(ctk_lua_plain_calls(src, strlen(src)));
+    ck_assert(ctk_lua_check_syntax("bytes", src, strlen(src), &err));
+    free(src);
+    free(q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("luahost");
@@ -630,6 +753,7 @@ int main(void)
     tcase_add_test(tc, test_luahost_renderer_renders_do_not_meet);
     tcase_add_test(tc, test_luahost_renderer_recompiles_changed_source);
     tcase_add_test(tc, test_luahost_renderer_field);
+    tcase_add_test(tc, test_luahost_renderer_new_data_of_another_shape);
     tcase_add_test(tc, test_luahost_renderer_limits_are_per_render);
     tcase_add_loop_test(tc, test_luahost_blocks_escape, 0, sizeof escapes / sizeof escapes[0]);
     tcase_add_test(tc, test_luahost_instruction_budget_stops_loops);
@@ -640,6 +764,9 @@ int main(void)
     tcase_add_test(tc, test_luahost_deep_recursion_is_an_error);
     tcase_add_test(tc, test_luahost_reports_syntax_error_line);
     tcase_add_test(tc, test_luahost_refuses_binary_chunks);
+    tcase_add_loop_test(tc, test_luahost_plain_calls_only_where_lua_loads, 0,
+                        (int)(sizeof plain_cases / sizeof plain_cases[0]));
+    tcase_add_test(tc, test_luahost_plain_calls_take_every_quoted_byte);
     tcase_add_test(tc, test_luahost_comment_neutralises_line_breaks);
     tcase_add_test(tc, test_luahost_quote_failure_is_quote_error);
     tcase_add_test(tc, test_luahost_memory_cap_is_a_limit_not_nomem);

@@ -252,6 +252,52 @@ START_TEST(test_quote_pc_refuses_what_pkgconf_would_cut)
 }
 END_TEST
 
+/* The _into forms write what the plain ones return, as snprintf() does:
+ * the whole length is told even where the room cuts the text short, and
+ * the room always ends in a NUL; a refusal writes nothing. */
+START_TEST(test_quote_into_writes_as_snprintf)
+{
+    static const ctk_quote_into_t into[] = { ctk_quote_lua_into, ctk_quote_tcl_into,
+                                             ctk_quote_pc_into };
+    static char *(*const plain[])(const char *, const char *, ctk_error_t *) = {
+        ctk_quote_lua, ctk_quote_tcl, ctk_quote_pc };
+    const char *s = hostile[_i];
+    size_t k;
+
+    for (k = 0; k < 3; k++) {
+        ctk_error_t err;
+        char *want, room[8], full[512];
+        size_t need = 0, need_small = 0;
+
+        ctk_error_init(&err);
+        want = plain[k](s, "v", &err);
+        ck_assert_msg(want != NULL, "%s", err.text);
+        ck_assert(into[k](s, "v", full, sizeof full, &need, &err));
+        ck_assert_uint_eq(need, strlen(want));
+        ck_assert_str_eq(full, want);
+        memset(room, 'x', sizeof room);
+        ck_assert(into[k](s, "v", room, sizeof room, &need_small, &err));
+        ck_assert_uint_eq(need_small, need);
+        ck_assert_int_eq(room[sizeof room - 1], '\0');
+        ck_assert(strncmp(room, want, sizeof room - 1) == 0);
+        ck_assert(into[k](s, "v", NULL, 0, &need_small, &err));
+        ck_assert_uint_eq(need_small, need);
+        free(want);
+    }
+    {
+        ctk_error_t err;
+        char room[64] = "untouched";
+        size_t need = 7;
+
+        ctk_error_init(&err);
+        ck_assert(!ctk_quote_tcl_into("/opt/a\x01b", "v", room, sizeof room, &need, &err));
+        ck_assert_int_eq(err.code, CTK_E_QUOTE);
+        ck_assert_str_eq(room, "untouched");
+        ck_assert_uint_eq(need, 7);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("quote");
@@ -264,6 +310,7 @@ int main(void)
     tcase_add_loop_test(tc, test_quote_pc_reads_back_through_pkgconf, 0, N_HOSTILE);
     tcase_add_test(tc, test_quote_refuses_what_formats_cannot_express);
     tcase_add_test(tc, test_quote_pc_refuses_what_pkgconf_would_cut);
+    tcase_add_loop_test(tc, test_quote_into_writes_as_snprintf, 0, N_HOSTILE);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

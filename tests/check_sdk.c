@@ -772,6 +772,32 @@ START_TEST(test_sdk_declared_patch_accepted_when_toolkit_does_not_know)
 }
 END_TEST
 
+/* The header and nvcc are read once per run for each state of the file:
+ * a toolkit changed between two loads is seen as it is now. */
+START_TEST(test_sdk_version_read_again_when_files_change)
+{
+    char *root = fake_toolkit("cuda", NULL, 12040);
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    conf_init(&c, "12.4", root);
+    sdk = load_ok(&c);
+    ck_assert_str_eq(sdk->version_mm, "12.4");
+    ctk_sdk_free(sdk);
+    sdk = load_ok(&c); /* the same files: the same answer */
+    ck_assert_str_eq(sdk->version_mm, "12.4");
+    ctk_sdk_free(sdk);
+    wr("cuda/include/cuda_runtime_api.h", "/* updated */\n#define CUDART_VERSION 12060\n");
+    wrx("cuda/bin/nvcc", "#!/bin/sh\n# updated\n"
+                         "echo 'Cuda compilation tools, release 12.6, V12.6.99'\n");
+    conf_init(&c, "12.6", root);
+    sdk = load_ok(&c);
+    ck_assert_str_eq(sdk->version_mm, "12.6");
+    ck_assert_int_eq(sdk->version.source, CTK_VSRC_HEADER);
+    ctk_sdk_free(sdk);
+}
+END_TEST
+
 START_TEST(test_sdk_version_from_nvcc_named_in_mismatch)
 {
     char *root = fake_toolkit("cuda", NULL, 12040);
@@ -1779,6 +1805,7 @@ static Suite *sdk_suite(bool have_cuda)
     tcase_add_test(tc, test_sdk_error_declared_version_mismatch);
     tcase_add_test(tc, test_sdk_declared_patch_accepted_when_toolkit_does_not_know);
     tcase_add_test(tc, test_sdk_version_from_nvcc_named_in_mismatch);
+    tcase_add_test(tc, test_sdk_version_read_again_when_files_change);
     tcase_add_test(tc, test_sdk_error_math_libs_without_cublas);
     tcase_add_test(tc, test_sdk_error_bad_ccbin);
     tcase_add_test(tc, test_sdk_error_configured_roots_missing);

@@ -27,6 +27,29 @@ START_TEST(test_util_path_join_normalises_slashes)
 }
 END_TEST
 
+/* ctk_concat() and ctk_printf() spell the same strings, short and long
+ * (past ctk_printf's stack buffer). */
+START_TEST(test_util_concat_and_printf_agree)
+{
+    char big[600], *c, *f;
+
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    c = ctk_concat(NULL, "lmod/", "cudatoolkit", "/", "13.0", ".lua", NULL);
+    ck_assert_str_eq(c, "lmod/cudatoolkit/13.0.lua");
+    free(c);
+    c = ctk_concat(NULL, "", NULL);
+    ck_assert_str_eq(c, "");
+    free(c);
+    c = ctk_concat(NULL, "@", big, "/", big, NULL);
+    f = ctk_printf(NULL, "@%s/%s", big, big);
+    ck_assert_uint_eq(strlen(c), 2 + 2 * strlen(big));
+    ck_assert_str_eq(c, f);
+    free(c);
+    free(f);
+}
+END_TEST
+
 START_TEST(test_util_buf_grows_and_takes)
 {
     ctk_buf_t b;
@@ -211,6 +234,15 @@ START_TEST(test_util_hash_is_stable)
     ck_assert_str_eq(h1, h2);
     ck_assert_str_ne(h1, h3);
     ck_assert_str_eq(h1, "e71fa2190541574b"); /* FNV-1a 64 of "abc" */
+    /* FNV-1a's published vectors, of every length modulo four */
+    ctk_hash_hex("", 0, h1);
+    ck_assert_str_eq(h1, "cbf29ce484222325");
+    ctk_hash_hex("a", 1, h1);
+    ck_assert_str_eq(h1, "af63dc4c8601ec8c");
+    ctk_hash_hex("foobar", 6, h1);
+    ck_assert_str_eq(h1, "85944171f73967e8");
+    ctk_hash_hex("foob", 4, h1);
+    ck_assert_str_eq(h1, "dd120e790c2512af");
 }
 END_TEST
 
@@ -220,6 +252,7 @@ int main(void)
     TCase *tc = tcase_create("util");
 
     tcase_add_loop_test(tc, test_util_path_join_normalises_slashes, 0, 6);
+    tcase_add_test(tc, test_util_concat_and_printf_agree);
     tcase_add_test(tc, test_util_buf_grows_and_takes);
     tcase_add_test(tc, test_util_strlist_push_and_contains);
     tcase_add_test(tc, test_util_edit_distance);

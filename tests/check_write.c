@@ -1256,6 +1256,201 @@ START_TEST(test_write_read_follows_no_link)
 }
 END_TEST
 
+/* ---- inputs and reuse ---------------------------------------------------------- */
+
+#define IN_A "0123456789abcdef"
+#define IN_B "fedcba9876543210"
+
+/* RUN1 written with inputs IN_A on its first two files */
+static void write_with_inputs(void)
+{
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+
+    fill(&set, RUN1);
+    set.n -= 2; /* the last two: no inputs */
+    ctk_outset_mark_input(&set, 0, IN_A);
+    set.n += 2;
+    plan = plan_ok(&set);
+    ctk_error_init(&err);
+    ck_assert_msg(ctk_write_apply(plan, false, &err), "apply: %s", err.text);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+}
+
+/* RUN1 as a re-run would give it: the first two reused under IN_A */
+static void fill_reused(ctk_outset_t *set, const ctk_records_t *rec)
+{
+    char hash[17], input[17];
+    ctk_error_t err;
+    size_t i;
+
+    ctk_outset_init(set);
+    ctk_error_init(&err);
+    for (i = 0; RUN1[2 * i]; i++) {
+        if (i < 2) {
+            ck_assert(ctk_records_find(rec, RUN1[2 * i], hash, input));
+            ck_assert_str_eq(input, IN_A);
+            ck_assert(ctk_outset_reuse(set, RUN1[2 * i], hash, input, &err));
+        } else {
+            add(set, RUN1[2 * i], RUN1[2 * i + 1]);
+        }
+    }
+}
+
+START_TEST(test_manifest_records_inputs)
+{
+    char *mp = path_in(out, ".ctkgen-manifest"), *m, h[17], line[128], hash[17], input[17];
+    ctk_records_t *rec;
+    ctk_error_t err;
+
+    write_with_inputs();
+    m = tu_read(mp);
+    ck_assert_ptr_nonnull(strstr(m, "# ctkgen manifest v2\n"));
+    ctk_hash_hex(RUN1[1], strlen(RUN1[1]), h);
+    snprintf(line, sizeof line, "%s %s %s\n", h, IN_A, RUN1[0]);
+    ck_assert_msg(strstr(m, line), "no line \"%s\" in:\n%s", line, m);
+    ctk_hash_hex(RUN1[5], strlen(RUN1[5]), h);
+    snprintf(line, sizeof line, "%s ---------------- %s\n", h, RUN1[4]);
+    ck_assert_msg(strstr(m, line), "no line \"%s\" in:\n%s", line, m);
+    ctk_error_init(&err);
+    rec = ctk_write_records(out, &err);
+    ck_assert_ptr_nonnull(rec);
+    ck_assert(ctk_records_find(rec, RUN1[2], hash, input));
+    ctk_hash_hex(RUN1[3], strlen(RUN1[3]), h);
+    ck_assert_str_eq(hash, h);
+    ck_assert_str_eq(input, IN_A);
+    ck_assert(!ctk_records_find(rec, RUN1[4], hash, input)); /* no inputs recorded */
+    ck_assert(!ctk_records_find(rec, "lmod/none.lua", hash, input));
+    ctk_records_free(rec);
+    free(m);
+    free(mp);
+}
+END_TEST
+
+START_TEST(test_reuse_unchanged_is_same)
+{
+    char *mp = path_in(out, ".ctkgen-manifest"), *before, *after;
+    ctk_records_t *rec;
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+    size_t c, u, r, same;
+
+    write_with_inputs();
+    before = tu_read(mp);
+    ctk_error_init(&err);
+    rec = ctk_write_records(out, &err);
+    fill_reused(&set, rec);
+    plan = plan_ok(&set);
+    ck_assert_uint_eq(plan->stale, 0);
+    ctk_plan_counts(plan, &c, &u, &r, &same, NULL);
+    ck_assert_uint_eq(c + u + r, 0);
+    ck_assert_uint_eq(same, 4);
+    ck_assert(!plan->manifest_changed);
+    ck_assert(ctk_write_apply(plan, false, &err));
+    after = tu_read(mp);
+    ck_assert_str_eq(before, after);
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    ctk_records_free(rec);
+    free(before);
+    free(after);
+    free(mp);
+}
+END_TEST
+
+/* 0: edited by hand, 1: removed */
+START_TEST(test_reuse_not_on_disk_is_stale)
+{
+    char *p = path_in(out, RUN1[0]), *before;
+    ctk_records_t *rec;
+    ctk_outset_t set;
+    ctk_plan_t *plan;
+    ctk_error_t err;
+
+    write_with_inputs();
+    if (_i == 0)
+        free(tu_write(out, RUN1[0], "-- edited\n"));
+    else
+        ck_assert_int_eq(unlink(p), 0);
+    before = _i == 0 ? tu_read(p) : NULL;
+    ctk_error_init(&err);
+    rec = ctk_write_records(out, &err);
+    fill_reused(&set, rec);
+    plan = plan_ok(&set);
+    ck_assert_uint_eq(plan->stale, 1);
+    ck_assert(!ctk_plan_allowed(plan, true, &err));
+    ck_assert_int_eq(err.code, CTK_E_INTERNAL);
+    ctk_error_init(&err);
+    ck_assert_ptr_null(ctk_plan_diff(plan, &err));
+    ck_assert_int_eq(err.code, CTK_E_INTERNAL);
+    ctk_error_init(&err);
+    ck_assert(!ctk_write_apply(plan, true, &err)); /* never, even forced */
+    if (_i == 0) {
+        char *now = tu_read(p);
+
+        ck_assert_str_eq(now, before);
+        free(now);
+    }
+    ctk_plan_free(plan);
+    ctk_outset_fini(&set);
+    ctk_records_free(rec);
+    free(before);
+    free(p);
+}
+END_TEST
+
+START_TEST(test_records_absent_or_foreign_are_empty)
+{
+    char hash[17], input[17];
+    ctk_records_t *rec;
+    ctk_error_t err;
+
+    ctk_error_init(&err);
+    rec = ctk_write_records(out, &err); /* no manifest yet */
+    ck_assert_ptr_nonnull(rec);
+    ck_assert(!ctk_records_find(rec, RUN1[0], hash, input));
+    ctk_records_free(rec);
+    write_with_inputs();
+    {
+        char *mp = path_in(out, ".ctkgen-manifest");
+
+        ck_assert_int_eq(chmod(mp, 0666), 0); /* others may write it: decides nothing */
+        rec = ctk_write_records(out, &err);
+        ck_assert_ptr_nonnull(rec);
+        ck_assert(!ctk_records_find(rec, RUN1[0], hash, input));
+        ctk_records_free(rec);
+        ck_assert_int_eq(chmod(mp, 0644), 0);
+        rec = ctk_write_records(out, &err); /* and the same, trusted, does */
+        ck_assert(ctk_records_find(rec, RUN1[0], hash, input));
+        ctk_records_free(rec);
+        free(mp);
+    }
+    free(tu_write(out, ".ctkgen-manifest", "# ctkgen manifest v2\nnot a line\n"));
+    rec = ctk_write_records(out, &err); /* unreadable: the plan says so */
+    ck_assert_ptr_nonnull(rec);
+    ck_assert(!ctk_error_is_set(&err));
+    ck_assert(!ctk_records_find(rec, RUN1[0], hash, input));
+    ctk_records_free(rec);
+}
+END_TEST
+
+START_TEST(test_reuse_refuses_bad_hashes)
+{
+    ctk_outset_t set;
+    ctk_error_t err;
+
+    ctk_outset_init(&set);
+    ctk_error_init(&err);
+    ck_assert(!ctk_outset_reuse(&set, "a.lua", "xyz", IN_A, &err));
+    ck_assert_int_eq(err.code, CTK_E_INTERNAL);
+    ck_assert_uint_eq(set.n, 0);
+    ctk_outset_fini(&set);
+}
+END_TEST
+
 /* ---- manifest ------------------------------------------------------------------------ */
 
 static const struct {
@@ -1263,7 +1458,11 @@ static const struct {
     int line;
 } corrupt[] = {
     {"", 1},
-    {"# ctkgen manifest v2\n", 1},
+    {"# ctkgen manifest v3\n", 1},
+    {"# ctkgen manifest v2\n0123456789abcdef lmod/a.lua\n", 2},
+    {"# ctkgen manifest v2\n0123456789abcdef 0123456789abcdeF lmod/a.lua\n", 2},
+    {"# ctkgen manifest v2\n0123456789abcdef --------------- lmod/a.lua\n", 2},
+    {"# ctkgen manifest v2\n0123456789abcdef ---------------- \n", 2},
     {"# ctkgen manifest v1\n0123456789abcdef lmod/a.lua\nnot a line\n", 3},
     {"# ctkgen manifest v1\n0123456789ABCDEF lmod/a.lua\n", 2},
     {"# ctkgen manifest v1\n0123456789abcde lmod/a.lua\n", 2},
@@ -2260,6 +2459,11 @@ static Suite *write_suite(void)
     tcase_add_loop_test(tc, test_manifest_corrupt_line_is_error, 0,
                         sizeof corrupt / sizeof corrupt[0]);
     tcase_add_test(tc, test_manifest_outdir_may_not_exist);
+    tcase_add_test(tc, test_manifest_records_inputs);
+    tcase_add_test(tc, test_reuse_unchanged_is_same);
+    tcase_add_loop_test(tc, test_reuse_not_on_disk_is_stale, 0, 2);
+    tcase_add_test(tc, test_records_absent_or_foreign_are_empty);
+    tcase_add_test(tc, test_reuse_refuses_bad_hashes);
     tcase_add_test(tc, test_lock_second_run_fails_without_wait);
     tcase_add_test(tc, test_lock_waits_for_holder);
     tcase_add_test(tc, test_lock_shared_for_readers);

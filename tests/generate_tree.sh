@@ -177,7 +177,7 @@ same_tree() {
     ( cd "$1" && find . -type f ! -name '.ctkgen*' | sort ) > "$T/a.list"
     ( cd "$2" && find . -type f ! -name '.ctkgen*' | sort ) > "$T/b.list"
     same_bytes "$T/a.list" "$T/b.list" || return 1
-    same_text "$(cut -d' ' -f2 "$1/.ctkgen-manifest")" "$(cut -d' ' -f2 "$2/.ctkgen-manifest")" || return 1
+    same_text "$(awk '{ print $NF }' "$1/.ctkgen-manifest")" "$(awk '{ print $NF }' "$2/.ctkgen-manifest")" || return 1
     while read -r f; do
         sed "s|$1|$2|g" "$1/$f" | cmp -s - "$2/$f" || return 1
     done < "$T/a.list"

@@ -10,6 +10,8 @@
 #     bench/ makes them by the thousand;
 #   the growth from 50 to 100 toolkits, which must stay linear (at most
 #     2.2 times);
+#   an unchanged re-run of the 100 (rerun_100), which renders nothing and
+#     must cost at most half the fresh run;
 #   validate --no-cache of one toolkit (validate_1).
 # The budgets are today's counts with a margin (the file says which); a
 # change that makes ctkgen cheaper lowers them there, one that makes it
@@ -63,6 +65,11 @@ check "generate of 100 toolkits within its instruction budget" within generate_1
 check "generate grows linearly: 100 toolkits cost at most 2.2 times 50 ($g100 / $g50)" \
     awk -v a="$g50" -v b="$g100" 'BEGIN { exit !(a > 0 && b <= 2.2 * a) }'
 echo "# per toolkit at 100: $((g100 / 100)) instructions"
+r100=$(instructions "$CTKGEN" -v generate -c "$T/s100.json" -o "$T/o100")
+check "an unchanged re-run renders no toolkit" grep -q '100 of 100 toolkit(s) not rendered' "$T/cg.log"
+check "an unchanged re-run of 100 toolkits within its instruction budget" within rerun_100 "$r100"
+check "an unchanged re-run costs at most half a fresh run ($r100 / $g100)" \
+    awk -v a="$g100" -v b="$r100" 'BEGIN { exit !(a > 0 && b > 0 && b <= 0.5 * a) }'
 
 mk_site 1 "$T/s1.json"
 "$CTKGEN" -q generate -c "$T/s1.json" -o "$T/o1" || { echo "FAIL: generate of one toolkit"; exit 1; }
