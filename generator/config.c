@@ -2537,6 +2537,7 @@ ctk_config_t *ctk_config_new(const char *source, ctk_error_t *err)
         return NULL;
     }
     cfg->pc_rpath = true;
+    cfg->full_version_aliases = true;
     ctk_policy_init(&cfg->lint);
     if (!(cfg->source = ctk_strdup(source ? source : "<string>", err)) ||
         !(cfg->module_name = ctk_strdup(DEFAULT_MODULE_NAME, err)) ||
@@ -3029,7 +3030,7 @@ char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err)
         goto out;
     if (!cfg->pc_rpath && !put_new(&d, root, "pc_rpath", json_false()))
         goto out;
-    if (cfg->full_version_aliases && !put_new(&d, root, "full_version_aliases", json_true()))
+    if (!cfg->full_version_aliases && !put_new(&d, root, "full_version_aliases", json_false()))
         goto out;
     if (!put_str(&d, root, "help", cfg->help) || !put_kvs(&d, root, "env", cfg->env, cfg->n_env) ||
         !put_kvs(&d, root, "properties", cfg->properties, cfg->n_properties) ||

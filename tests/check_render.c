@@ -122,6 +122,7 @@ static ctk_config_t *base_config(void)
     cfg->family = strdup("cuda");
     cfg->pc_prefix = strdup("ctk");
     cfg->pc_rpath = true;
+    cfg->full_version_aliases = true; /* the defaults, as ctk_config_new sets them */
     return cfg;
 }
 
@@ -743,7 +744,6 @@ START_TEST(test_render_multi_sdk_modulerc_matches_golden)
     const char *lrc, *trc;
     size_t i;
 
-    cfg->full_version_aliases = true;
     ctk_outset_init(&out);
     ctk_error_init(&err);
     ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s:%d: %s", err.source, err.line, err.text);
@@ -773,8 +773,9 @@ START_TEST(test_render_multi_sdk_modulerc_matches_golden)
 }
 END_TEST
 
-/* Without "full_version_aliases" the .modulerc files hold the default and the
- * config's own aliases, one line each, and no X.Y.Z name; nothing to note. */
+/* With "full_version_aliases": false the .modulerc files hold the default and
+ * the config's own aliases, one line each, and no X.Y.Z name; nothing to
+ * note, not even the 13.0.0 that 13.0 and 13.0-hpc share. */
 START_TEST(test_render_modulerc_without_full_version_aliases)
 {
     ctk_sdk_t *sdks[3];
@@ -785,10 +786,13 @@ START_TEST(test_render_modulerc_without_full_version_aliases)
     ctk_render_opts_t o = { NULL, "/p" };
     const char *lrc, *trc;
 
-    ck_assert(!cfg->full_version_aliases);
     ctk_outset_init(&out);
     ctk_error_init(&err);
     ctk_strlist_init(&notes);
+    ck_assert(ctk_render_notes(cfg, sdks, 3, &notes, &err));
+    ck_assert_uint_eq(notes.len, 1); /* by default: the shared 13.0.0 */
+    ctk_strlist_fini(&notes);
+    cfg->full_version_aliases = false;
     ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s", err.text);
     lrc = out_file(&out, "lmod/cudatoolkit/.modulerc.lua");
     trc = out_file(&out, "tcl/cudatoolkit/.modulerc");
@@ -888,7 +892,6 @@ static ctk_config_t *named_config(const char *const *spec, size_t n, ctk_sdk_t *
     ctk_config_t *cfg = base_config();
     size_t i;
 
-    cfg->full_version_aliases = true; /* the notes are about these names */
     cfg->sdks = calloc(n, sizeof *cfg->sdks);
     cfg->n_sdks = n;
     for (i = 0; i < n; i++) {

@@ -3,3 +3,4 @@
 -- no "default" in the site config: the SDK with the highest CUDA version (the first of equals) is the default
 module_version("cuda/11.6-nvhpc22.3", "default")
 module_version("cuda/11.6-nvhpc22.3", "hpcsdk")
+module_version("cuda/11.6-nvhpc22.3", "11.6.2")
