@@ -1393,9 +1393,10 @@ static full_alias_t full_alias(const names_t *nm, ctk_sdk_t *const *sdks, size_t
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err)
 {
-    size_t i, j, other = 0;
+    size_t i, j, other = 0, kept = 0;
     names_t nm;
     bool ok = false;
+    char *cost;
 
     if (!cfg->full_version_aliases)
         return true; /* no automatic name, so none yields to another */
@@ -1407,6 +1408,8 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
 
         switch (full_alias(&nm, sdks, i, &other)) {
         case FULL_KEPT:
+            kept++;
+            continue;
         case FULL_NONE:
         case FULL_OWN_ALIAS:
             continue;
@@ -1452,6 +1455,16 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
         if (!note || !ctk_strlist_take(notes, note, err))
             goto out;
     }
+    /* each name is a line that both module systems read on every avail and
+     * load in the family (docs/benchmarks.md, "Module commands at site
+     * scale"); at a few dozen it hardly shows, at hundreds it does */
+    if (kept > CTK_RENDER_FULL_NAMES_NOTE &&
+        (!(cost = ctk_printf(err, "%s: the .modulerc files hold %zu full-version names (X.Y.Z), "
+                             "one line each, which every module avail and module load of %s "
+                             "reads; \"full_version_aliases\": false in the site config leaves "
+                             "them out", cfg->module_name, kept, cfg->module_name)) ||
+         !ctk_strlist_take(notes, cost, err)))
+        goto out;
     ok = true;
 out:
     names_fini(&nm);

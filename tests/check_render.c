@@ -971,6 +971,79 @@ START_TEST(test_render_notes_name_dropped_full_version_aliases)
 }
 END_TEST
 
+/* More than CTK_RENDER_FULL_NAMES_NOTE X.Y.Z lines, and one note says so;
+ * the lines written count, not the SDKs (two sharing a full version give
+ * none), and with "full_version_aliases": false there is no line to count. */
+static const struct {
+    size_t n;     /* SDKs, each with a full version of its own... */
+    bool shared;  /* ...but the last two share one */
+    bool full;    /* "full_version_aliases" */
+    size_t lines; /* X.Y.Z lines in each .modulerc */
+    bool note;    /* the note on what they cost */
+} count_cases[] = {
+    { CTK_RENDER_FULL_NAMES_NOTE, false, true, CTK_RENDER_FULL_NAMES_NOTE, false },
+    { CTK_RENDER_FULL_NAMES_NOTE + 1, false, true, CTK_RENDER_FULL_NAMES_NOTE + 1, true },
+    { CTK_RENDER_FULL_NAMES_NOTE + 2, true, true, CTK_RENDER_FULL_NAMES_NOTE, false },
+    { CTK_RENDER_FULL_NAMES_NOTE + 1, false, false, 0, false },
+};
+
+static size_t count_lines(const char *text, const char *prefix)
+{
+    size_t n = 0;
+    const char *p;
+
+    for (p = text; (p = strstr(p, prefix)); p++)
+        n++;
+    return n;
+}
+
+START_TEST(test_render_notes_count_full_version_names_over_the_limit)
+{
+    size_t n = count_cases[_i].n, i, dropped = count_cases[_i].shared ? 1 : 0;
+    char **spec = calloc(n, sizeof *spec), want[400];
+    ctk_sdk_t **sdks = calloc(n, sizeof *sdks);
+    ctk_config_t *cfg;
+    ctk_strlist_t notes;
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/p" };
+
+    for (i = 0; i < n; i++) {
+        spec[i] = malloc(32);
+        snprintf(spec[i], 32, "13.0-t%zu=13.0.%zu", i + 1,
+                 count_cases[_i].shared && i + 1 == n ? n - 1 : i + 1);
+    }
+    cfg = named_config((const char *const *)spec, n, sdks);
+    cfg->full_version_aliases = count_cases[_i].full;
+    ctk_strlist_init(&notes);
+    ctk_error_init(&err);
+    ck_assert(ctk_render_notes(cfg, sdks, n, &notes, &err));
+    ck_assert_uint_eq(notes.len, dropped + (count_cases[_i].note ? 1 : 0));
+    snprintf(want, sizeof want,
+             "cudatoolkit: the .modulerc files hold %zu full-version names (X.Y.Z), one line each, "
+             "which every module avail and module load of cudatoolkit reads; "
+             "\"full_version_aliases\": false in the site config leaves them out",
+             count_cases[_i].lines);
+    if (count_cases[_i].note)
+        ck_assert_str_eq(notes.items[notes.len - 1], want);
+    for (i = 0; i + (count_cases[_i].note ? 1 : 0) < notes.len; i++)
+        ck_assert_ptr_null(strstr(notes.items[i], "full-version names"));
+    ctk_outset_init(&out);
+    ck_assert_msg(ctk_render_all(cfg, sdks, n, &o, &out, &err), "%s", err.text);
+    ck_assert_uint_eq(count_lines(out_file(&out, "lmod/cudatoolkit/.modulerc.lua"), "\", \"13.0."),
+                      count_cases[_i].lines);
+    ck_assert_uint_eq(count_lines(out_file(&out, "tcl/cudatoolkit/.modulerc"), "\" \"13.0."),
+                      count_cases[_i].lines);
+    ctk_outset_fini(&out);
+    ctk_strlist_fini(&notes);
+    free_all(cfg, sdks, n);
+    for (i = 0; i < n; i++)
+        free(spec[i]);
+    free(spec);
+    free(sdks);
+}
+END_TEST
+
 /* ---- Tcl completeness ------------------------------------------------------------ */
 static const struct {
     const char *text;
@@ -1500,6 +1573,8 @@ int main(void)
                         sizeof default_cases / sizeof default_cases[0]);
     tcase_add_loop_test(tc, test_render_notes_name_dropped_full_version_aliases, 0,
                         sizeof note_cases / sizeof note_cases[0]);
+    tcase_add_loop_test(tc, test_render_notes_count_full_version_names_over_the_limit, 0,
+                        sizeof count_cases / sizeof count_cases[0]);
     tcase_add_loop_test(tc, test_render_tcl_check_cases, 0, sizeof tcl_cases / sizeof tcl_cases[0]);
     tcase_add_test(tc, test_render_tcl_check_deep_nesting);
     tcase_add_test(tc, test_render_tcl_check_agrees_with_tclsh);
