@@ -45,9 +45,9 @@
 #   4. `strace -f -c` of a fresh generate at N: syscalls per toolkit;
 #   5. `module avail` and `module load` with Lmod and Environment Modules
 #      over OUT, over a copy whose .modulerc files keep the default only,
-#      over the tree of a site that sets "full_version_aliases" (when
-#      CTKGEN knows the key) and over CTKGEN_BEFORE's tree: wall medians and
-#      callgrind Ir, each against the default-only copy;
+#      over the tree of the same site with "full_version_aliases": false
+#      (when CTKGEN knows the key) and over CTKGEN_BEFORE's tree: wall
+#      medians and callgrind Ir, each against the default-only copy;
 #   6. with M > 0: generate over M `cp -al` copies of the toolkit (hard
 #      links, a real tree each) against M of the symlinked ones;
 #   7. with S2M > 0: Lmod's sh_to_modulefile over the first S2M toolkits
@@ -361,13 +361,13 @@ sed -i '/^module-version /{/ default$/!d}' "$W/trim/tcl/cudatoolkit/.modulerc"
 [ "$(grep -c '^module_version(' "$W/trim/lmod/cudatoolkit/.modulerc.lua")" -eq 1 ] || problem "trimmed .modulerc.lua: not one line"
 [ "$(grep -c '^module-version ' "$W/trim/tcl/cudatoolkit/.modulerc")" -eq 1 ] || problem "trimmed .modulerc: not one line"
 MTREES="out trim"
-# the same site asking for every X.Y.Z name, when CTKGEN knows the key
-sed '2a\  "full_version_aliases": true,' "$W/site.json" >"$W/site-full.json"
-if "$CTKGEN" -q generate -c "$W/site-full.json" -o "$W/full" 2>"$W/gen.err"; then
-    MTREES="$MTREES full"
+# the same site leaving the X.Y.Z names out, when CTKGEN knows the key
+sed '2a\  "full_version_aliases": false,' "$W/site.json" >"$W/site-nofull.json"
+if "$CTKGEN" -q generate -c "$W/site-nofull.json" -o "$W/nofull" 2>"$W/gen.err"; then
+    MTREES="$MTREES nofull"
 else
     echo "step 5: $CTKGEN does not take full_version_aliases; no such tree" >&2
-    rm -rf "$W/full"
+    rm -rf "$W/nofull"
 fi
 if [ -n "${CTKGEN_BEFORE:-}" ]; then
     "$CTKGEN_BEFORE" -q generate -c "$W/site.json" -o "$W/before" 2>"$W/gen.err" ||
@@ -562,7 +562,7 @@ while read -r sys act tree wall irm; do
     case $tree in
         out) tl="as written" ;;
         trim) tl="default only" ;;
-        full) tl="as written, full_version_aliases" ;;
+        nofull) tl="as written, full_version_aliases false" ;;
         before) tl="as written by CTKGEN_BEFORE" ;;
     esac
     tl="$tl, $(names "$tree") in .modulerc"
