@@ -19,6 +19,11 @@
 #                   (default .deps-local/environment-modules/usr/lib/modulecmd.tcl)
 #   LMOD_CMD        Lmod's libexec/lmod (default /usr/share/lmod/lmod/libexec/lmod)
 #   KEEP=1          keep the work directory
+#   STEPS           the steps to run, of: generate rerun callgrind strace
+#                   modules copies (default all; e.g. STEPS=modules: one
+#                   untimed generate, then step 5 alone)
+#   CTKGEN_BEFORE   another ctkgen (e.g. an older build): step 5 measures the
+#                   tree it writes for the same site too
 #
 # The site: N toolkits t1..tN, each a directory tk/tI/cuda-X.Y whose
 # entries are symbolic links to the real toolkit's (bin, include, lib,
@@ -39,8 +44,10 @@
 #      N, and the top functions by inclusive Ir at N;
 #   4. `strace -f -c` of a fresh generate at N: syscalls per toolkit;
 #   5. `module avail` and `module load` with Lmod and Environment Modules
-#      over OUT, and over a copy whose .modulerc files keep the default only:
-#      wall medians and callgrind Ir;
+#      over OUT, over a copy whose .modulerc files keep the default only,
+#      over the tree of the same site with "full_version_aliases": false
+#      (when CTKGEN knows the key) and over CTKGEN_BEFORE's tree: wall
+#      medians and callgrind Ir, each against the default-only copy;
 #   6. with M > 0: generate over M `cp -al` copies of the toolkit (hard
 #      links, a real tree each) against M of the symlinked ones;
 #   7. with S2M > 0: Lmod's sh_to_modulefile over the first S2M toolkits
@@ -73,6 +80,12 @@ MODULES_CMD=${MODULES_CMD:-$here/.deps-local/environment-modules/usr/lib/modulec
 LMOD_CMD=${LMOD_CMD:-/usr/share/lmod/lmod/libexec/lmod}
 
 die() { echo "$0: $*" >&2; exit 1; }
+STEPS=${STEPS:-generate rerun callgrind strace modules copies}
+for s in $(echo "$STEPS" | tr , ' '); do
+    case $s in generate | rerun | callgrind | strace | modules | copies) ;; *) die "STEPS: no step '$s'" ;; esac
+done
+want() { case " $(echo "$STEPS" | tr , ' ') " in *" $1 "*) return 0 ;; esac; return 1; }
+[ -z "${CTKGEN_BEFORE:-}" ] || [ -x "$CTKGEN_BEFORE" ] || die "CTKGEN_BEFORE=$CTKGEN_BEFORE: not executable"
 case $R in '' | *[!0-9]* | 0) die "R must be a number >= 1" ;; esac
 case $M in '' | *[!0-9]*) die "M must be a number" ;; esac
 case $S2M in '' | *[!0-9]*) die "S2M must be a number" ;; esac
@@ -111,7 +124,8 @@ echo "  valgrind       $(valgrind --version 2>/dev/null || echo none)"
 echo "  Lmod           $([ $HAVE_LMOD = 1 ] && "$LMOD_LUA" "$LMOD_CMD" bash --version 2>&1 | sed -n 's/.*Version \([0-9.]*\).*/\1/p' | head -n 1 || echo none)"
 echo "  Env. Modules   $([ $HAVE_EM = 1 ] && tclsh "$MODULES_CMD" bash --version 2>&1 | head -n 1 || echo none)"
 echo "  load           $(uptime | sed 's/.*load average/load average/')"
-echo "  command        $0 $N  (R=$R M=$M SMALL=$SMALL CALLGRIND=$CALLGRIND)"
+[ -z "${CTKGEN_BEFORE:-}" ] || echo "  ctkgen before  $("$CTKGEN_BEFORE" --version) ($CTKGEN_BEFORE)"
+echo "  command        $0 $N  (R=$R M=$M SMALL=$SMALL CALLGRIND=$CALLGRIND STEPS=$STEPS)"
 echo
 
 # ---- helpers ----------------------------------------------------------------------
@@ -142,11 +156,15 @@ rep() {
 }
 # ir OUTFILE [VAR=VALUE...] COMMAND...: callgrind's total Ir of COMMAND
 # (its process only), run in a clean environment when VAR=VALUEs are given
+# (none holding a space)
 VALGRIND=$(command -v valgrind || :)
 ir() {
     io=$1; shift
     ienv=
-    case $1 in *=*) ienv="env -i PATH=/usr/bin:/bin HOME=$W/home LANG=C.UTF-8 $1"; shift ;; esac
+    case $1 in *=*) ienv="env -i PATH=/usr/bin:/bin HOME=$W/home LANG=C.UTF-8" ;; esac
+    while :; do
+        case $1 in *=*) ienv="$ienv $1"; shift ;; *) break ;; esac
+    done
     # shellcheck disable=SC2086 # ienv: env and its words (no spaces in $W)
     $ienv "$VALGRIND" --tool=callgrind --trace-children=no --collect-atstart=yes \
         --callgrind-out-file="$io" "$@" >/dev/null 2>"$io.log" || problem "callgrind $*: exited $?"
@@ -257,6 +275,9 @@ TICKS0=$(cpu_ticks)
 echo "# runs (seconds, in the order taken)" >&2
 
 # ---- 1. fresh generate, cp -r, the sed loop -----------------------------------------
+# (the steps skipped by STEPS keep their place: `if want` guards each, unindented)
+if ! want generate; then gen "$W/site.json" "$OUT"; check_out "$OUT" "$N" "generate"; fi
+if want generate; then
 GEN=$(rep "generate, fresh" 'rm -rf "$OUT"' gen "$W/site.json" "$OUT")
 check_out "$OUT" "$N" "generate"
 CPR=$(rep "cp -r OUT" 'rm -rf "$W/cpcopy"' cp -r "$OUT" "$W/cpcopy")
@@ -268,8 +289,10 @@ for f in "lmod/cudatoolkit/$mm-t$N.lua" "tcl/cudatoolkit/$mm-t$N" "pkgconfig/ctk
     sed "s|$W/hand|$OUT|g" "$W/hand/$f" | cmp -s - "$OUT/$f" || problem "sed loop: $f differs from generate's"
 done
 rm -rf "$W/hand"
+fi
 
 # ---- 2. unchanged re-run ----------------------------------------------------------------
+if want rerun; then
 find "$OUT" -printf '%P %T@ %i\n' | sort >"$W/mtimes.before"
 touch "$W/stamp"
 sleep 0.1
@@ -279,11 +302,12 @@ find "$OUT" -printf '%P %T@ %i\n' | sort >"$W/mtimes.after"
 CHANGED=$(diff "$W/mtimes.before" "$W/mtimes.after" | grep -c '^>' || :)
 [ "$NEWER" -eq 0 ] || { problem "re-run: $NEWER paths newer than the stamp:"; find "$OUT" -newer "$W/stamp" | head -n 5 >&2; }
 [ "$CHANGED" -eq 0 ] || problem "re-run: $CHANGED paths with a new mtime or inode"
+fi
 
 TICKS1=$(cpu_ticks)
 
 # ---- 3. instruction counts ------------------------------------------------------------
-if [ "$CALLGRIND" = 1 ]; then
+if [ "$CALLGRIND" = 1 ] && want callgrind; then
     echo "callgrind: generate at $SMALL and $N toolkits ..." >&2
     rm -rf "$W/cg-out"
     IR_SMALL=$(ir "$W/cg.small" "$CTKGEN" -q generate -c "$W/site-small.json" -o "$W/cg-out")
@@ -316,6 +340,7 @@ if [ "$CALLGRIND" = 1 ]; then
 fi
 
 # ---- 4. system calls --------------------------------------------------------------------
+if want strace; then
 rm -rf "$W/st-out"
 strace -f -c -o "$W/strace" "$CTKGEN" -q generate -c "$W/site.json" -o "$W/st-out" || problem "strace generate failed"
 check_out "$W/st-out" "$N" "generate under strace"
@@ -325,14 +350,38 @@ calls() { # calls NAME...: the sum of those syscalls' counts
         END { print s + 0 }' "$W/strace"
 }
 SYS_TOTAL=$(awk '$NF == "total" { print $4 }' "$W/strace")
+fi
 
 # ---- 5. module commands -----------------------------------------------------------------
+if want modules; then
 # the trimmed copy: the family's .modulerc files keep their default, no X.Y.Z names
 cp -r "$OUT" "$W/trim"
 sed -i '/^module_version(/{/"default")$/!d}' "$W/trim/lmod/cudatoolkit/.modulerc.lua"
 sed -i '/^module-version /{/ default$/!d}' "$W/trim/tcl/cudatoolkit/.modulerc"
 [ "$(grep -c '^module_version(' "$W/trim/lmod/cudatoolkit/.modulerc.lua")" -eq 1 ] || problem "trimmed .modulerc.lua: not one line"
 [ "$(grep -c '^module-version ' "$W/trim/tcl/cudatoolkit/.modulerc")" -eq 1 ] || problem "trimmed .modulerc: not one line"
+MTREES="out trim"
+# the same site leaving the X.Y.Z names out, when CTKGEN knows the key
+sed '2a\  "full_version_aliases": false,' "$W/site.json" >"$W/site-nofull.json"
+if "$CTKGEN" -q generate -c "$W/site-nofull.json" -o "$W/nofull" 2>"$W/gen.err"; then
+    MTREES="$MTREES nofull"
+else
+    echo "step 5: $CTKGEN does not take full_version_aliases; no such tree" >&2
+    rm -rf "$W/nofull"
+fi
+if [ -n "${CTKGEN_BEFORE:-}" ]; then
+    "$CTKGEN_BEFORE" -q generate -c "$W/site.json" -o "$W/before" 2>"$W/gen.err" ||
+        { cat "$W/gen.err" >&2; die "CTKGEN_BEFORE: generate failed"; }
+    MTREES="$MTREES before"
+fi
+# names: the symbolic versions in a tree's .modulerc (the default among them)
+names() { grep -c '^module-version ' "$W/$1/tcl/cudatoolkit/.modulerc"; }
+# Lmod writes a user cache of the tree (~/.lmod.d/.cache) after a command
+# that took over LMOD_SHORT_TIME (2 s) to walk it, as one under callgrind
+# does, and reads it in the next: LMOD_SHORT_TIME=86400 keeps every run
+# cold, as the plain runs at this size are
+LMOD_NOCACHE=LMOD_SHORT_TIME=86400
+rm -rf "$W/home/.lmod.d"
 mkdir -p "$W/home"
 MID=$mm-t$(((N + 1) / 2))
 # modcmd SYS TREE ACTION...: one module command in a clean environment
@@ -342,7 +391,7 @@ modcmd() {
         lmod) set -- "$LMOD_LUA" "$LMOD_CMD" bash "$@"; mp=$mt/lmod ;;
         tcl) set -- tclsh "$MODULES_CMD" bash "$@"; mp=$mt/tcl ;;
     esac
-    env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 MODULEPATH="$mp" "$@" >"$W/mod.out" 2>"$W/mod.err"
+    env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 $LMOD_NOCACHE MODULEPATH="$mp" "$@" >"$W/mod.out" 2>"$W/mod.err"
 }
 # modcheck SYS TREE ACTION: the command did what it should
 modcheck() {
@@ -352,22 +401,28 @@ modcheck() {
         load) grep -q "CUDA_HOME=$W/tk/t$(((N + 1) / 2))/cuda-$mm;" "$W/mod.out" || problem "$1 load over $2: no CUDA_HOME of $MID" ;;
     esac
 }
+# where a tree names X.Y.Z, that name loads the toolkit it belongs to (untimed)
+FULLMID=$mm.$(((N + 1) / 2 - 1))
 : >"$W/modrows"
 for sys in lmod tcl; do
     case $sys in lmod) [ $HAVE_LMOD = 1 ] || continue ;; tcl) [ $HAVE_EM = 1 ] || continue ;; esac
     for act in avail load; do
         case $act in avail) args=avail ;; load) args="load cudatoolkit/$MID" ;; esac
-        for tree in out trim; do
+        for tree in $MTREES; do
             # shellcheck disable=SC2086 # args: the action and its module
             modcmd $sys "$W/$tree" $args || problem "$sys $args over $tree failed: $(tail -n 2 "$W/mod.err")"
-            modcheck $sys $tree $act
+            modcheck $sys "$tree" $act
+            if [ $act = load ] && [ "$(names "$tree")" -gt 1 ]; then
+                modcmd $sys "$W/$tree" load "cudatoolkit/$FULLMID" || problem "$sys load cudatoolkit/$FULLMID over $tree failed"
+                modcheck $sys "$tree (by $FULLMID)" load
+            fi
             # shellcheck disable=SC2086
             wall=$(rep "$sys $act, $tree" : modcmd $sys "$W/$tree" $args)
             irm=-
             if [ "$CALLGRIND" = 1 ]; then
                 # shellcheck disable=SC2086 # args: the action and its module
                 case $sys in
-                    lmod) irm=$(ir "$W/cg.mod" MODULEPATH="$W/$tree/lmod" "$LMOD_LUA" "$LMOD_CMD" bash $args) ;;
+                    lmod) irm=$(ir "$W/cg.mod" $LMOD_NOCACHE MODULEPATH="$W/$tree/lmod" "$LMOD_LUA" "$LMOD_CMD" bash $args) ;;
                     tcl) irm=$(ir "$W/cg.mod" MODULEPATH="$W/$tree/tcl" "$(command -v tclsh)" "$MODULES_CMD" bash $args) ;;
                 esac
             fi
@@ -375,9 +430,11 @@ for sys in lmod tcl; do
         done
     done
 done
+[ ! -e "$W/home/.lmod.d/.cache" ] || problem "Lmod wrote a user cache: its figures mix cold and cached runs"
+fi
 
 # ---- 6. symlinked trees against hard-link copies ----------------------------------------
-if [ "$M" -gt 0 ]; then
+if [ "$M" -gt 0 ] && want copies; then
     t0=$(now)
     i=1
     while [ $i -le "$M" ]; do
@@ -437,6 +494,7 @@ if [ "$S2M" -gt 0 ] && [ $HAVE_LMOD = 1 ] && [ -f "$S2M_TOOL" ]; then
 fi
 
 # ---- the tables -----------------------------------------------------------------------
+if want generate; then
 echo
 echo "# ctkgen generate, $N toolkits ($EXPECT files), medians of $R"
 echo
@@ -446,10 +504,13 @@ mrow() { awk -v l="$1" -v s="$2" -v n="$N" -v g="$GEN" 'BEGIN { printf "| %s | %
 mrow "generate, empty OUT" "$GEN"
 mrow "cp -r of that OUT" "$CPR"
 mrow "sed loop, one sed per file" "$SED"
+fi
+if want generate && want rerun; then
 mrow "generate, unchanged re-run" "$RERUN"
 echo
 echo "re-run: $NEWER paths newer than the stamp (find -newer), $CHANGED with another mtime or inode"
-if [ "$CALLGRIND" = 1 ]; then
+fi
+if [ "$CALLGRIND" = 1 ] && want callgrind; then
     echo
     echo "# instructions (callgrind Ir, the ctkgen process)"
     echo
@@ -478,6 +539,7 @@ if [ "$CALLGRIND" = 1 ]; then
         { v = $1; gsub(",", "", v); g = ($2 in small && small[$2] > 0) ? sprintf("%.2f", v / small[$2] / k) : "-"
           printf "| %s | %.1f | `%s` | %s | %s |\n", $1, 100 * v / t, $2, $3, g }' "$W/top.self.small" "$W/top.self"
 fi
+if want strace; then
 echo
 echo "# system calls, generate at $N (strace -f -c)"
 echo
@@ -489,18 +551,31 @@ for s in "fsync fdatasync" "rename renameat renameat2" openat "readlink readlink
     awk -v l="$(echo "$s" | sed 's/ /, /g')" -v c="$c" -v n="$N" 'BEGIN { printf "| %s | %d | %.2f |\n", l, c, c / n }'
 done
 awk -v c="$SYS_TOTAL" -v n="$N" 'BEGIN { printf "| all | %d | %.1f |\n", c, c / n }'
+fi
+if want modules; then
 echo
 echo "# module commands over the $N-toolkit tree (load: cudatoolkit/$MID), medians of $R"
 echo
 echo "| system | command | .modulerc | wall, s | Ir |"
 echo "| --- | --- | --- | ---: | ---: |"
 while read -r sys act tree wall irm; do
-    case $tree in out) tl="as written ($N names + default)" ;; trim) tl="default only" ;; esac
+    case $tree in
+        out) tl="as written" ;;
+        trim) tl="default only" ;;
+        nofull) tl="as written, full_version_aliases false" ;;
+        before) tl="as written by CTKGEN_BEFORE" ;;
+    esac
+    tl="$tl, $(names "$tree") in .modulerc"
     case $sys in lmod) sl=Lmod ;; tcl) sl="Environment Modules" ;; esac
     echo "| $sl | $act | $tl | $wall | $irm |"
 done <"$W/modrows"
-awk '{ k = $1 " " $2; if ($3 == "out") { w[k] = $4; i[k] = $5 } else if (i[k] != "-" && $5 != "-") printf "%s: full / trimmed .modulerc = %.2f (wall), %.3f (Ir)\n", k, w[k] / $4, i[k] / $5; else printf "%s: full / trimmed .modulerc = %.2f (wall)\n", k, w[k] / $4 }' "$W/modrows"
-if [ "$M" -gt 0 ]; then
+awk '$3 == "trim" { w[$1 " " $2] = $4; i[$1 " " $2] = $5 }
+    { row[NR] = $0 }
+    END { for (r = 1; r <= NR; r++) { split(row[r], f, " "); k = f[1] " " f[2]; if (f[3] == "trim") continue
+          if (i[k] != "-" && f[5] != "-") printf "%s: %s / default-only .modulerc = %.2f (wall), %.3f (Ir)\n", k, f[3], f[4] / w[k], f[5] / i[k]
+          else printf "%s: %s / default-only .modulerc = %.2f (wall)\n", k, f[3], f[4] / w[k] } }' "$W/modrows"
+fi
+if [ "$M" -gt 0 ] && want copies; then
     echo
     echo "# $M toolkits: symlinked trees against cp -al copies"
     echo
@@ -520,7 +595,7 @@ if [ -n "${S2M_T:-}" ]; then
         printf "| sh_to_modulefile (a Lua and a Tcl modulefile) | %.3f | %.2f | %.2f |\n", s, 1000 * s / n, s / g }'
 fi
 echo
-echo "$TICKS0 $TICKS1" | awk '{ t = $4 - $1; printf "CPU during the timed generate runs: %.0f%% idle, %.1f%% stolen by the hypervisor\n", 100 * ($5 - $2) / t, 100 * ($6 - $3) / t }'
+want generate && echo "$TICKS0 $TICKS1" | awk '{ t = $4 - $1; printf "CPU during the timed generate runs: %.0f%% idle, %.1f%% stolen by the hypervisor\n", 100 * ($5 - $2) / t, 100 * ($6 - $3) / t }'
 echo "load at the end: $(uptime | sed 's/.*load average/load average/')"
 if [ -s "$W/problems" ]; then
     echo "PROBLEMS: $(wc -l <"$W/problems") (listed above)"

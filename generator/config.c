@@ -1408,6 +1408,7 @@ static const keyspec_t top_keys[] = {
     { "pc_prefix", K_NAME, false, CF(pc_prefix), 0, -1 },
     { "pkgconfig_dir", K_PCDIR, false, CF(pkgconfig_dir), 0, -1 },
     { "pc_rpath", K_BOOL, false, CF(pc_rpath), 0, -1 },
+    { "full_version_aliases", K_BOOL, false, CF(full_version_aliases), 0, -1 },
     { "modulecmd", K_FILE, false, CF(modulecmd), 0, -1 },
     { "help", K_TEXT, false, CF(help), 0, -1 },
     { "env", K_ENV, false, CF(env), CF(n_env), -1 },
@@ -2536,6 +2537,7 @@ ctk_config_t *ctk_config_new(const char *source, ctk_error_t *err)
         return NULL;
     }
     cfg->pc_rpath = true;
+    cfg->full_version_aliases = true;
     ctk_policy_init(&cfg->lint);
     if (!(cfg->source = ctk_strdup(source ? source : "<string>", err)) ||
         !(cfg->module_name = ctk_strdup(DEFAULT_MODULE_NAME, err)) ||
@@ -3027,6 +3029,8 @@ char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err)
     if (!put_str(&d, root, "modulecmd", cfg->modulecmd))
         goto out;
     if (!cfg->pc_rpath && !put_new(&d, root, "pc_rpath", json_false()))
+        goto out;
+    if (!cfg->full_version_aliases && !put_new(&d, root, "full_version_aliases", json_false()))
         goto out;
     if (!put_str(&d, root, "help", cfg->help) || !put_kvs(&d, root, "env", cfg->env, cfg->n_env) ||
         !put_kvs(&d, root, "properties", cfg->properties, cfg->n_properties) ||

@@ -130,6 +130,11 @@ typedef struct {
     char *pkgconfig_dir;    /* where the .pc files will live for users;
                                NULL: OUT/pkgconfig made absolute */
     bool pc_rpath;          /* add a run path to the .pc Libs (default true) */
+    bool full_version_aliases; /* the .modulerc files also give each toolkit
+                               its full X.Y.Z version as a name (default
+                               true); false: only the default and each SDK's
+                               own "aliases", one line per toolkit fewer for
+                               every module command to read */
     char *modulecmd;        /* Environment Modules' modulecmd.tcl for validate; NULL: find it */
     char *help;             /* site-wide help text; NULL if absent */
     ctk_kv_t *env;          /* site-wide extra environment variables */

@@ -1393,10 +1393,13 @@ static full_alias_t full_alias(const names_t *nm, ctk_sdk_t *const *sdks, size_t
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err)
 {
-    size_t i, j, other = 0;
+    size_t i, j, other = 0, kept = 0;
     names_t nm;
     bool ok = false;
+    char *cost;
 
+    if (!cfg->full_version_aliases)
+        return true; /* no automatic name, so none yields to another */
     if (!names_init(&nm, sdks, n_sdks, err))
         return false;
     for (i = 0; i < n_sdks; i++) {
@@ -1405,6 +1408,8 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
 
         switch (full_alias(&nm, sdks, i, &other)) {
         case FULL_KEPT:
+            kept++;
+            continue;
         case FULL_NONE:
         case FULL_OWN_ALIAS:
             continue;
@@ -1450,13 +1455,29 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
         if (!note || !ctk_strlist_take(notes, note, err))
             goto out;
     }
+    /* each name is a line that both module systems read on every avail and
+     * load in the family (docs/benchmarks.md, "Module commands at site
+     * scale"); at a few dozen it hardly shows, at hundreds it does */
+    if (kept > CTK_RENDER_FULL_NAMES_NOTE &&
+        (!(cost = ctk_printf(err, "%s: the .modulerc files hold %zu full-version names (X.Y.Z), "
+                             "one line each, which every module avail and module load of %s "
+                             "reads; \"full_version_aliases\": false in the site config leaves "
+                             "them out", cfg->module_name, kept, cfg->module_name)) ||
+         !ctk_strlist_take(notes, cost, err)))
+        goto out;
     ok = true;
 out:
     names_fini(&nm);
     return ok;
 }
 
-/* The data of the .modulerc files: the default and every alias. */
+/* The data of the .modulerc files: the default, each SDK's own aliases and,
+ * unless "full_version_aliases" is false, each toolkit's X.Y.Z.  Both
+ * module systems read the whole file on every load and avail: at 1000
+ * toolkits the X.Y.Z lines cost Environment Modules 5.2 0.92 of an avail
+ * and 0.49 of a load again, Lmod 0.11 and 0.08, which is what the key's
+ * false saves a site with hundreds of toolkits (docs/benchmarks.md,
+ * "Module commands at site scale"). */
 static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n)
 {
     ctk_lval_t *m, *mods;
@@ -1482,7 +1503,7 @@ static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const 
         bput(b, e, "version", ctk_lval_str(sdks[i]->module_version));
         for (k = 0; k < sdks[i]->conf->n_aliases; k++)
             bpush(b, al, ctk_lval_str(sdks[i]->conf->aliases[k]));
-        if (full_alias(&nm, sdks, i, &other) == FULL_KEPT)
+        if (cfg->full_version_aliases && full_alias(&nm, sdks, i, &other) == FULL_KEPT)
             bpush(b, al, ctk_lval_str(sdks[i]->version_full));
         bput(b, e, "aliases", al);
         bpush(b, mods, e);

@@ -57,7 +57,10 @@ typedef struct {
  *   first on LIBRARY_PATH and CMAKE_LIBRARY_PATH, the .pc first on -L;
  *   never on LD_LIBRARY_PATH (a loader reads no scripts).
  * Checks names for collisions (aliases, full versions, default).
- * Both .modulerc files name the default (ctk_render_default()).
+ * Both .modulerc files name the default (ctk_render_default()) and each
+ * SDK's "aliases"; with cfg->full_version_aliases also each toolkit's full
+ * X.Y.Z version where it has one that no other name takes (else nothing
+ * more: one line per toolkit there is read by every load and avail).
  * An SDK's modulefiles and .pc files are rendered from its inputs: the
  * data tree its templates see (and each library's), their paths, the
  * templates' text and ctkgen's own binary (version, and the executable's
@@ -104,14 +107,22 @@ bool ctk_render_sdk_paths(const ctk_config_t *cfg, const ctk_sdk_conf_t *conf, b
  *   3. among equal versions, the first SDK in config order. */
 const char *ctk_render_default(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks);
 
-/* What ctk_render_all() leaves out on purpose, for the CLI to print as
- * warnings: one line per automatic full-version alias dropped because its
- * name is taken (no "ctkgen:" prefix, no newline), e.g.
+/* More full-version names than this in a family's .modulerc files, and
+ * ctk_render_notes() says what they cost. */
+#define CTK_RENDER_FULL_NAMES_NOTE 100
+
+/* What ctk_render_all() leaves out on purpose, or writes at a cost, for
+ * the CLI to print as warnings (no "ctkgen:" prefix, no newline): one line
+ * per automatic full-version alias dropped because its name is taken, e.g.
  *   cudatoolkit: 13.0.0 is the full version of both 13.0 and 13.0-hpc: no 13.0.0 alias written
  *   cudatoolkit: 12.4.1 is the full version of 12.4 and an alias of 12.4-b: no 12.4.1 alias for 12.4 written
  *   cudatoolkit: 12.4.1 is the full version of 12.4 and a module version of its own: no 12.4.1 alias for 12.4 written
- * Appended to notes (copies), in config order; nothing when every alias
- * is written.  Fails only for memory (CTK_E_NOMEM). */
+ * in config order; then, when the .modulerc files hold more than
+ * CTK_RENDER_FULL_NAMES_NOTE full-version names, one line saying how many,
+ * that every module avail and load of the family reads them and that
+ * "full_version_aliases": false leaves them out.  Appended to notes
+ * (copies); nothing when every alias is written and they are few, or when
+ * cfg->full_version_aliases is off.  Fails only for memory (CTK_E_NOMEM). */
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err);
 

@@ -137,6 +137,7 @@ static bool config_eq(const ctk_config_t *a, const ctk_config_t *b)
     if (!str_eq(a->module_name, b->module_name) || !str_eq(a->family, b->family) ||
         !str_eq(a->default_version, b->default_version) || !str_eq(a->pc_prefix, b->pc_prefix) ||
         !str_eq(a->pkgconfig_dir, b->pkgconfig_dir) || a->pc_rpath != b->pc_rpath ||
+        a->full_version_aliases != b->full_version_aliases ||
         !str_eq(a->help, b->help) || !env_eq(a->env, a->n_env, b->env, b->n_env) ||
         !env_eq(a->properties, a->n_properties, b->properties, b->n_properties) ||
         !validation_eq(&a->validation, &b->validation) || a->n_sdks != b->n_sdks)
@@ -390,6 +391,9 @@ static const bad_case_t wrong_types[] = {
     { "{'pc_rpath': 'yes', 'sdks': [{'version': '12.4', 'base': '/x'}]}",
       CTK_E_CONFIG, 1, 14,
       "/pc_rpath: expected true or false, got string" },
+    { "{'full_version_aliases': 1, 'sdks': [{'version': '12.4', 'base': '/x'}]}",
+      CTK_E_CONFIG, 1, 26,
+      "/full_version_aliases: expected true or false, got number" },
     { "{'sdks': {}}",
       CTK_E_CONFIG, 1, 10,
       "/sdks: expected an array of SDK objects, got object" },
@@ -1593,7 +1597,7 @@ static const char rich_example[] =
     "  \"default\": \"hpc\",\n"
     "  \"pc_prefix\": \"cuda\",\n"
     "  \"pkgconfig_dir\": \"/opt/modules/pkgconfig/\",\n"
-    "  \"pc_rpath\": false,\n"
+    "  \"pc_rpath\": false, \"full_version_aliases\": false,\n"
     "  \"help\": \"CUDA at Example Site.\\nQuestions: hpc@example.org\",\n"
     "  \"env\": { \"SITE_GPU_DOCS\": \"https://example.org/gpu\", \"SITE_A\": \"1\" },\n"
     "  \"sdks\": [\n"
@@ -1630,6 +1634,7 @@ START_TEST(test_config_loads_issue_example_with_defaults)
     ck_assert_str_eq(cfg->pc_prefix, "ctk");
     ck_assert_ptr_null(cfg->pkgconfig_dir);
     ck_assert(cfg->pc_rpath);
+    ck_assert(cfg->full_version_aliases);
     ck_assert_ptr_null(cfg->help);
     ck_assert_uint_eq(cfg->n_env, 0);
     ck_assert(!cfg->validation.present);
@@ -1684,6 +1689,7 @@ START_TEST(test_config_loads_every_key)
     ck_assert_str_eq(cfg->pc_prefix, "cuda");
     ck_assert_str_eq(cfg->pkgconfig_dir, "/opt/modules/pkgconfig");
     ck_assert(!cfg->pc_rpath);
+    ck_assert(!cfg->full_version_aliases);
     ck_assert_str_eq(cfg->help, "CUDA at Example Site.\nQuestions: hpc@example.org");
     ck_assert_uint_eq(cfg->n_env, 2);
     ck_assert_str_eq(cfg->env[0].name, "SITE_GPU_DOCS");
@@ -1734,6 +1740,25 @@ START_TEST(test_config_loads_every_key)
     ck_assert_pos(sdk->pos[CTK_F_SDK], 28, 5);
     ck_assert_pos(sdk->pos[CTK_F_VERSION], 28, 18);
     ck_assert_pos(sdk->pos[CTK_F_BASE], 28, 36);
+    ctk_config_free(cfg);
+}
+END_TEST
+
+/* "full_version_aliases": true when absent, as given otherwise */
+static const struct {
+    const char *doc;
+    bool want;
+} fva_cases[] = {
+    { "{'sdks': [{'version': '12.4', 'base': '/x'}]}", true },
+    { "{'full_version_aliases': true, 'sdks': [{'version': '12.4', 'base': '/x'}]}", true },
+    { "{'full_version_aliases': false, 'sdks': [{'version': '12.4', 'base': '/x'}]}", false },
+};
+
+START_TEST(test_config_full_version_aliases_true_unless_false)
+{
+    ctk_config_t *cfg = load_ok(fva_cases[_i].doc);
+
+    ck_assert_int_eq(cfg->full_version_aliases, fva_cases[_i].want);
     ctk_config_free(cfg);
 }
 END_TEST
@@ -2210,7 +2235,8 @@ END_TEST
 static const char *const round_trips[] = {
     issue_example,
     rich_example,
-    "{'module_name': 'nvhpc-cuda', 'pc_rpath': true, 'sdks': [{'version': '13.0',"
+    "{'module_name': 'nvhpc-cuda', 'pc_rpath': true, 'full_version_aliases': true,"
+    " 'sdks': [{'version': '13.0',"
     " 'base': '/usr/local/cuda-13.0', 'aliases': []}]}",
     "{'family': 'gpu', 'pc_prefix': 'cuda', 'default': '12', 'help': 'say \\'hi\\' \\\\ ~/ \\u2603',"
     " 'sdks': [{'version': '12.4', 'base': '/opt/\\u00fcn\\u00efcode/cuda', 'aliases': ['12', 'latest'],"
@@ -2269,7 +2295,8 @@ START_TEST(test_config_dump_writes_schema_order_without_defaults)
         " 'host_compiler': {'ccbin': '/g', 'module': 'gcc/1'},"
         " 'comm_libs': {'nvshmem': '/s', 'nccl': '/n'}, 'cupti': '/c', 'nvvm': '/v',"
         " 'math_libs': '/m', 'base': '/b', 'name': 'n', 'version': '1.2'}],"
-        " 'env': {'A': '1'}, 'help': 'H', 'pc_rpath': false, 'pkgconfig_dir': '/p',"
+        " 'env': {'A': '1'}, 'help': 'H', 'pc_rpath': false, 'full_version_aliases': false,"
+        " 'pkgconfig_dir': '/p',"
         " 'pc_prefix': 'pp', 'default': 'n', 'family': 'f', 'module_name': 'm'}");
     static const char want_rich[] =
         "{\n"
@@ -2279,6 +2306,7 @@ START_TEST(test_config_dump_writes_schema_order_without_defaults)
         "  \"pc_prefix\": \"pp\",\n"
         "  \"pkgconfig_dir\": \"/p\",\n"
         "  \"pc_rpath\": false,\n"
+        "  \"full_version_aliases\": false,\n"
         "  \"help\": \"H\",\n"
         "  \"env\": {\n"
         "    \"A\": \"1\"\n"
@@ -2477,6 +2505,7 @@ START_TEST(test_config_new_and_add_sdk_dump_and_load_back)
     ck_assert_str_eq(cfg->family, "cuda");
     ck_assert_str_eq(cfg->pc_prefix, "ctk");
     ck_assert(cfg->pc_rpath);
+    ck_assert(cfg->full_version_aliases);
     ck_assert_uint_eq(cfg->n_sdks, 0);
     sdk = ctk_config_add_sdk(cfg, "13.0", "/usr/local/cuda-13.0", &err);
     ck_assert_ptr_nonnull(sdk);
@@ -2631,6 +2660,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_config_loads_issue_example_with_defaults);
     tcase_add_test(tc, test_config_loads_every_key);
+    tcase_add_loop_test(tc, test_config_full_version_aliases_true_unless_false, 0,
+                        sizeof fva_cases / sizeof fva_cases[0]);
     tcase_add_loop_test(tc, test_config_accepts_version, 0, N_OF(good_versions));
     tcase_add_loop_test(tc, test_config_strips_trailing_slashes, 0, N_OF(slashes));
     tcase_add_test(tc, test_config_accepts_one_version_under_two_names);

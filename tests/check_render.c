@@ -122,6 +122,7 @@ static ctk_config_t *base_config(void)
     cfg->family = strdup("cuda");
     cfg->pc_prefix = strdup("ctk");
     cfg->pc_rpath = true;
+    cfg->full_version_aliases = true; /* the defaults, as ctk_config_new sets them */
     return cfg;
 }
 
@@ -772,6 +773,46 @@ START_TEST(test_render_multi_sdk_modulerc_matches_golden)
 }
 END_TEST
 
+/* With "full_version_aliases": false the .modulerc files hold the default and
+ * the config's own aliases, one line each, and no X.Y.Z name; nothing to
+ * note, not even the 13.0.0 that 13.0 and 13.0-hpc share. */
+START_TEST(test_render_modulerc_without_full_version_aliases)
+{
+    ctk_sdk_t *sdks[3];
+    ctk_config_t *cfg = multi_config(sdks);
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_strlist_t notes;
+    ctk_render_opts_t o = { NULL, "/p" };
+    const char *lrc, *trc;
+
+    ctk_outset_init(&out);
+    ctk_error_init(&err);
+    ctk_strlist_init(&notes);
+    ck_assert(ctk_render_notes(cfg, sdks, 3, &notes, &err));
+    ck_assert_uint_eq(notes.len, 1); /* by default: the shared 13.0.0 */
+    ctk_strlist_fini(&notes);
+    cfg->full_version_aliases = false;
+    ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s", err.text);
+    lrc = out_file(&out, "lmod/cudatoolkit/.modulerc.lua");
+    trc = out_file(&out, "tcl/cudatoolkit/.modulerc");
+    ck_assert_str_eq(strstr(lrc, "module_version("),
+                     "module_version(\"cudatoolkit/13.0\", \"default\")\n"
+                     "module_version(\"cudatoolkit/12.9\", \"legacy\")\n"
+                     "module_version(\"cudatoolkit/13.0-hpc\", \"hpc\")\n");
+    ck_assert_str_eq(strstr(trc, "module-version "),
+                     "module-version \"cudatoolkit/13.0\" default\n"
+                     "module-version \"cudatoolkit/12.9\" \"legacy\"\n"
+                     "module-version \"cudatoolkit/13.0-hpc\" \"hpc\"\n");
+    ck_assert(ctk_render_notes(cfg, sdks, 3, &notes, &err));
+    ck_assert_uint_eq(notes.len, 0);
+    ctk_strlist_fini(&notes);
+    ctk_outset_fini(&out);
+    free_all(cfg, sdks, 3);
+    tu_free_kept();
+}
+END_TEST
+
 /* ---- the default rule ---------------------------------------------------------- */
 static const struct {
     const char *versions[4]; /* "X.Y" (patch unknown) or "X.Y.Z"; module versions v0, v1... */
@@ -927,6 +968,79 @@ START_TEST(test_render_notes_name_dropped_full_version_aliases)
     ctk_outset_fini(&out);
     ctk_strlist_fini(&notes);
     free_all(cfg, sdks, n);
+}
+END_TEST
+
+/* More than CTK_RENDER_FULL_NAMES_NOTE X.Y.Z lines, and one note says so;
+ * the lines written count, not the SDKs (two sharing a full version give
+ * none), and with "full_version_aliases": false there is no line to count. */
+static const struct {
+    size_t n;     /* SDKs, each with a full version of its own... */
+    bool shared;  /* ...but the last two share one */
+    bool full;    /* "full_version_aliases" */
+    size_t lines; /* X.Y.Z lines in each .modulerc */
+    bool note;    /* the note on what they cost */
+} count_cases[] = {
+    { CTK_RENDER_FULL_NAMES_NOTE, false, true, CTK_RENDER_FULL_NAMES_NOTE, false },
+    { CTK_RENDER_FULL_NAMES_NOTE + 1, false, true, CTK_RENDER_FULL_NAMES_NOTE + 1, true },
+    { CTK_RENDER_FULL_NAMES_NOTE + 2, true, true, CTK_RENDER_FULL_NAMES_NOTE, false },
+    { CTK_RENDER_FULL_NAMES_NOTE + 1, false, false, 0, false },
+};
+
+static size_t count_lines(const char *text, const char *prefix)
+{
+    size_t n = 0;
+    const char *p;
+
+    for (p = text; (p = strstr(p, prefix)); p++)
+        n++;
+    return n;
+}
+
+START_TEST(test_render_notes_count_full_version_names_over_the_limit)
+{
+    size_t n = count_cases[_i].n, i, dropped = count_cases[_i].shared ? 1 : 0;
+    char **spec = calloc(n, sizeof *spec), want[400];
+    ctk_sdk_t **sdks = calloc(n, sizeof *sdks);
+    ctk_config_t *cfg;
+    ctk_strlist_t notes;
+    ctk_outset_t out;
+    ctk_error_t err;
+    ctk_render_opts_t o = { NULL, "/p" };
+
+    for (i = 0; i < n; i++) {
+        spec[i] = malloc(32);
+        snprintf(spec[i], 32, "13.0-t%zu=13.0.%zu", i + 1,
+                 count_cases[_i].shared && i + 1 == n ? n - 1 : i + 1);
+    }
+    cfg = named_config((const char *const *)spec, n, sdks);
+    cfg->full_version_aliases = count_cases[_i].full;
+    ctk_strlist_init(&notes);
+    ctk_error_init(&err);
+    ck_assert(ctk_render_notes(cfg, sdks, n, &notes, &err));
+    ck_assert_uint_eq(notes.len, dropped + (count_cases[_i].note ? 1 : 0));
+    snprintf(want, sizeof want,
+             "cudatoolkit: the .modulerc files hold %zu full-version names (X.Y.Z), one line each, "
+             "which every module avail and module load of cudatoolkit reads; "
+             "\"full_version_aliases\": false in the site config leaves them out",
+             count_cases[_i].lines);
+    if (count_cases[_i].note)
+        ck_assert_str_eq(notes.items[notes.len - 1], want);
+    for (i = 0; i + (count_cases[_i].note ? 1 : 0) < notes.len; i++)
+        ck_assert_ptr_null(strstr(notes.items[i], "full-version names"));
+    ctk_outset_init(&out);
+    ck_assert_msg(ctk_render_all(cfg, sdks, n, &o, &out, &err), "%s", err.text);
+    ck_assert_uint_eq(count_lines(out_file(&out, "lmod/cudatoolkit/.modulerc.lua"), "\", \"13.0."),
+                      count_cases[_i].lines);
+    ck_assert_uint_eq(count_lines(out_file(&out, "tcl/cudatoolkit/.modulerc"), "\" \"13.0."),
+                      count_cases[_i].lines);
+    ctk_outset_fini(&out);
+    ctk_strlist_fini(&notes);
+    free_all(cfg, sdks, n);
+    for (i = 0; i < n; i++)
+        free(spec[i]);
+    free(spec);
+    free(sdks);
 }
 END_TEST
 
@@ -1454,10 +1568,13 @@ int main(void)
     tcase_add_test(tc, test_render_properties_site_then_sdk);
     tcase_add_test(tc, test_render_whatis_names_only_what_the_toolkit_holds);
     tcase_add_test(tc, test_render_multi_sdk_modulerc_matches_golden);
+    tcase_add_test(tc, test_render_modulerc_without_full_version_aliases);
     tcase_add_loop_test(tc, test_render_default_follows_the_rule, 0,
                         sizeof default_cases / sizeof default_cases[0]);
     tcase_add_loop_test(tc, test_render_notes_name_dropped_full_version_aliases, 0,
                         sizeof note_cases / sizeof note_cases[0]);
+    tcase_add_loop_test(tc, test_render_notes_count_full_version_names_over_the_limit, 0,
+                        sizeof count_cases / sizeof count_cases[0]);
     tcase_add_loop_test(tc, test_render_tcl_check_cases, 0, sizeof tcl_cases / sizeof tcl_cases[0]);
     tcase_add_test(tc, test_render_tcl_check_deep_nesting);
     tcase_add_test(tc, test_render_tcl_check_agrees_with_tclsh);

@@ -257,6 +257,49 @@ check "lint -q: exit 0" run 0 "$CTKGEN" lint -q "$T/gq/lmod"
 check "lint -q: prints nothing (no findings)" sh -c "[ ! -s '$T/out' ] && [ ! -s '$T/err' ]"
 check "lint --verbose: exit 0" run 0 "$CTKGEN" lint "$T/gq/lmod" --verbose
 check "lint --verbose: lists the skipped file" grep -q '^skipped .*\.modulerc\.lua' "$T/out"
+
+# more than 100 full-version names in the .modulerc files: generate says
+# once what they cost and how to leave them out; at 100, or with the key
+# false, nothing.  Toolkits 13.0.1 to 13.0.101, stand-ins as above.
+# many_config FILE N [TOP-MEMBER]: a site of toolkits t1..tN
+many_config() {
+    {
+        printf '{ %s"sdks": [\n' "${3:+$3, }"
+        i=1
+        while [ "$i" -le "$2" ]; do
+            printf '  { "version": "13.0", "name": "13.0-t%s", "base": "%s/many/t%s" }%s\n' \
+                "$i" "$T" "$i" "$([ "$i" -lt "$2" ] && echo ,)"
+            i=$((i + 1))
+        done
+        printf '] }\n'
+    } >"$1"
+}
+i=1
+while [ "$i" -le 101 ]; do
+    fake_toolkit "$T/many/t$i"
+    printf '{ "cuda": { "name": "CUDA SDK", "version": "13.0.%s" } }\n' "$i" >"$T/many/t$i/version.json"
+    i=$((i + 1))
+done
+many_config "$T/many100.json" 100
+many_config "$T/many101.json" 101
+many_config "$T/many101-off.json" 101 '"full_version_aliases": false'
+costs() { grep -c 'full-version names' "$T/err"; }
+check "generate of 100 toolkits: exit 0" run 0 "$CTKGEN" generate -c "$T/many100.json" -o "$T/m100"
+check "  100 full-version names in the .modulerc" \
+    [ "$(grep -c '^module-version .* "13\.0\.[0-9]*"$' "$T/m100/tcl/cudatoolkit/.modulerc")" -eq 100 ]
+check "  and no note on what they cost" [ "$(costs)" -eq 0 ]
+check "generate of 101 toolkits: exit 0" run 0 "$CTKGEN" generate -c "$T/many101.json" -o "$T/m101"
+check "  one note on what they cost" [ "$(costs)" -eq 1 ]
+check "  a warning on stderr, with the count and the way out" grep -q \
+    '^ctkgen: warning: cudatoolkit: the \.modulerc files hold 101 full-version names (X\.Y\.Z), .*every module avail and module load .*"full_version_aliases": false in the site config leaves them out$' \
+    "$T/err"
+check "  nothing of it on stdout" lacks 'full-version names' "$T/out"
+check "  with -q: nothing" run 0 "$CTKGEN" -q generate -c "$T/many101.json" -o "$T/m101"
+check "  (stderr empty)" [ ! -s "$T/err" ]
+check "101 toolkits with \"full_version_aliases\": false: exit 0" \
+    run 0 "$CTKGEN" generate -c "$T/many101-off.json" -o "$T/m101-off"
+check "  no note" [ "$(costs)" -eq 0 ]
+check "  no full-version name in the .modulerc" lacks '"13\.0\.[0-9]*"$' "$T/m101-off/tcl/cudatoolkit/.modulerc"
 check "validate -q: an error still prints, exit 3" run 3 "$CTKGEN" validate -q -c "$T/none.json"
 check "validate -q: the error is on stderr" grep -q "error:" "$T/err"
 for cmd in generate validate scan lint; do

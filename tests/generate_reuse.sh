@@ -96,6 +96,22 @@ check "renders t2 alone" reused 2
 check "t2's modulefile sets it" grep -q CTK_SITE_NOTE "$OUT/lmod/cudatoolkit/$mm-t2.lua"
 check "the tree is what a full render writes" agrees "$T/site3.json"
 
+# ---- the site's "full_version_aliases" ----------------------------------------------
+# it decides only the .modulerc files, which are always rendered: no
+# toolkit's own files depend on it, so every toolkit is reused
+sed 's/^{ /{ "full_version_aliases": false, /' "$T/site3.json" >"$T/site4.json"
+check "a re-run with \"full_version_aliases\": false" gen -c "$T/site4.json"
+check "  renders no toolkit" reused 3
+check "  rewrites the .modulerc.lua" grep -q '^  updated *lmod/cudatoolkit/\.modulerc\.lua$' "$T/gen.log"
+check "  and the .modulerc" grep -q '^  updated *tcl/cudatoolkit/\.modulerc$' "$T/gen.log"
+check "  which name no full version" lacks "\"$mm\.[0-9]*\")" "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  the tree is what a full render writes" agrees "$T/site4.json"
+check "the key back at its default" gen -c "$T/site3.json"
+check "  renders no toolkit" reused 3
+check "  and names t2's full version again" \
+    grep -q "module_version(\"cudatoolkit/$mm-t2\", \"$mm\.4\")" "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  the tree is what a full render writes" agrees "$T/site3.json"
+
 # ---- files on disk that are not as recorded ----------------------------------------
 rm "$OUT/tcl/cudatoolkit/$mm-t3"
 check "a re-run after t3's Tcl module was removed" gen -c "$T/site3.json"

@@ -135,7 +135,8 @@ JSON
 
 done
 
-# the default module, and the full-version alias of a toolkit with version.json
+# the default module, and the full-version alias of a toolkit with
+# version.json (written unless "full_version_aliases" is false: 5d)
 out=$T/out-standalone
 for sys in lmod tcl; do
     v=$(load_and_run "$sys" "$out/$sys" cudatoolkit 'echo "$CUDA_HOME"' 2>/dev/null)
@@ -527,11 +528,12 @@ mkdir -p "$V7" && cp -as "$FIX/standalone/cuda-13.0/." "$V7/cuda" && rm "$V7/cud
     sed 's/"13\.0\.0"/"13.0.7"/g' "$FIX/standalone/cuda-13.0/version.json" > "$V7/cuda/version.json"
 STD=$FIX/standalone/cuda-13.0
 HB=$HPC/cuda/13.0
-# def_config FILE DEFAULT SDK... where SDK is name=base[=aliases,comma-separated]
+# def_config FILE DEFAULT SDK... where SDK is name=base[=aliases,comma-separated];
+# DC_TOP: more top-level members ('"key": value, ...')
 def_config() {
     dc_f=$1 dc_def=$2; shift 2
     {
-        printf '{ "module_name": "cudatoolkit",'
+        printf '{ "module_name": "cudatoolkit",%s' "${DC_TOP:+ $DC_TOP,}"
         [ -n "$dc_def" ] && printf ' "default": "%s",' "$dc_def"
         printf ' "sdks": ['
         dc_sep=
@@ -576,6 +578,46 @@ default_is d-tie 13.0-a
 default_is d-nopatch 13.0-a
 default_is d-names 13.0
 default_is d-conf 13.0-m
+# by default each full version loads its own toolkit, by the name under
+# which it is listed, in both systems
+for sys in lmod tcl; do
+    for fb in "13.0.0|13.0-z|$STD" "13.0.7|13.0-a|$V7/cuda"; do
+        fv=${fb%%|*} fr=${fb#*|}
+        v=$(in_modules "$sys" "$T/d-high/$sys" "module load cudatoolkit/$fv && echo \"\${LOADEDMODULES-}|\$CUDA_HOME\"" 2>/dev/null)
+        check "d-high/$sys: 'module load cudatoolkit/$fv' loads cudatoolkit/${fr%%|*} (got '$v')" \
+            [ "$v" = "cudatoolkit/${fr%%|*}|${fr#*|}" ]
+    done
+    r=$(in_modules "$sys" "$T/d-high/$sys" 'module is-avail cudatoolkit/13.0.7; echo "STATUS=$?"' 2>/dev/null)
+    check "d-high/$sys: 'module is-avail cudatoolkit/13.0.7' says yes ($r)" [ "$r" = STATUS=0 ]
+done
+# "full_version_aliases": false: the .modulerc files hold the default and
+# the config's own aliases, nothing more; an X.Y.Z name is no module, while
+# the default and every explicit alias load as before
+DC_TOP='"full_version_aliases": false'
+def_config "$T/d-nofull.json" 13 "13.0-z=$STD" "13.0-a=$V7/cuda=latest" "13.0-m=$HB=13"
+DC_TOP=
+check "d-nofull: generate" "$CTKGEN" -q generate -c "$T/d-nofull.json" -o "$T/d-nofull"
+check "d-nofull: the .modulerc.lua holds the default and the two aliases alone" same_text \
+    "$(grep '^module_version(' "$T/d-nofull/lmod/cudatoolkit/.modulerc.lua")" \
+    "$(printf '%s\n' 'module_version("cudatoolkit/13.0-m", "default")' \
+        'module_version("cudatoolkit/13.0-a", "latest")' 'module_version("cudatoolkit/13.0-m", "13")')"
+check "d-nofull: the .modulerc holds the default and the two aliases alone" same_text \
+    "$(grep '^module-version ' "$T/d-nofull/tcl/cudatoolkit/.modulerc")" \
+    "$(printf '%s\n' 'module-version "cudatoolkit/13.0-m" default' \
+        'module-version "cudatoolkit/13.0-a" "latest"' 'module-version "cudatoolkit/13.0-m" "13"')"
+default_is d-nofull 13.0-m
+for sys in lmod tcl; do
+    for fv in 13.0.0 13.0.7; do
+        r=$(in_modules "$sys" "$T/d-nofull/$sys" "module load cudatoolkit/$fv; echo \"STATUS=\$?\"; echo \"LOADED=\${LOADEDMODULES-}\"" 2>/dev/null)
+        check "d-nofull/$sys: cudatoolkit/$fv is not a module (loaded: '$(loaded_of "$r")')" no_cuda "$r"
+    done
+    r=$(in_modules "$sys" "$T/d-nofull/$sys" 'module is-avail cudatoolkit/13.0.7; echo "STATUS=$?"' 2>/dev/null)
+    check "d-nofull/$sys: 'module is-avail cudatoolkit/13.0.7' says no ($r)" [ "$r" = STATUS=1 ]
+    for ab in "latest|$V7/cuda" "13|$HB"; do
+        v=$(in_modules "$sys" "$T/d-nofull/$sys" "module load cudatoolkit/${ab%%|*} && echo \"\$CUDA_HOME\"" 2>/dev/null)
+        check "d-nofull/$sys: the alias cudatoolkit/${ab%%|*} loads its toolkit (got '$v')" [ "$v" = "${ab#*|}" ]
+    done
+done
 # two SDKs with the same full version: cudatoolkit/13.0.0 would be ambiguous,
 # so neither system offers it, while each SDK loads by its own name
 for sys in lmod tcl; do
@@ -615,6 +657,9 @@ for sys in lmod tcl; do
     m=$(avail_marks "$sys" "$T/d-conf/$sys" cudatoolkit/13.0-a)
     check "d-conf/$sys: avail lists 13.0-a with its aliases latest and 13.0.7, not as default ($(echo $m))" \
         has_marks "$m" latest 13.0.7 '!default'
+    m=$(avail_marks "$sys" "$T/d-nofull/$sys" cudatoolkit/13.0-a)
+    check "d-nofull/$sys: avail lists 13.0-a with its alias latest, without 13.0.7 ($(echo $m))" \
+        has_marks "$m" latest '!13.0.7'
     m=$(avail_marks "$sys" "$T/d-conf/$sys" cudatoolkit/13.0-z)
     check "d-conf/$sys: avail lists 13.0-z, not as default ($(echo $m))" sh -c "[ -n '$m' ] && ! printf '%s\n' '$m' | grep -qx default"
     # the default ctkgen chose itself (none configured) is marked too
