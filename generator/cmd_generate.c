@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "config.h"
 #include "discover.h"
+#include "factcache.h"
 #include "render.h"
 #include "sdk.h"
 #include "util.h"
@@ -313,9 +314,10 @@ out:
     return ok;
 }
 
-/* Load SDK i, printing its error; *rc is raised to what the error says. */
-static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_sdk_t **sdk, int *rc,
-                     ctk_error_t *err)
+/* Load SDK i (through fc when not NULL: factcache.h), printing its
+ * error; *rc is raised to what the error says. */
+static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_factcache_t *fc, ctk_sdk_t **sdk,
+                     int *rc, ctk_error_t *err)
 {
     ctk_error_t e;
     char *note = NULL;
@@ -327,7 +329,7 @@ static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_sdk_t **sdk, i
     if (note && notes)
         ctk_cli_warn("%s", note);
     free(note);
-    if ((*sdk = ctk_sdk_load(&cfg->sdks[i], cfg->source, &e))) {
+    if ((*sdk = ctk_factcache_load(fc, &cfg->sdks[i], cfg->source, NULL, &e))) {
         ctk_cli_debug("%s: CUDA %s at %s", (*sdk)->module_version, (*sdk)->version_mm,
                       (*sdk)->root);
         return true;
@@ -343,15 +345,21 @@ static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_sdk_t **sdk, i
     return true;
 }
 
-bool ctk_cmd_load_sdks(ctk_config_t *cfg, bool notes, ctk_sdk_t **sdks, int *rc, ctk_error_t *err)
+static bool load_sdks(ctk_config_t *cfg, bool notes, ctk_factcache_t *fc, ctk_sdk_t **sdks, int *rc,
+                      ctk_error_t *err)
 {
     size_t i;
 
     *rc = CTK_EXIT_OK;
     for (i = 0; i < cfg->n_sdks; i++)
-        if (!load_one(cfg, i, notes, &sdks[i], rc, err))
+        if (!load_one(cfg, i, notes, fc, &sdks[i], rc, err))
             return false;
     return !notes || warn_same_toolkit(cfg, sdks, err);
+}
+
+bool ctk_cmd_load_sdks(ctk_config_t *cfg, bool notes, ctk_sdk_t **sdks, int *rc, ctk_error_t *err)
+{
+    return load_sdks(cfg, notes, NULL, sdks, rc, err);
 }
 
 /* "12.4 (/sdks/0), 13.0 (/sdks/2)": the SDKs that did not load.  Caller frees. */
@@ -585,6 +593,50 @@ static ctk_plan_t *plan_out(const char *absout, const ctk_config_t *part, ctk_sd
     return ctk_write_plan_keep(absout, out, keep, err);
 }
 
+/* OUT as this run left it, for the next (factcache.h); a failure to keep
+ * it costs the next run only time, and is said as a warning. */
+static void keep_facts(ctk_factcache_t *fc, bool have_key, uint64_t key, const ctk_plan_t *plan,
+                       const char *absout)
+{
+    ctk_error_t e;
+
+    ctk_error_init(&e);
+    if (have_key)
+        ctk_factcache_set_run(fc, key, ctk_write_manifest_hash(plan->manifest, plan->manifest_len));
+    if (!ctk_factcache_write(fc, absout, &e))
+        ctk_cli_warn("%s/%s: not written (the next run probes every toolkit again): %s", absout,
+                     CTK_FACTS_NAME, e.text);
+}
+
+/* The key of everything this run's files render from, when it can be
+ * told: ctkgen and the templates (ctk_render_seed), the config text and
+ * where it was read, the output, .pc and link dirs, and every SDK's
+ * record (factcache.h).  false when one of them is not known (a scan's
+ * config, an SDK not loaded or probed opaquely); err only for a template
+ * that cannot be read. */
+static bool run_key(const ctk_config_t *cfg, const ctk_factcache_t *fc,
+                    const ctk_render_opts_t *ropts, const char *absout, uint64_t *key,
+                    ctk_error_t *err)
+{
+    const char *parts[] = { cfg->source, absout, ropts->pkgconfig_dir, ropts->link_dir,
+                            ropts->template_dir ? ropts->template_dir : "" };
+    char cwd[PATH_MAX];
+    uint64_t h, facts;
+    size_t i;
+
+    if (!cfg->text_hash || !ctk_factcache_all_known(fc, &facts) || !getcwd(cwd, sizeof cwd) ||
+        !ctk_render_seed(ropts, &h, err))
+        return false;
+    h = ctk_hash_mix(h, &cfg->text_hash, sizeof cfg->text_hash);
+    h = ctk_hash_mix(h, &facts, sizeof facts);
+    h = ctk_hash_size(h, cfg->n_sdks);
+    h = ctk_hash_mix(h, cwd, strlen(cwd));
+    for (i = 0; i < sizeof parts / sizeof *parts; i++)
+        h = ctk_hash_mix(h, parts[i], strlen(parts[i]));
+    *key = h;
+    return true;
+}
+
 static int run(const gen_opts_t *o)
 {
     ctk_error_t err;
@@ -599,6 +651,9 @@ static int run(const gen_opts_t *o)
     ctk_sdk_t **good = NULL;
     ctk_strlist_t keep;    /* with --keep-going: paths of the SDKs that did not load */
     ctk_records_t *rec = NULL;
+    ctk_factcache_t *fc = NULL;
+    uint64_t key = 0;
+    bool have_key = false;
     size_t reused = 0;
     int rc = CTK_EXIT_OK, lrc = CTK_EXIT_OK;
     size_t i;
@@ -617,7 +672,10 @@ static int run(const gen_opts_t *o)
         ctk_error_nomem(&err);
         goto fail;
     }
-    if (!ctk_cmd_load_sdks(cfg, true, sdks, &lrc, &err) ||
+    absout = absolute_dir(o->outdir, &err);
+    if (!absout || !(fc = ctk_factcache_read(absout, !o->rerender, &err)))
+        goto fail;
+    if (!load_sdks(cfg, true, fc, sdks, &lrc, &err) ||
         !select_loaded(cfg, sdks, &part, good, &keep, &err))
         goto fail;
     if (lrc != CTK_EXIT_OK && (!o->keep_going || part.n_sdks == 0)) {
@@ -626,9 +684,6 @@ static int run(const gen_opts_t *o)
                                                          "writes the others)");
         goto done;
     }
-    absout = absolute_dir(o->outdir, &err);
-    if (!absout)
-        goto fail;
     pcdir = cfg->pkgconfig_dir ? ctk_strdup(cfg->pkgconfig_dir, &err)
                                : ctk_path_join(absout, "pkgconfig", &err);
     if (!pcdir)
@@ -652,8 +707,17 @@ static int run(const gen_opts_t *o)
     ropts.reused = &reused;
     if (!o->rerender && !(rec = ctk_write_records(absout, &err)))
         goto fail;
-    if (!render_into(&part, good, &ropts, rec, &keep, &out, &err))
+    if (lrc == CTK_EXIT_OK && !(have_key = run_key(cfg, fc, &ropts, absout, &key, &err)) &&
+        ctk_error_is_set(&err))
         goto fail;
+    if (have_key && ctk_factcache_run_same(fc, key, ctk_records_hash(rec))) {
+        /* the files are what rendering would give: the plan checks them */
+        if (!ctk_records_reuse_all(rec, &out, &err))
+            goto fail;
+        reused = part.n_sdks;
+    } else if (!render_into(&part, good, &ropts, rec, &keep, &out, &err)) {
+        goto fail;
+    }
     if (reused)
         ctk_cli_debug("%zu of %zu toolkit(s) not rendered: their inputs hash as the manifest "
                      "records", reused, part.n_sdks);
@@ -696,6 +760,7 @@ static int run(const gen_opts_t *o)
         ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
+    keep_facts(fc, have_key, key, plan, absout);
     print_summary(o, &part, good, plan, absout);
     if (o->validate) {
         /* the lock is ours until validation ends: nobody rewrites what we check */
@@ -715,6 +780,7 @@ done:
         rc = failed_sdks(cfg, sdks, lrc, "their files were left as they were");
     ctk_strlist_fini(&keep);
     ctk_records_free(rec);
+    ctk_factcache_free(fc);
     free(part.sdks);
     free(good);
     ctk_write_unlock(lock);

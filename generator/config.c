@@ -2677,6 +2677,7 @@ ctk_config_t *ctk_config_load_string_all(const char *text, size_t len, const cha
         check_modvers(&c, cfg);
     if (!stopped(&c))
         check_env_across(&c, cfg);
+    cfg->text_hash = ctk_hash_mix(CTK_HASH_INIT, text, len) | 1;
 out:
     ok = check_fini(&c, &local, err);
     posidx_fini(&idx);

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Position of a value in the config text; 0/0 when unknown. */
 typedef struct {
@@ -121,6 +122,8 @@ typedef struct {
 
 typedef struct {
     char *source;           /* config path, or "<scan>" when built from a scan */
+    uint64_t text_hash;     /* ctk_hash_mix of the config text it was loaded from, never
+                               0; 0 when built otherwise (a scan) */
     char *module_name;      /* default "cudatoolkit" */
     char *family;           /* default "cuda" */
     char *default_version;  /* module version marked default; NULL: none.

@@ -1521,18 +1521,21 @@ static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const 
  * (no error) when the process cannot be identified: then nothing is
  * reused. */
 static const int sdk_templates[] = { T_LMOD, T_TCL, T_PC, T_PC_LIB };
+static const int every_template[] = { T_LMOD, T_LMOD_RC, T_TCL, T_TCL_RC, T_PC, T_PC_LIB };
 
-static bool inputs_seed(const ctk_render_opts_t *opts, uint64_t *seed, ctk_error_t *err)
+/* h fed with ctkgen itself and the text of each of the n templates. */
+static bool seed_of(const ctk_render_opts_t *opts, const int *which, size_t n, uint64_t *seed,
+                    ctk_error_t *err)
 {
     uint64_t h = ctk_hash_update(CTK_HASH_INIT, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
     size_t i;
 
     if (!ctk_hash_self(&h))
         return false;
-    for (i = 0; i < sizeof sdk_templates / sizeof *sdk_templates; i++) {
+    for (i = 0; i < n; i++) {
         char *owned = NULL, *label = NULL;
         size_t len = 0;
-        const char *src = template_text(opts, templates[sdk_templates[i]].name, &len, &owned,
+        const char *src = template_text(opts, templates[which[i]].name, &len, &owned,
                                         &label, err);
 
         if (src) {
@@ -1546,6 +1549,18 @@ static bool inputs_seed(const ctk_render_opts_t *opts, uint64_t *seed, ctk_error
     }
     *seed = h;
     return true;
+}
+
+static bool inputs_seed(const ctk_render_opts_t *opts, uint64_t *seed, ctk_error_t *err)
+{
+    return seed_of(opts, sdk_templates, sizeof sdk_templates / sizeof *sdk_templates, seed, err);
+}
+
+bool ctk_render_seed(const ctk_render_opts_t *opts, uint64_t *seed, ctk_error_t *err)
+{
+    if (opts->template_dir && !check_template_dir(opts->template_dir, err))
+        return false;
+    return seed_of(opts, every_template, sizeof every_template / sizeof *every_template, seed, err);
 }
 
 /* ---- one SDK ----------------------------------------------------------------- */

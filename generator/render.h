@@ -90,6 +90,14 @@ typedef struct {
 bool ctk_render_all(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                     const ctk_render_opts_t *opts, ctk_outset_t *out, ctk_error_t *err);
 
+/* What every file rendered with opts depends on beyond the config and
+ * the SDKs: ctkgen itself (its version and build: util.h, ctk_hash_self)
+ * and the text of every template (opts->template_dir's, checked as
+ * ctk_render_all checks it, else the built-in ones), hashed into *seed.
+ * false with err when a template cannot be read or the dir is refused;
+ * false without an error when the process cannot be identified. */
+bool ctk_render_seed(const ctk_render_opts_t *opts, uint64_t *seed, ctk_error_t *err);
+
 /* Every path ctk_render_all() may write for the SDK conf of cfg, whether
  * it loads or not: its modulefiles, its .pc, one .pc per library
  * ctk_sdk_lib_name() knows and one link file per ctk_sdk_link_name().  with_shared adds the two .modulerc files

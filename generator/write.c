@@ -628,7 +628,7 @@ bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17
 {
     ctk_outfile_t *f;
 
-    if (!is_hex16(hash) || !is_hex16(input)) {
+    if (!is_hex16(hash) || (input[0] && !is_hex16(input))) {
         ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "reused output without its hashes");
         return false;
     }
@@ -922,7 +922,7 @@ static bool ours(const manifest_t *man, const manifest_t *pend, const char *rel,
 
 /* The manifest of outdir, when one this user can rely on is there: 1 read
  * into *m, 0 none (or one another user could have written), -1 err. */
-static int manifest_load(const char *outdir, manifest_t *m, ctk_error_t *err)
+static int manifest_load(const char *outdir, manifest_t *m, uint64_t *bytes, ctk_error_t *err)
 {
     char *path = ctk_path_join(outdir, CTK_MANIFEST_NAME, err), *data = NULL, why[192];
     size_t len = 0;
@@ -942,6 +942,8 @@ static int manifest_load(const char *outdir, manifest_t *m, ctk_error_t *err)
         r = 0;
     if (r == 1 && !manifest_parse(path, data, len, m, err))
         r = -1;
+    if (r == 1 && bytes)
+        *bytes = ctk_write_manifest_hash(data, len);
 out:
     free(data);
     free(path);
@@ -958,7 +960,7 @@ int ctk_write_owns(const char *outdir, const char *rel, ctk_error_t *err)
     int r;
 
     ctk_error_init(&e);
-    if (relpath_problem(rel) || (r = manifest_load(outdir, &man, &e)) == 0)
+    if (relpath_problem(rel) || (r = manifest_load(outdir, &man, NULL, &e)) == 0)
         return 0;
     /* a manifest or file that cannot be read or parsed says "no"; only
      * want of memory is an error */
@@ -989,6 +991,7 @@ fail:
 
 struct ctk_records {
     manifest_t m;
+    uint64_t bytes; /* ctk_hash_mix of the manifest's bytes; 0 when none was read */
 };
 
 ctk_records_t *ctk_write_records(const char *outdir, ctk_error_t *err)
@@ -1001,7 +1004,8 @@ ctk_records_t *ctk_write_records(const char *outdir, ctk_error_t *err)
         return NULL;
     }
     ctk_error_init(&e);
-    if (manifest_load(outdir, &rec->m, &e) < 0) {
+    if (manifest_load(outdir, &rec->m, &rec->bytes, &e) < 0) {
+        rec->bytes = 0;
         manifest_fini(&rec->m); /* the plan reports a manifest it cannot read */
         if (e.code == CTK_E_NOMEM) {
             *err = e;
@@ -1020,6 +1024,31 @@ bool ctk_records_find(const ctk_records_t *rec, const char *rel, char hash[17], 
         return false;
     memcpy(hash, me->hash, 17);
     memcpy(input, me->input, 17);
+    return true;
+}
+
+uint64_t ctk_write_manifest_hash(const char *data, size_t len)
+{
+    return ctk_hash_mix(CTK_HASH_INIT, data, len) | 1; /* never 0: "none" */
+}
+
+uint64_t ctk_records_hash(const ctk_records_t *rec)
+{
+    return rec ? rec->bytes : 0;
+}
+
+size_t ctk_records_count(const ctk_records_t *rec)
+{
+    return rec ? rec->m.n : 0;
+}
+
+bool ctk_records_reuse_all(const ctk_records_t *rec, ctk_outset_t *out, ctk_error_t *err)
+{
+    size_t i;
+
+    for (i = 0; rec && i < rec->m.n; i++)
+        if (!ctk_outset_reuse(out, rec->m.v[i].rel, rec->m.v[i].hash, rec->m.v[i].input, err))
+            return false;
     return true;
 }
 
@@ -1511,6 +1540,28 @@ bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_e
     }
     ok = write_atomic(dfd, leaf, path, data, len, err);
     close(dfd);
+    return ok;
+}
+
+bool ctk_write_cache_file(const char *outdir, const char *name, const char *data, size_t len,
+                          ctk_error_t *err)
+{
+    char tmp[NAME_MAX + 1], *path = ctk_path_join(outdir, name, err);
+    bool ok = false;
+    int dfd;
+
+    if (!path)
+        return false;
+    dfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open: %s", strerror(errno));
+        free(path);
+        return false;
+    }
+    ok = write_temp(dfd, name, path, data, len, false, tmp, err) &&
+         commit_temp(dfd, tmp, name, path, false, err);
+    close(dfd);
+    free(path);
     return ok;
 }
 

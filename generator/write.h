@@ -76,8 +76,9 @@ void ctk_outset_fini(ctk_outset_t *set);
 bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
                      ctk_error_t *err);
 /* Add a file that was not rendered: the manifest records it with hash
- * under inputs hashing to input (ctk_write_records), and the caller's own
- * inputs hash the same, so what rendering would give is those bytes.  The
+ * under inputs hashing to input (ctk_write_records; "" where it records
+ * none), and the caller's own inputs hash the same, so what rendering
+ * would give is those bytes.  The
  * plan reads the file and holds it unchanged only if it still hashes so;
  * otherwise the plan is stale and the caller renders after all. */
 bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17],
@@ -100,6 +101,24 @@ ctk_records_t *ctk_write_records(const char *outdir, ctk_error_t *err);
 /* The record of rel, when there is one with an input hash. */
 bool ctk_records_find(const ctk_records_t *rec, const char *rel, char hash[17], char input[17]);
 void ctk_records_free(ctk_records_t *rec);
+/* The hash of the manifest's bytes as read (ctk_write_manifest_hash); 0
+ * when there was none to rely on. */
+uint64_t ctk_records_hash(const ctk_records_t *rec);
+/* How many files the manifest lists. */
+size_t ctk_records_count(const ctk_records_t *rec);
+/* Every file the manifest lists, into out as reused (ctk_outset_reuse):
+ * for a run that knows it would render exactly what the run that wrote
+ * the manifest did.  The plan checks each file on disk, as for any reused
+ * file.  false only on error (CTK_E_NOMEM, CTK_E_INTERNAL). */
+bool ctk_records_reuse_all(const ctk_records_t *rec, ctk_outset_t *out, ctk_error_t *err);
+/* The hash ctk_records_hash gives of a manifest's text. */
+uint64_t ctk_write_manifest_hash(const char *data, size_t len);
+
+/* Replace outdir/name with data by a temp file and a rename, without
+ * syncing: for a cache, whose loss costs only time.  false with err
+ * (CTK_E_IO, CTK_E_NOMEM). */
+bool ctk_write_cache_file(const char *outdir, const char *name, const char *data, size_t len,
+                          ctk_error_t *err);
 
 /* Drop the files whose relpath is in keep (they stay as on disk), keeping
  * the others in order.  false: no memory (only ctk_outset_fini is then

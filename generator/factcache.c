@@ -1,0 +1,444 @@
+/* factcache.c - what generate learned of each toolkit, kept in OUT between
+ * runs (factcache.h).
+ * SPDX-License-Identifier: MIT
+ */
+#include <ctkconf.h>
+
+#include "factcache.h"
+#include "sdkfacts.h"
+#include "util.h"
+#include "write.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FACTS_HEADER "# ctkgen facts v1\n"
+/* a file larger than this is not one ctkgen wrote for a site it can load */
+#define FACTS_MAX ((size_t)256 << 20)
+
+/* One SDK's record in the text read: pointers into it. */
+typedef struct {
+    uint64_t key, answers;
+    const char *questions; /* nq lines "<kind> <path>\n" */
+    size_t qlen, nq;
+    const char *facts; /* sdkfacts text */
+    size_t flen;
+    const char *whole; /* the record, its "sdk" line included */
+    size_t wlen;
+} record_t;
+
+struct ctk_factcache {
+    char *text; /* the file as read; NULL: none */
+    size_t len;
+    record_t *recs; /* sorted by key */
+    size_t n_recs;
+    bool have_self; /* false: ctkgen's build cannot be told, nothing is kept */
+    uint64_t self;
+    bool have_run;
+    uint64_t run, manifest;
+    /* what this run will write */
+    ctk_buf_t next;
+    bool next_have_run, all_known;
+    uint64_t next_run, next_manifest, facts;
+};
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    if (!s)
+        return ctk_hash_size(h, SIZE_MAX);
+    return ctk_hash_mix(h, s, strlen(s));
+}
+
+static uint64_t mix_kvs(uint64_t h, const ctk_kv_t *kv, size_t n)
+{
+    size_t i;
+
+    h = ctk_hash_size(h, n);
+    for (i = 0; i < n; i++)
+        h = mix_str(mix_str(h, kv[i].name), kv[i].value);
+    return h;
+}
+
+/* Every field of an SDK's config entry but where it came from (jpath,
+ * pos: they only place messages of a load that fails, and such a load
+ * is not kept). */
+_Static_assert(sizeof(ctk_sdk_conf_t) == 256,
+               "ctk_sdk_conf_t changed: hash the new field in entry_key (factcache.c), then update "
+               "this size");
+
+static uint64_t entry_key(uint64_t self, const ctk_sdk_conf_t *c, const char *source)
+{
+    uint64_t h = self;
+    size_t i;
+
+    h = mix_str(h, source);
+    h = mix_str(h, c->version);
+    h = mix_str(h, c->module_version);
+    h = mix_str(h, c->base);
+    h = mix_str(h, c->math_libs);
+    h = mix_str(h, c->nvvm);
+    h = mix_str(h, c->cupti);
+    h = mix_str(h, c->nccl);
+    h = mix_str(h, c->nvshmem);
+    h = mix_str(h, c->host_compiler_module);
+    h = mix_str(h, c->host_compiler_ccbin);
+    h = mix_str(h, c->help);
+    h = mix_kvs(h, c->env, c->n_env);
+    h = mix_kvs(h, c->properties, c->n_properties);
+    h = ctk_hash_size(h, c->n_aliases);
+    for (i = 0; i < c->n_aliases; i++)
+        h = mix_str(h, c->aliases[i]);
+    return ctk_hash_size(h, c->follow_link ? 1 : 0);
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static bool hex16(const char *p, uint64_t *out)
+{
+    uint64_t v = 0;
+    int i;
+
+    for (i = 0; i < 16; i++) {
+        char c = p[i];
+
+        if (c >= '0' && c <= '9')
+            v = v << 4 | (uint64_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v = v << 4 | (uint64_t)(c - 'a' + 10);
+        else
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* A decimal count at *p, then sep; false when there is none. */
+static bool count_at(const char **p, const char *end, char sep, size_t *out)
+{
+    size_t v = 0;
+    const char *q = *p;
+
+    if (q >= end || *q < '0' || *q > '9')
+        return false;
+    while (q < end && *q >= '0' && *q <= '9') {
+        if (v > (SIZE_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (size_t)(*q++ - '0');
+    }
+    if (q >= end || *q != sep)
+        return false;
+    *p = q + 1;
+    *out = v;
+    return true;
+}
+
+static int record_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const record_t *)a)->key, y = ((const record_t *)b)->key;
+
+    return (x > y) - (x < y);
+}
+
+/* The records of fc->text; false (and none) when it is not a text of
+ * this form.  Memory failure is false too: then nothing is reused. */
+static bool parse(ctk_factcache_t *fc)
+{
+    const char *p = fc->text, *end = fc->text + fc->len;
+    size_t hl = sizeof FACTS_HEADER - 1, cap = 0;
+
+    if (fc->len < hl || memcmp(p, FACTS_HEADER, hl) != 0)
+        return false;
+    p += hl;
+    if (end - p >= 38 && memcmp(p, "run ", 4) == 0) {
+        if (!hex16(p + 4, &fc->run) || p[20] != ' ' || !hex16(p + 21, &fc->manifest) ||
+            p[37] != '\n')
+            return false;
+        fc->have_run = true;
+        p += 38;
+    }
+    while (p < end) {
+        record_t r;
+        size_t i;
+
+        r.whole = p;
+        if (end - p < 39 || memcmp(p, "sdk ", 4) != 0 || !hex16(p + 4, &r.key) || p[20] != ' ' ||
+            !hex16(p + 21, &r.answers) || p[37] != ' ')
+            return false;
+        p += 38;
+        if (!count_at(&p, end, ' ', &r.nq) || !count_at(&p, end, '\n', &r.flen))
+            return false;
+        r.questions = p;
+        for (i = 0; i < r.nq; i++) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+            if (!nl || nl - p < 3 || p[0] < '0' || p[0] >= '0' + CTK_SEEN_KINDS || p[1] != ' ' ||
+                p[2] != '/')
+                return false;
+            p = nl + 1;
+        }
+        r.qlen = (size_t)(p - r.questions);
+        if ((size_t)(end - p) < r.flen || r.flen == 0 || p[r.flen - 1] != '\n')
+            return false;
+        r.facts = p;
+        p += r.flen;
+        r.wlen = (size_t)(p - r.whole);
+        if (fc->n_recs == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            record_t *nr = realloc(fc->recs, ncap * sizeof *nr);
+
+            if (!nr)
+                return false;
+            fc->recs = nr;
+            cap = ncap;
+        }
+        fc->recs[fc->n_recs++] = r;
+    }
+    if (fc->n_recs > 1)
+        qsort(fc->recs, fc->n_recs, sizeof *fc->recs, record_cmp);
+    return true;
+}
+
+/* The file's text when this user can rely on it; NULL otherwise (absent,
+ * not a regular file, another user's, unreadable, too large). */
+static char *read_trusted(const char *outdir, size_t *len)
+{
+    char *path, *text = NULL;
+    struct stat st;
+    ctk_error_t e;
+    int fd;
+
+    ctk_error_init(&e);
+    if (!(path = ctk_path_join(outdir, CTK_FACTS_NAME, &e)))
+        return NULL;
+    fd = ctk_file_open_regular(path, CTK_READ_NOFOLLOW, NULL, &e);
+    if (fd >= 0) {
+        if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+            text = ctk_file_read_fd(fd, path, FACTS_MAX, len, &e);
+        close(fd);
+    }
+    free(path);
+    return text;
+}
+
+ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *err)
+{
+    ctk_factcache_t *fc = calloc(1, sizeof *fc);
+    uint64_t self = ctk_hash_update(CTK_HASH_INIT, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
+
+    if (!fc) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    ctk_buf_init(&fc->next);
+    fc->all_known = true;
+    fc->facts = CTK_HASH_INIT;
+    fc->have_self = ctk_hash_self(&self);
+    fc->self = self;
+    if (!fc->have_self || !use)
+        return fc;
+    fc->text = read_trusted(outdir, &fc->len);
+    if (fc->text && !parse(fc)) {
+        free(fc->recs);
+        fc->recs = NULL;
+        fc->n_recs = 0;
+        fc->have_run = false;
+    }
+    return fc;
+}
+
+void ctk_factcache_free(ctk_factcache_t *fc)
+{
+    if (!fc)
+        return;
+    free(fc->text);
+    free(fc->recs);
+    ctk_buf_fini(&fc->next);
+    free(fc);
+}
+
+/* ---- loading --------------------------------------------------------------- */
+
+static const record_t *find(const ctk_factcache_t *fc, uint64_t key)
+{
+    record_t k;
+
+    if (!fc->n_recs)
+        return NULL;
+    k.key = key;
+    return bsearch(&k, fc->recs, fc->n_recs, sizeof *fc->recs, record_cmp);
+}
+
+/* Whether r's questions, asked now, are answered as recorded.  false
+ * when memory runs out, too: then the SDK is probed. */
+static bool still_holds(const record_t *r)
+{
+    ctk_seen_t *s = ctk_seen_new();
+    const char *p = r->questions, *end = r->questions + r->qlen;
+    char path[PATH_MAX];
+    bool ok = s != NULL;
+
+    while (ok && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)(nl - p) - 2;
+
+        if (n >= sizeof path) {
+            ok = false;
+            break;
+        }
+        memcpy(path, p + 2, n);
+        path[n] = '\0';
+        ok = ctk_seen_ask(s, (ctk_seen_kind_t)(p[0] - '0'), path);
+        p = nl + 1;
+    }
+    ok = ok && ctk_seen_count(s) == r->nq && ctk_seen_recheck(s) == r->answers;
+    ctk_seen_free(s);
+    return ok;
+}
+
+static void keep_facts(ctk_factcache_t *fc, const char *facts, size_t len)
+{
+    fc->facts = ctk_hash_mix(fc->facts, facts, len);
+}
+
+/* Append the record of a probe to fc->next; false when it cannot be kept
+ * (a question's path holds a newline) or memory runs out. */
+static bool keep_probe(ctk_factcache_t *fc, uint64_t key, const ctk_seen_t *s, const char *facts)
+{
+    size_t i, n = ctk_seen_count(s), flen = strlen(facts);
+    char hk[17], ha[17];
+
+    for (i = 0; i < n; i++) {
+        ctk_seen_kind_t k;
+
+        if (strchr(ctk_seen_question(s, i, &k), '\n'))
+            return false;
+    }
+    ctk_hash_fmt(key, hk);
+    ctk_hash_fmt(ctk_seen_hash(s), ha);
+    ctk_buf_printf(&fc->next, "sdk %s %s %zu %zu\n", hk, ha, n, flen);
+    for (i = 0; i < n; i++) {
+        ctk_seen_kind_t k;
+        const char *q = ctk_seen_question(s, i, &k);
+
+        ctk_buf_printf(&fc->next, "%d %s\n", (int)k, q);
+    }
+    ctk_buf_append(&fc->next, facts, flen);
+    keep_facts(fc, facts, flen);
+    return !fc->next.failed;
+}
+
+ctk_sdk_t *ctk_factcache_load(ctk_factcache_t *fc, const ctk_sdk_conf_t *conf, const char *source,
+                              bool *cached, ctk_error_t *err)
+{
+    const record_t *r;
+    ctk_sdk_t *sdk;
+    ctk_seen_t *s;
+    ctk_error_t e;
+    uint64_t key;
+    char *facts;
+
+    if (cached)
+        *cached = false;
+    if (!fc || !fc->have_self) {
+        if (fc)
+            fc->all_known = false;
+        return ctk_sdk_load(conf, source, err);
+    }
+    key = entry_key(fc->self, conf, source);
+    if ((r = find(fc, key)) && still_holds(r)) {
+        ctk_error_init(&e);
+        if ((sdk = ctk_sdkfacts_load(conf, r->facts, r->flen, &e))) {
+            ctk_buf_append(&fc->next, r->whole, r->wlen);
+            keep_facts(fc, r->facts, r->flen);
+            if (cached)
+                *cached = true;
+            return sdk;
+        }
+        if (e.code == CTK_E_NOMEM) {
+            *err = e;
+            return NULL;
+        }
+        /* a record of another shape: probed below */
+    }
+    s = ctk_seen_new();
+    if (s)
+        ctk_seen_begin(s);
+    sdk = ctk_sdk_load(conf, source, err);
+    ctk_seen_end();
+    if (!sdk || !ctk_seen_usable(s)) {
+        fc->all_known = false;
+        ctk_seen_free(s);
+        return sdk;
+    }
+    if (!(facts = ctk_sdkfacts_dump(sdk, err))) {
+        ctk_seen_free(s);
+        ctk_sdk_free(sdk);
+        return NULL;
+    }
+    if (!keep_probe(fc, key, s, facts))
+        fc->all_known = false;
+    free(facts);
+    ctk_seen_free(s);
+    return sdk;
+}
+
+bool ctk_factcache_all_known(const ctk_factcache_t *fc, uint64_t *facts)
+{
+    if (!fc || !fc->all_known || fc->next.failed)
+        return false;
+    *facts = fc->facts;
+    return true;
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest)
+{
+    return fc && fc->have_run && fc->run == run && fc->manifest == manifest && manifest != 0;
+}
+
+void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest)
+{
+    if (!fc)
+        return;
+    fc->next_have_run = true;
+    fc->next_run = run;
+    fc->next_manifest = manifest;
+}
+
+bool ctk_factcache_write(ctk_factcache_t *fc, const char *outdir, ctk_error_t *err)
+{
+    ctk_buf_t b;
+    char hr[17], hm[17];
+    bool ok = true;
+
+    if (!fc || !fc->have_self)
+        return true;
+    if (fc->next.failed) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    ctk_buf_init(&b);
+    ctk_buf_puts(&b, FACTS_HEADER);
+    if (fc->next_have_run) {
+        ctk_hash_fmt(fc->next_run, hr);
+        ctk_hash_fmt(fc->next_manifest, hm);
+        ctk_buf_printf(&b, "run %s %s\n", hr, hm);
+    }
+    if (fc->next.len)
+        ctk_buf_append(&b, fc->next.data, fc->next.len);
+    if (b.failed) {
+        ctk_error_nomem(err);
+        ok = false;
+    } else if (!fc->text || fc->len != b.len || memcmp(fc->text, b.data, b.len) != 0) {
+        ok = ctk_write_cache_file(outdir, CTK_FACTS_NAME, b.data, b.len, err);
+    }
+    ctk_buf_fini(&b);
+    return ok;
+}

@@ -1,0 +1,82 @@
+/* factcache.h - what generate learned of each toolkit, kept in OUT between
+ * runs, and the run it last wrote OUT for.
+ * SPDX-License-Identifier: MIT
+ *
+ * OUT/.ctkgen-facts holds, for each SDK the last run loaded, its probed
+ * record (sdkfacts.h) beside the record of what the probe looked at
+ * (util.h, ctk_seen_t): each question asked of the filesystem and the
+ * hash of the answers.  A later run takes the record back, without
+ * probing, when the SDK's config entry and ctkgen's build are the same
+ * (the entry's key) and every question, asked again, is answered as
+ * before: no file, directory or link the probe looked at changed.  A
+ * probe that ran a program, or was refused for a reason no identity
+ * shows, is not kept.  So a record taken back is the record probing
+ * would give.
+ *
+ * The file also names the run it last wrote OUT for: a key of everything
+ * the files rendered from (the caller's: ctk_factcache_run_same) and the
+ * hash of the manifest that run left.  When both match, the manifest's
+ * files are what rendering would give again.
+ *
+ * The file is a cache: written atomically (temp and rename) but not
+ * synced, only when its text changes, under the writer's lock, never
+ * with --dry-run or --check.  One that is missing, truncated, corrupt,
+ * from another form, not a regular file, or one another user could have
+ * written (owned by another user, or writable by its group or others)
+ * counts as empty: everything is probed, as without it.
+ *
+ * Text (version 1):
+ *   # ctkgen facts v1
+ *   run <16 hex: run key> <16 hex: manifest hash>      at most once, first
+ *   sdk <16 hex: entry key> <16 hex: answers> <questions> <bytes>
+ *   <kind digit> <absolute path>                        one per question
+ *   <bytes of sdkfacts text>                            ending in '\n'
+ *   sdk ...
+ */
+#ifndef CTK_FACTCACHE_H
+#define CTK_FACTCACHE_H
+
+#include "config.h"
+#include "error.h"
+#include "sdk.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CTK_FACTS_NAME ".ctkgen-facts"
+
+typedef struct ctk_factcache ctk_factcache_t;
+
+/* The cache of outdir; with use false, or where the file is unusable, an
+ * empty one (every SDK is probed, and what the probes find is kept).
+ * NULL only when out of memory (CTK_E_NOMEM).  A NULL cache given to the
+ * functions below keeps nothing. */
+ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *err);
+void ctk_factcache_free(ctk_factcache_t *fc);
+
+/* conf's SDK as ctk_sdk_load(conf, source) gives it: taken from fc when
+ * its record still holds, else probed.  Either way the record goes into
+ * the text fc will write, in call order.  *cached (may be NULL) says
+ * which.  Errors as ctk_sdk_load's. */
+ctk_sdk_t *ctk_factcache_load(ctk_factcache_t *fc, const ctk_sdk_conf_t *conf, const char *source,
+                              bool *cached, ctk_error_t *err);
+
+/* Whether every SDK loaded so far has a record (none failed, none was
+ * opaque), and the hash of their records' texts in order: what the SDKs
+ * are, for a run key. */
+bool ctk_factcache_all_known(const ctk_factcache_t *fc, uint64_t *facts);
+
+/* Whether the file says OUT was last written by a run of this key, which
+ * left a manifest hashing to manifest. */
+bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest);
+/* Record that this run (key run) left OUT with a manifest hashing to
+ * manifest. */
+void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest);
+
+/* Write the text to outdir/.ctkgen-facts when it differs from what was
+ * read (an unchanged run writes nothing).  false with err (CTK_E_IO,
+ * CTK_E_NOMEM) when it cannot be written: the caller warns, since only
+ * time is lost. */
+bool ctk_factcache_write(ctk_factcache_t *fc, const char *outdir, ctk_error_t *err);
+
+#endif
