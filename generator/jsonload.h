@@ -4,8 +4,8 @@
  * jansson's parser may report a failed allocation as a syntax error, or
  * succeed with part of the document missing; report.c wraps jansson's
  * malloc while it parses, so that either case is CTK_E_NOMEM.  For the
- * modules that read JSON text (report.c, report_html.c): the rest of
- * ctkgen never sees a json_t.
+ * modules that read JSON text (report.c, report_html.c, sdkfacts.c): the
+ * rest of ctkgen never sees a json_t.
  */
 #ifndef CTK_JSONLOAD_H
 #define CTK_JSONLOAD_H

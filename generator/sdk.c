@@ -1255,6 +1255,17 @@ const char *ctk_sdk_lib_name(size_t i)
     return i < sizeof lib_table / sizeof lib_table[0] ? lib_table[i].name : NULL;
 }
 
+bool ctk_sdk_lib_describe(size_t i, ctk_sdk_lib_t *lib)
+{
+    if (i >= sizeof lib_table / sizeof lib_table[0])
+        return false;
+    lib->name = lib_table[i].name;
+    lib->label = lib_table[i].label;
+    lib->description = lib_table[i].description;
+    lib->math = lib_table[i].math;
+    return true;
+}
+
 /* not a stubs or compat dir, by spelling or resolved path */
 static bool lib_dir_usable(resolved_t *res, const char *dir)
 {

@@ -88,6 +88,12 @@ typedef struct {
     char *link;         /* "-lcublas -lcublasLt" style list, space separated */
 } ctk_sdk_lib_t;
 
+/* Fill lib's name, label, description and math from the library
+ * ctk_sdk_lib_name(i) names, as ctk_sdk_load() fills them (static
+ * strings); libdir and link are left as they are.  false, lib untouched,
+ * past the last. */
+bool ctk_sdk_lib_describe(size_t i, ctk_sdk_lib_t *lib);
+
 /* A library the toolkit ships under its versioned names alone (NVIDIA's
  * CUDA 13 wheels: libcudart.so.13, no libcudart.so), so that -lcudart
  * finds no copy of the toolkit's own.  generate writes lib<name>.so into
