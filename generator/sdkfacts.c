@@ -1,23 +1,21 @@
-/* sdkfacts.c - a probed SDK record as JSON text, and back.
+/* sdkfacts.c - a probed SDK record as text, and back.
  * SPDX-License-Identifier: MIT
  *
- * The text is written by hand, member by member in the order of members[]
- * below, so that the bytes depend on the record alone (not on jansson's
- * version or flags).  It is read with jansson through ctk_json_load()
- * (report.c), which tells running out of memory from bad JSON, and every
- * value is checked for its shape before it is taken.  One table,
- * members[], drives the dump, the load and the comparison, so a field is
- * either in all three or in none; the assertions below the includes stop
- * the build when sdk.h's records grow and the table does not.
+ * The text (sdkfacts.h) is read back for every toolkit of a site on every
+ * run, so it is made to be read in one pass: each string says its length
+ * first, and nothing is escaped.  Reading checks each member in the order
+ * of members[] below, and every value for its shape, before taking it.
+ * One table, members[], drives the dump, the load and the comparison, so
+ * a field is either in all three or in none; the assertions below the
+ * includes stop the build when sdk.h's records grow and the table does
+ * not.
  */
 #include <ctkconf.h>
 
 #include "sdkfacts.h"
 
-#include "jsonload.h"
 #include "util.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The form of the text ("sdkfacts": FORM): raise it when what a member
- * means changes, so that text of the old form no longer loads. */
-#define FORM 1
+/* The form of the text ("sdkfacts FORM" first): raise it when what a
+ * member means changes, so that text of the old form no longer loads. */
+#define FORM 2
 
 /* Drift guards: each record's size is the sum of its fields as this file
  * knows them (no padding today).  A field added to sdk.h changes the size:
@@ -102,12 +100,6 @@ static const struct member {
 #define N_MEMBERS (sizeof members / sizeof members[0])
 _Static_assert(N_MEMBERS == 1 + 23 + 1 + 5 + 2, "members[] and the sums above disagree");
 
-static const char *const version_keys[] = {"major",       "minor",     "patch",      "source",
-                                           "path",        "passed_over", "out_of_step"};
-static const char *const lib_keys[] = {"name", "libdir", "link"};
-static const char *const versioned_keys[] = {"name", "file"};
-
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static char *const *str_field(const ctk_sdk_t *s, size_t off)
 {
@@ -129,93 +121,34 @@ static ctk_strlist_t *list_slot(ctk_sdk_t *s, size_t off)
     return (ctk_strlist_t *)(void *)((char *)s + off);
 }
 
-/* Whether s[0..len) is well-formed UTF-8 (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), as jansson wants its strings. */
-static bool utf8_valid(const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-
-    while (p < end) {
-        unsigned char lo = 0x80, hi = 0xbf;
-        size_t n, i;
-
-        if (p[0] < 0x80) {
-            p++;
-            continue;
-        }
-        if (p[0] >= 0xc2 && p[0] <= 0xdf) {
-            n = 2;
-        } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-            n = 3;
-            if (p[0] == 0xe0)
-                lo = 0xa0;
-            else if (p[0] == 0xed)
-                hi = 0x9f;
-        } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-            n = 4;
-            if (p[0] == 0xf0)
-                lo = 0x90;
-            else if (p[0] == 0xf4)
-                hi = 0x8f;
-        } else {
-            return false;
-        }
-        if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
-            return false;
-        for (i = 2; i < n; i++)
-            if ((p[i] & 0xc0) != 0x80)
-                return false;
-        p += n;
-    }
-    return true;
-}
-
 /* ======================================================================
  * Writing
  * ====================================================================== */
 
-static const char hexdig[] = "0123456789abcdef";
+/* A number in decimal. */
+static void put_num(ctk_buf_t *b, long long v)
+{
+    char d[24], *p = d + sizeof d;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 
-/* s[0..len) as a JSON string, {"hex": ...} when it is not UTF-8, null
- * for NULL.  Out of memory shows in b->failed. */
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--p = '-';
+    ctk_buf_append(b, p, (size_t)(d + sizeof d - p));
+}
+
+/* s[0..len) as "<len>:<bytes>", "-" for NULL. */
 static void put_bytes(ctk_buf_t *b, const char *s, size_t len)
 {
-    size_t i, start = 0;
-
     if (!s) {
-        ctk_buf_puts(b, "null");
+        ctk_buf_append(b, "-", 1);
         return;
     }
-    if (!utf8_valid(s, len)) {
-        ctk_buf_puts(b, "{\"hex\": \"");
-        for (i = 0; i < len; i++) {
-            char h[2] = {hexdig[(unsigned char)s[i] >> 4], hexdig[(unsigned char)s[i] & 15]};
-
-            ctk_buf_append(b, h, 2);
-        }
-        ctk_buf_puts(b, "\"}");
-        return;
-    }
-    ctk_buf_puts(b, "\"");
-    for (i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c != '"' && c != '\\' && c >= 0x20)
-            continue;
-        ctk_buf_append(b, s + start, i - start);
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-
-            ctk_buf_append(b, e, 2);
-        } else {
-            char e[6] = {'\\', 'u', '0', '0', hexdig[c >> 4], hexdig[c & 15]};
-
-            ctk_buf_append(b, e, 6);
-        }
-        start = i + 1;
-    }
-    ctk_buf_append(b, s + start, len - start);
-    ctk_buf_puts(b, "\"");
+    put_num(b, (long long)len);
+    ctk_buf_append(b, ":", 1);
+    ctk_buf_append(b, s, len);
 }
 
 static void put_str(ctk_buf_t *b, const char *s)
@@ -223,67 +156,74 @@ static void put_str(ctk_buf_t *b, const char *s)
     put_bytes(b, s, s ? strlen(s) : 0);
 }
 
-/* a char array's string: up to its NUL, never past its end */
-static void put_array(ctk_buf_t *b, const char *a, size_t size)
+/* "key " */
+static void put_key(ctk_buf_t *b, const char *key)
 {
-    put_bytes(b, a, strnlen(a, size));
+    ctk_buf_puts(b, key);
+    ctk_buf_append(b, " ", 1);
 }
 
 static void put_version(ctk_buf_t *b, const ctk_version_t *v)
 {
-    ctk_buf_printf(b, "{\"major\": %d, \"minor\": %d, \"patch\": %d, \"source\": %d, \"path\": ",
-                   v->major, v->minor, v->patch, (int)v->source);
-    put_array(b, v->path, sizeof v->path);
-    ctk_buf_puts(b, ", \"passed_over\": ");
-    put_array(b, v->passed_over, sizeof v->passed_over);
-    ctk_buf_puts(b, ", \"out_of_step\": ");
-    put_array(b, v->out_of_step, sizeof v->out_of_step);
-    ctk_buf_puts(b, "}");
+    put_key(b, "version");
+    put_num(b, v->major);
+    ctk_buf_append(b, " ", 1);
+    put_num(b, v->minor);
+    ctk_buf_append(b, " ", 1);
+    put_num(b, v->patch);
+    ctk_buf_append(b, " ", 1);
+    put_num(b, (long long)v->source);
+    ctk_buf_append(b, "\n", 1);
+    put_key(b, "version.path");
+    put_bytes(b, v->path, strnlen(v->path, sizeof v->path));
+    ctk_buf_append(b, "\n", 1);
+    put_key(b, "version.passed_over");
+    put_bytes(b, v->passed_over, strnlen(v->passed_over, sizeof v->passed_over));
+    ctk_buf_append(b, "\n", 1);
+    put_key(b, "version.out_of_step");
+    put_bytes(b, v->out_of_step, strnlen(v->out_of_step, sizeof v->out_of_step));
 }
 
-static void put_list(ctk_buf_t *b, const ctk_strlist_t *l)
+static void put_list(ctk_buf_t *b, const char *key, const ctk_strlist_t *l)
 {
     size_t i;
 
-    ctk_buf_puts(b, "[");
+    put_key(b, key);
+    put_num(b, (long long)l->len);
     for (i = 0; i < l->len; i++) {
-        if (i)
-            ctk_buf_puts(b, ", ");
+        ctk_buf_append(b, "\n  ", 3);
         put_str(b, l->items[i]);
     }
-    ctk_buf_puts(b, "]");
 }
 
 static void put_libs(ctk_buf_t *b, const ctk_sdk_t *s)
 {
     size_t i;
 
-    ctk_buf_puts(b, "[");
+    put_key(b, "libs");
+    put_num(b, (long long)s->n_libs);
     for (i = 0; i < s->n_libs; i++) {
-        ctk_buf_puts(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        ctk_buf_append(b, "\n  ", 3);
         put_str(b, s->libs[i].name);
-        ctk_buf_puts(b, ", \"libdir\": ");
+        ctk_buf_append(b, " ", 1);
         put_str(b, s->libs[i].libdir);
-        ctk_buf_puts(b, ", \"link\": ");
+        ctk_buf_append(b, " ", 1);
         put_str(b, s->libs[i].link);
-        ctk_buf_puts(b, "}");
     }
-    ctk_buf_puts(b, s->n_libs ? "\n  ]" : "]");
 }
 
 static void put_versioned(ctk_buf_t *b, const ctk_sdk_t *s)
 {
     size_t i;
 
-    ctk_buf_puts(b, "[");
+    put_key(b, "versioned");
+    put_num(b, (long long)s->n_versioned);
     for (i = 0; i < s->n_versioned; i++) {
-        ctk_buf_puts(b, i ? ",\n    {\"name\": " : "\n    {\"name\": ");
+        ctk_buf_append(b, "\n  ", 3);
         put_str(b, s->versioned[i].name);
-        ctk_buf_puts(b, ", \"file\": ");
+        ctk_buf_append(b, " ", 1);
         put_str(b, s->versioned[i].file);
-        ctk_buf_puts(b, "}");
     }
-    ctk_buf_puts(b, s->n_versioned ? "\n  ]" : "]");
 }
 
 char *ctk_sdkfacts_dump(const ctk_sdk_t *s, ctk_error_t *err)
@@ -292,25 +232,23 @@ char *ctk_sdkfacts_dump(const ctk_sdk_t *s, ctk_error_t *err)
     size_t i;
 
     ctk_buf_init(&b);
-    ctk_buf_puts(&b, "{");
     for (i = 0; i < N_MEMBERS; i++) {
         const struct member *m = &members[i];
 
-        ctk_buf_puts(&b, i ? ",\n  \"" : "\n  \"");
-        ctk_buf_puts(&b, m->key);
-        ctk_buf_puts(&b, "\": ");
         switch (m->kind) {
         case M_FORM:
-            ctk_buf_printf(&b, "%d", FORM);
+            put_key(&b, m->key);
+            put_num(&b, FORM);
             break;
         case M_STR:
+            put_key(&b, m->key);
             put_str(&b, *str_field(s, m->off));
             break;
         case M_VERSION:
             put_version(&b, &s->version);
             break;
         case M_LIST:
-            put_list(&b, list_field(s, m->off));
+            put_list(&b, m->key, list_field(s, m->off));
             break;
         case M_LIBS:
             put_libs(&b, s);
@@ -319,9 +257,9 @@ char *ctk_sdkfacts_dump(const ctk_sdk_t *s, ctk_error_t *err)
             put_versioned(&b, s);
             break;
         }
+        ctk_buf_append(&b, "\n", 1);
     }
-    ctk_buf_puts(&b, "\n}\n");
-    if (b.failed) {
+    if (!ctk_buf_append(&b, "", 0) || b.failed) {
         ctk_buf_fini(&b);
         ctk_error_nomem(err);
         return NULL;
@@ -333,119 +271,89 @@ char *ctk_sdkfacts_dump(const ctk_sdk_t *s, ctk_error_t *err)
  * Reading
  * ====================================================================== */
 
-static bool bad(ctk_error_t *err, const char *where, const char *what)
+/* The text being read, and where. */
+typedef struct {
+    const char *p, *end;
+    const char *where; /* the member being read, for messages */
+    ctk_error_t *err;
+} cur_t;
+
+static bool bad(cur_t *c, const char *what)
 {
-    ctk_error_set(err, CTK_E_IO, NULL, 0, 0, "SDK facts: %s: %s", where, what);
+    if (!ctk_error_is_set(c->err))
+        ctk_error_set(c->err, CTK_E_IO, NULL, 0, 0, "SDK facts: %s: %s", c->where, what);
     return false;
 }
 
-/* obj is an object with exactly the n keys at keys, keys + stride, ... */
-static bool check_members(const json_t *obj, const char *where, const void *keys, size_t stride, size_t n,
-                          ctk_error_t *err)
+/* the literal s next */
+static bool lit(cur_t *c, const char *s, size_t n)
 {
-    const char *key;
-    const json_t *v;
-    size_t i;
-
-    if (!json_is_object(obj))
-        return bad(err, where, "not an object");
-    for (i = 0; i < n; i++) {
-        const char *k = *(const char *const *)(const void *)((const char *)keys + i * stride);
-
-        if (!json_object_get(obj, k)) {
-            ctk_error_set(err, CTK_E_IO, NULL, 0, 0, "SDK facts: %s: no \"%s\" member", where, k);
-            return false;
-        }
-    }
-    if (json_object_size(obj) == n)
-        return true;
-    /* n keys found, more held: name one that is not ours */
-    json_object_foreach ((json_t *)obj, key, v) {
-        bool ours = false;
-
-        for (i = 0; i < n && !ours; i++)
-            ours = strcmp(key, *(const char *const *)(const void *)((const char *)keys + i * stride)) == 0;
-        if (!ours) {
-            ctk_error_set(err, CTK_E_IO, NULL, 0, 0, "SDK facts: %s: unknown member \"%.64s\"", where, key);
-            return false;
-        }
-    }
-    return bad(err, where, "unknown members");
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, s, n) != 0)
+        return false;
+    c->p += n;
+    return true;
 }
 
-static int hexval(char c)
+/* "key " next: the member the form has here */
+static bool key(cur_t *c, const char *k)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
+    c->where = k;
+    if (!lit(c, k, strlen(k)) || !lit(c, " ", 1))
+        return bad(c, "not the member the form has here");
+    return true;
 }
 
-/* v as a new C string in *out (caller frees): a string without NUL, or
- * {"hex": ...} of bytes without NUL that are not UTF-8 (the one spelling
- * put_bytes() writes); null gives NULL when null_ok.  At most max bytes. */
-static bool get_str(const json_t *v, const char *where, bool null_ok, size_t max, char **out, ctk_error_t *err)
+static bool nl(cur_t *c)
 {
-    const json_t *h;
-    const char *s;
-    char *d;
-    size_t len, i;
+    return lit(c, "\n", 1) || bad(c, "more than the member holds");
+}
+
+/* An integer from lo to hi: an optional '-', then digits without a
+ * needless leading zero, as put_num writes it. */
+static bool num(cur_t *c, long long lo, long long hi, long long *out)
+{
+    bool neg = lit(c, "-", 1);
+    unsigned long long v = 0, lim = neg ? 0ULL - (unsigned long long)lo : (unsigned long long)hi;
+    const char *start = c->p;
+
+    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+        v = v * 10 + (unsigned long long)(*c->p++ - '0');
+        if (v > lim || c->p - start > 20)
+            return bad(c, "a number out of range");
+    }
+    if (c->p == start || (*start == '0' && c->p - start > 1) || (neg && v == 0))
+        return bad(c, "not a number");
+    *out = neg ? -(long long)v : (long long)v;
+    return true;
+}
+
+/* A string ("<len>:<bytes>" without NUL, at most max bytes, or "-" when
+ * null_ok) into *out (caller frees; NULL for "-"). */
+static bool str(cur_t *c, bool null_ok, size_t max, char **out)
+{
+    long long n;
 
     *out = NULL;
-    if (json_is_null(v)) {
-        if (null_ok)
-            return true;
-        return bad(err, where, "null, expected a string");
-    }
-    if (json_is_string(v)) {
-        s = json_string_value(v);
-        len = json_string_length(v);
-        if (strlen(s) != len)
-            return bad(err, where, "a string holding NUL");
-        if (len > max)
-            return bad(err, where, "too long");
-        return (*out = ctk_strndup(s, len, err)) != NULL;
-    }
-    if (!json_is_object(v))
-        return bad(err, where, null_ok ? "expected a string or null" : "expected a string");
-    if (json_object_size(v) != 1 || !(h = json_object_get(v, "hex")) || !json_is_string(h))
-        return bad(err, where, "an object other than {\"hex\": string}");
-    s = json_string_value(h);
-    len = json_string_length(h);
-    if (len % 2)
-        return bad(err, where, "\"hex\" of an odd length");
-    if (len / 2 > max)
-        return bad(err, where, "too long");
-    if (!(d = malloc(len / 2 + 1))) {
-        ctk_error_nomem(err);
+    if (lit(c, "-", 1))
+        return null_ok || bad(c, "no string, where one is needed");
+    if (!num(c, 0, (long long)(max < (size_t)LLONG_MAX ? max : (size_t)LLONG_MAX), &n))
         return false;
-    }
-    for (i = 0; i < len / 2; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-
-        if (hi < 0 || lo < 0 || (hi | lo) == 0) {
-            free(d);
-            return bad(err, where, hi < 0 || lo < 0 ? "\"hex\" holds other than lowercase hex digits"
-                                                    : "\"hex\" holds NUL");
-        }
-        d[i] = (char)(hi << 4 | lo);
-    }
-    d[len / 2] = '\0';
-    if (utf8_valid(d, len / 2)) {
-        free(d);
-        return bad(err, where, "\"hex\" of a UTF-8 string (written as a string)");
-    }
-    *out = d;
+    if (!lit(c, ":", 1) || (size_t)(c->end - c->p) < (size_t)n)
+        return bad(c, "a string cut short");
+    if (memchr(c->p, '\0', (size_t)n))
+        return bad(c, "a string holding NUL");
+    if (!(*out = ctk_strndup(c->p, (size_t)n, c->err)))
+        return false;
+    c->p += n;
     return true;
 }
 
 /* into a char array of size bytes */
-static bool get_array(const json_t *v, const char *where, char *a, size_t size, ctk_error_t *err)
+static bool array(cur_t *c, char *a, size_t size)
 {
     char *s;
 
-    if (!get_str(v, where, false, size - 1, &s, err))
+    if (!str(c, false, size - 1, &s))
         return false;
     memset(a, 0, size);
     memcpy(a, s, strlen(s));
@@ -453,51 +361,58 @@ static bool get_array(const json_t *v, const char *where, char *a, size_t size, 
     return true;
 }
 
-static bool get_int(const json_t *v, const char *where, int lo, int hi, int *out, ctk_error_t *err)
+static bool get_int(cur_t *c, int *out)
 {
-    json_int_t n;
+    long long v;
 
-    if (!json_is_integer(v))
-        return bad(err, where, "expected an integer");
-    n = json_integer_value(v);
-    if (n < lo || n > hi)
-        return bad(err, where, "out of range");
-    *out = (int)n;
+    if (!num(c, INT_MIN, INT_MAX, &v))
+        return false;
+    *out = (int)v;
     return true;
 }
 
-static bool get_version(const json_t *o, ctk_version_t *v, ctk_error_t *err)
+static bool get_version(cur_t *c, ctk_version_t *v)
 {
-    int src;
+    long long src;
 
-    if (!check_members(o, "version", version_keys, sizeof version_keys[0], N_OF(version_keys), err))
-        return false;
-    if (!get_int(json_object_get(o, "major"), "version.major", INT_MIN, INT_MAX, &v->major, err) ||
-        !get_int(json_object_get(o, "minor"), "version.minor", INT_MIN, INT_MAX, &v->minor, err) ||
-        !get_int(json_object_get(o, "patch"), "version.patch", INT_MIN, INT_MAX, &v->patch, err) ||
-        !get_int(json_object_get(o, "source"), "version.source", CTK_VSRC_NONE, CTK_VSRC_NVCC, &src, err))
-        return false;
+    if (!key(c, "version") || !get_int(c, &v->major) || !lit(c, " ", 1) || !get_int(c, &v->minor) ||
+        !lit(c, " ", 1) || !get_int(c, &v->patch) || !lit(c, " ", 1) ||
+        !num(c, CTK_VSRC_NONE, CTK_VSRC_NVCC, &src) || !nl(c))
+        return bad(c, "not four numbers");
     v->source = (ctk_version_source_t)src;
-    return get_array(json_object_get(o, "path"), "version.path", v->path, sizeof v->path, err) &&
-           get_array(json_object_get(o, "passed_over"), "version.passed_over", v->passed_over,
-                     sizeof v->passed_over, err) &&
-           get_array(json_object_get(o, "out_of_step"), "version.out_of_step", v->out_of_step,
-                     sizeof v->out_of_step, err);
+    return key(c, "version.path") && array(c, v->path, sizeof v->path) && nl(c) &&
+           key(c, "version.passed_over") && array(c, v->passed_over, sizeof v->passed_over) &&
+           nl(c) && key(c, "version.out_of_step") &&
+           array(c, v->out_of_step, sizeof v->out_of_step);
 }
 
-static bool get_list(const json_t *a, const char *key, ctk_strlist_t *l, ctk_error_t *err)
+/* "<count>", then count items each on a line of its own after two blanks;
+ * a count no larger than the text could hold */
+static bool count(cur_t *c, size_t *n)
 {
-    char where[64];
-    const json_t *v;
-    size_t i;
+    long long v;
 
-    if (!json_is_array(a))
-        return bad(err, key, "expected an array");
-    json_array_foreach (a, i, v) {
+    if (!num(c, 0, (long long)(c->end - c->p) / 4, &v))
+        return false;
+    *n = (size_t)v;
+    return true;
+}
+
+static bool item(cur_t *c)
+{
+    return lit(c, "\n  ", 3) || bad(c, "fewer items than its count");
+}
+
+static bool get_list(cur_t *c, const char *k, ctk_strlist_t *l)
+{
+    size_t n, i;
+
+    if (!key(c, k) || !count(c, &n))
+        return false;
+    for (i = 0; i < n; i++) {
         char *s;
 
-        snprintf(where, sizeof where, "%s[%zu]", key, i);
-        if (!get_str(v, where, false, SIZE_MAX, &s, err) || !ctk_strlist_take(l, s, err))
+        if (!item(c) || !str(c, false, SIZE_MAX, &s) || !ctk_strlist_take(l, s, c->err))
             return false;
     }
     return true;
@@ -516,105 +431,100 @@ static size_t table_index(const char *(*table)(size_t), const char *name)
     return SIZE_MAX;
 }
 
-static bool get_libs(const json_t *a, ctk_sdk_t *s, ctk_error_t *err)
+/* a name of table, as its index */
+static bool name_in(cur_t *c, const char *(*table)(size_t), size_t *t)
 {
-    char where[64];
-    const json_t *o;
-    size_t i;
+    char *name;
 
-    if (!json_is_array(a))
-        return bad(err, "libs", "expected an array");
-    if (json_array_size(a) == 0)
+    if (!str(c, false, 64, &name))
+        return false;
+    *t = table_index(table, name);
+    free(name);
+    return *t != SIZE_MAX || bad(c, "not a library ctkgen knows");
+}
+
+static bool get_libs(cur_t *c, ctk_sdk_t *s)
+{
+    size_t n, i, t;
+
+    if (!key(c, "libs") || !count(c, &n))
+        return false;
+    if (n == 0)
         return true;
-    if (!(s->libs = calloc(json_array_size(a), sizeof *s->libs))) {
-        ctk_error_nomem(err);
+    if (!(s->libs = calloc(n, sizeof *s->libs))) {
+        ctk_error_nomem(c->err);
         return false;
     }
-    s->n_libs = json_array_size(a); /* zeroed: ctk_sdk_free frees what is filled */
-    json_array_foreach (a, i, o) {
+    s->n_libs = n; /* zeroed: ctk_sdk_free frees what is filled */
+    for (i = 0; i < n; i++) {
         ctk_sdk_lib_t *l = &s->libs[i];
-        char *name;
-        size_t t;
 
-        snprintf(where, sizeof where, "libs[%zu]", i);
-        if (!check_members(o, where, lib_keys, sizeof lib_keys[0], N_OF(lib_keys), err))
+        if (!item(c) || !name_in(c, ctk_sdk_lib_name, &t))
             return false;
-        snprintf(where, sizeof where, "libs[%zu].name", i);
-        if (!get_str(json_object_get(o, "name"), where, false, SIZE_MAX, &name, err))
-            return false;
-        t = table_index(ctk_sdk_lib_name, name);
-        free(name);
-        if (t == SIZE_MAX || !ctk_sdk_lib_describe(t, l))
-            return bad(err, where, "not a library ctkgen knows");
-        snprintf(where, sizeof where, "libs[%zu].libdir", i);
-        if (!get_str(json_object_get(o, "libdir"), where, true, SIZE_MAX, &l->libdir, err))
-            return false;
-        snprintf(where, sizeof where, "libs[%zu].link", i);
-        if (!get_str(json_object_get(o, "link"), where, true, SIZE_MAX, &l->link, err))
-            return false;
+        if (!ctk_sdk_lib_describe(t, l))
+            return bad(c, "not a library ctkgen knows");
+        if (!lit(c, " ", 1) || !str(c, true, SIZE_MAX, &l->libdir) || !lit(c, " ", 1) ||
+            !str(c, true, SIZE_MAX, &l->link))
+            return bad(c, "not a name, a dir and a link");
     }
     return true;
 }
 
-static bool get_versioned(const json_t *a, ctk_sdk_t *s, ctk_error_t *err)
+static bool get_versioned(cur_t *c, ctk_sdk_t *s)
 {
-    char where[64];
-    const json_t *o;
-    size_t i;
+    size_t n, i, t;
 
-    if (!json_is_array(a))
-        return bad(err, "versioned", "expected an array");
-    if (json_array_size(a) == 0)
+    if (!key(c, "versioned") || !count(c, &n))
+        return false;
+    if (n == 0)
         return true;
-    if (!(s->versioned = calloc(json_array_size(a), sizeof *s->versioned))) {
-        ctk_error_nomem(err);
+    if (!(s->versioned = calloc(n, sizeof *s->versioned))) {
+        ctk_error_nomem(c->err);
         return false;
     }
-    s->n_versioned = json_array_size(a);
-    json_array_foreach (a, i, o) {
+    s->n_versioned = n;
+    for (i = 0; i < n; i++) {
         ctk_sdk_versioned_t *v = &s->versioned[i];
-        char *name;
-        size_t t;
 
-        snprintf(where, sizeof where, "versioned[%zu]", i);
-        if (!check_members(o, where, versioned_keys, sizeof versioned_keys[0], N_OF(versioned_keys), err))
+        if (!item(c) || !name_in(c, ctk_sdk_link_name, &t))
             return false;
-        snprintf(where, sizeof where, "versioned[%zu].name", i);
-        if (!get_str(json_object_get(o, "name"), where, false, SIZE_MAX, &name, err))
-            return false;
-        t = table_index(ctk_sdk_link_name, name);
-        free(name);
-        if (t == SIZE_MAX)
-            return bad(err, where, "not a library name ctkgen provides");
         v->name = ctk_sdk_link_name(t);
-        snprintf(where, sizeof where, "versioned[%zu].file", i);
-        if (!get_str(json_object_get(o, "file"), where, true, SIZE_MAX, &v->file, err))
-            return false;
+        if (!lit(c, " ", 1) || !str(c, true, SIZE_MAX, &v->file))
+            return bad(c, "not a name and a file");
     }
     return true;
+}
+
+static bool get_member(cur_t *c, const struct member *m, ctk_sdk_t *s)
+{
+    long long form;
+
+    switch (m->kind) {
+    case M_FORM:
+        return key(c, m->key) && num(c, FORM, FORM, &form);
+    case M_STR:
+        return key(c, m->key) && str(c, true, SIZE_MAX, str_slot(s, m->off));
+    case M_VERSION:
+        return get_version(c, &s->version);
+    case M_LIST:
+        return get_list(c, m->key, list_slot(s, m->off));
+    case M_LIBS:
+        return get_libs(c, s);
+    case M_VERSIONED:
+        return get_versioned(c, s);
+    }
+    return false;
 }
 
 ctk_sdk_t *ctk_sdkfacts_load(const ctk_sdk_conf_t *conf, const char *text, size_t len, ctk_error_t *err)
 {
-    ctk_error_t e;
-    json_t *root;
-    ctk_sdk_t *s = NULL;
-    bool ok = false;
+    cur_t c = { text, text + len, "the text", err };
+    ctk_sdk_t *s;
     size_t i;
 
-    ctk_error_init(&e);
-    if (!(root = ctk_json_load(text, len, NULL, 0, 0, "the SDK facts", &e))) {
-        if (e.code == CTK_E_NOMEM)
-            ctk_error_nomem(err);
-        else
-            ctk_error_set(err, CTK_E_IO, NULL, e.line, e.column, "%s", e.text);
-        return NULL;
-    }
-    if (!check_members(root, "the text", members, sizeof members[0], N_MEMBERS, err))
-        goto out;
     if (!(s = calloc(1, sizeof *s))) {
         ctk_error_nomem(err);
-        goto out;
+        return NULL;
     }
     s->conf = conf;
     ctk_strlist_init(&s->path);
@@ -622,46 +532,18 @@ ctk_sdk_t *ctk_sdkfacts_load(const ctk_sdk_conf_t *conf, const char *text, size_
     ctk_strlist_init(&s->library_path);
     ctk_strlist_init(&s->cpath);
     ctk_strlist_init(&s->manpath);
-    for (i = 0; i < N_MEMBERS; i++) {
-        const struct member *m = &members[i];
-        const json_t *v = json_object_get(root, m->key);
-        int form;
-
-        switch (m->kind) {
-        case M_FORM:
-            if (!get_int(v, m->key, FORM, FORM, &form, err))
-                goto out;
-            break;
-        case M_STR:
-            if (!get_str(v, m->key, true, SIZE_MAX, str_slot(s, m->off), err))
-                goto out;
-            break;
-        case M_VERSION:
-            if (!get_version(v, &s->version, err))
-                goto out;
-            break;
-        case M_LIST:
-            if (!get_list(v, m->key, list_slot(s, m->off), err))
-                goto out;
-            break;
-        case M_LIBS:
-            if (!get_libs(v, s, err))
-                goto out;
-            break;
-        case M_VERSIONED:
-            if (!get_versioned(v, s, err))
-                goto out;
-            break;
-        }
-    }
-    ok = true;
-out:
-    json_decref(root);
-    if (!ok) {
-        ctk_sdk_free(s);
-        s = NULL;
-    }
-    return s;
+    for (i = 0; i < N_MEMBERS; i++)
+        if (!get_member(&c, &members[i], s) || !nl(&c))
+            goto fail;
+    c.where = "the text";
+    if (c.p == c.end)
+        return s;
+    bad(&c, "more after its last member");
+fail:
+    if (!ctk_error_is_set(err))
+        bad(&c, "not SDK facts");
+    ctk_sdk_free(s);
+    return NULL;
 }
 
 /* ======================================================================
