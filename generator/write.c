@@ -239,10 +239,25 @@ out:
  * frees) and *stp (may be NULL) what fstat says of the descriptor they
  * were read from; 0: it does not exist; -1: err is set (symlink, not a
  * regular file, or an I/O error). */
+static int read_leaf_in(int dirfd, const char *name, const char *path, const char *outdir,
+                        const char *rel, size_t max, char **data, size_t *len, struct stat *stp,
+                        ctk_error_t *err);
+
 static int read_leaf(int dirfd, const char *name, const char *path, size_t max, char **data,
                      size_t *len, struct stat *stp, ctk_error_t *err)
 {
+    return read_leaf_in(dirfd, name, path, NULL, NULL, max, data, len, stp, err);
+}
+
+/* read_leaf, its path for messages either path or, when that is NULL,
+ * outdir/rel, spelt only for a message. */
+static int read_leaf_in(int dirfd, const char *name, const char *path, const char *outdir,
+                        const char *rel, size_t max, char **data, size_t *len, struct stat *stp,
+                        ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
     struct stat st;
+#define SHOWN (path ? path : shown(where, outdir, rel, strlen(rel)))
     ctk_buf_t b;
     char chunk[8192];
     ssize_t got;
@@ -254,22 +269,22 @@ static int read_leaf(int dirfd, const char *name, const char *path, size_t max, 
             rc = 0;
             goto out;
         }
-        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot stat: %s", strerror(errno));
+        ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0, "cannot stat: %s", strerror(errno));
         goto out;
     }
     if (S_ISLNK(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
                       "is a symlink; ctkgen neither follows nor writes through a symlink inside "
                       "the output directory (remove it or choose another output directory)");
         goto out;
     }
     if (S_ISDIR(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
                       "is a directory where ctkgen needs a regular file");
         goto out;
     }
     if (!S_ISREG(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
                       "is not a regular file; ctkgen will neither read nor replace it");
         goto out;
     }
@@ -279,14 +294,14 @@ static int read_leaf(int dirfd, const char *name, const char *path, size_t max, 
         if (errno == ENOENT)
             rc = 0;
         else if (errno == ELOOP)
-            ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+            ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
                           "was replaced by a symlink while ctkgen ran");
         else
-            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+            ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0, "cannot open: %s", strerror(errno));
         goto out;
     }
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
                       "was replaced by something other than a regular file while ctkgen ran");
         goto out;
     }
@@ -295,13 +310,13 @@ static int read_leaf(int dirfd, const char *name, const char *path, size_t max, 
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+            ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0, "cannot read: %s", strerror(errno));
             goto out;
         }
         if (got == 0)
             break;
         if (b.len + (size_t)got > max) {
-            ctk_error_set(err, CTK_E_IO, path, 0, 0,
+            ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0,
                           "is larger than %zu bytes; not a file ctkgen wrote", max);
             goto out;
         }
@@ -323,6 +338,7 @@ out:
         close(fd);
     ctk_buf_fini(&b);
     return rc;
+#undef SHOWN
 }
 
 /* The directory walked to last, kept open: the plan's files and apply's
@@ -400,7 +416,6 @@ static walk_t walk_cached(dircache_t *dc, int outfd, const char *outdir, const c
 static walk_t probe(dircache_t *dc, int outfd, const char *outdir, const char *rel, char **data,
                     size_t *len, size_t *stop, ctk_error_t *err)
 {
-    char where[CTK_ERROR_SOURCE_MAX];
     const char *leaf = NULL;
     int dirfd = -1, r;
     dev_t dev;
@@ -411,8 +426,7 @@ static walk_t probe(dircache_t *dc, int outfd, const char *outdir, const char *r
     w = walk_cached(dc, outfd, outdir, rel, false, &dirfd, &dev, &leaf, stop, err);
     if (w != WALK_FOUND)
         return w;
-    r = read_leaf(dirfd, leaf, shown(where, outdir, rel, strlen(rel)), MAX_FILE_BYTES, data, len,
-                  NULL, err);
+    r = read_leaf_in(dirfd, leaf, NULL, outdir, rel, MAX_FILE_BYTES, data, len, NULL, err);
     return r < 0 ? WALK_FAILED : r == 0 ? WALK_ABSENT : WALK_FOUND;
 }
 
@@ -565,8 +579,10 @@ bool ctk_outset_drop(ctk_outset_t *set, const ctk_strlist_t *keep, ctk_error_t *
 
 /* Append relpath with data (taken, freed on failure); the new entry or
  * NULL. */
-static ctk_outfile_t *outset_add(ctk_outset_t *set, const char *relpath, char *data, size_t len,
-                                 ctk_error_t *err)
+/* Add relpath to set (data taken); checked: relpath_problem() has passed
+ * it already (a manifest's path). */
+static ctk_outfile_t *outset_add_path(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                                      bool checked, ctk_error_t *err)
 {
     const char *why;
     char *rel = NULL;
@@ -577,7 +593,7 @@ static ctk_outfile_t *outset_add(ctk_outset_t *set, const char *relpath, char *d
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "output file without a path or data");
         goto out;
     }
-    why = relpath_problem(relpath);
+    why = checked ? NULL : relpath_problem(relpath);
     if (why) {
         ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path %s", why);
         goto out;
@@ -617,14 +633,20 @@ out:
     return f;
 }
 
+static ctk_outfile_t *outset_add(ctk_outset_t *set, const char *relpath, char *data, size_t len,
+                                 ctk_error_t *err)
+{
+    return outset_add_path(set, relpath, data, len, false, err);
+}
+
 bool ctk_outset_take(ctk_outset_t *set, const char *relpath, char *data, size_t len,
                      ctk_error_t *err)
 {
     return outset_add(set, relpath, data, len, err) != NULL;
 }
 
-bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17],
-                      const char input[17], ctk_error_t *err)
+static bool outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17],
+                         const char input[17], bool checked, ctk_error_t *err)
 {
     ctk_outfile_t *f;
 
@@ -632,12 +654,18 @@ bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17
         ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "reused output without its hashes");
         return false;
     }
-    f = outset_add(set, relpath, NULL, 0, err);
+    f = outset_add_path(set, relpath, NULL, 0, checked, err);
     if (!f)
         return false;
     memcpy(f->reuse, hash, 17);
     memcpy(f->input, input, 17);
     return true;
+}
+
+bool ctk_outset_reuse(ctk_outset_t *set, const char *relpath, const char hash[17],
+                      const char input[17], ctk_error_t *err)
+{
+    return outset_reuse(set, relpath, hash, input, false, err);
 }
 
 void ctk_outset_mark_input(ctk_outset_t *set, size_t from, const char input[17])
@@ -1047,7 +1075,7 @@ bool ctk_records_reuse_all(const ctk_records_t *rec, ctk_outset_t *out, ctk_erro
     size_t i;
 
     for (i = 0; rec && i < rec->m.n; i++)
-        if (!ctk_outset_reuse(out, rec->m.v[i].rel, rec->m.v[i].hash, rec->m.v[i].input, err))
+        if (!outset_reuse(out, rec->m.v[i].rel, rec->m.v[i].hash, rec->m.v[i].input, true, err))
             return false;
     return true;
 }
@@ -1096,10 +1124,14 @@ static void manifest_text(ctk_buf_t *mb, const ctk_outfile_t **files, size_t n,
             input = f->input;
             rel = f->relpath;
         }
-        if (v2)
-            ctk_buf_printf(mb, "%s %s %s\n", hash, input[0] ? input : NO_INPUT, rel);
-        else
-            ctk_buf_printf(mb, "%s %s\n", hash, rel);
+        ctk_buf_append(mb, hash, 16);
+        ctk_buf_append(mb, " ", 1);
+        if (v2) {
+            ctk_buf_append(mb, input[0] ? input : NO_INPUT, 16);
+            ctk_buf_append(mb, " ", 1);
+        }
+        ctk_buf_puts(mb, rel);
+        ctk_buf_append(mb, "\n", 1);
     }
 }
 
@@ -1150,8 +1182,7 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
     }
     for (i = 0; i < set->n; i++)
         files[i] = &set->files[i];
-    if (set->n > 1)
-        qsort(files, set->n, sizeof *files, outfile_ptr_cmp);
+    sort_unless_sorted(files, set->n, sizeof *files, outfile_ptr_cmp);
     for (i = 0; i < set->n; i++) {
         const char *rel = files[i]->relpath, *s;
 
