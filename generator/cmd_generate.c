@@ -578,10 +578,10 @@ static bool render_into(const ctk_config_t *part, ctk_sdk_t *const *good,
  * inputs hash as the manifest records) is not on disk as recorded, every
  * SDK is rendered and the plan made again. */
 static ctk_plan_t *plan_out(const char *absout, const ctk_config_t *part, ctk_sdk_t *const *good,
-                            const ctk_render_opts_t *ropts, const ctk_strlist_t *keep,
-                            ctk_outset_t *out, ctk_error_t *err)
+                            const ctk_render_opts_t *ropts, const ctk_records_t *rec,
+                            const ctk_strlist_t *keep, ctk_outset_t *out, ctk_error_t *err)
 {
-    ctk_plan_t *plan = ctk_write_plan_keep(absout, out, keep, err);
+    ctk_plan_t *plan = ctk_write_plan_rec(absout, out, keep, rec, err);
 
     if (!plan || plan->stale == 0)
         return plan;
@@ -590,7 +590,7 @@ static ctk_plan_t *plan_out(const char *absout, const ctk_config_t *part, ctk_sd
     ctk_plan_free(plan);
     if (!render_into(part, good, ropts, NULL, keep, out, err))
         return NULL;
-    return ctk_write_plan_keep(absout, out, keep, err);
+    return ctk_write_plan_rec(absout, out, keep, rec, err);
 }
 
 /* OUT as this run left it, for the next (factcache.h); a failure to keep
@@ -732,7 +732,7 @@ static int run(const gen_opts_t *o)
             ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
-    plan = plan_out(absout, &part, good, &ropts, &keep, &out, &err);
+    plan = plan_out(absout, &part, good, &ropts, rec, &keep, &out, &err);
     if (!plan)
         goto fail;
     for (i = 0; i < plan->notes.len; i++)

@@ -275,31 +275,27 @@ static const record_t *find(const ctk_factcache_t *fc, uint64_t key)
     return bsearch(&k, fc->recs, fc->n_recs, sizeof *fc->recs, record_cmp);
 }
 
-/* Whether r's questions, asked now, are answered as recorded.  false
- * when memory runs out, too: then the SDK is probed. */
+/* Whether r's questions, asked now, are answered as recorded. */
 static bool still_holds(const record_t *r)
 {
-    ctk_seen_t *s = ctk_seen_new();
     const char *p = r->questions, *end = r->questions + r->qlen;
     char path[PATH_MAX];
-    bool ok = s != NULL;
+    ctk_seen_fold_t f;
 
-    while (ok && p < end) {
+    ctk_seen_fold_init(&f, r->nq);
+    while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = (size_t)(nl - p) - 2;
 
-        if (n >= sizeof path) {
-            ok = false;
-            break;
-        }
+        if (n >= sizeof path)
+            return false;
         memcpy(path, p + 2, n);
         path[n] = '\0';
-        ok = ctk_seen_ask(s, (ctk_seen_kind_t)(p[0] - '0'), path);
+        if (!ctk_seen_fold_ask(&f, (ctk_seen_kind_t)(p[0] - '0'), path))
+            return false;
         p = nl + 1;
     }
-    ok = ok && ctk_seen_count(s) == r->nq && ctk_seen_recheck(s) == r->answers;
-    ctk_seen_free(s);
-    return ok;
+    return ctk_seen_fold_end(&f) == r->answers;
 }
 
 static void keep_facts(ctk_factcache_t *fc, const char *facts, size_t len)
@@ -326,8 +322,11 @@ static bool keep_probe(ctk_factcache_t *fc, uint64_t key, const ctk_seen_t *s, c
     for (i = 0; i < n; i++) {
         ctk_seen_kind_t k;
         const char *q = ctk_seen_question(s, i, &k);
+        char kd[2] = { (char)('0' + (int)k), ' ' };
 
-        ctk_buf_printf(&fc->next, "%d %s\n", (int)k, q);
+        ctk_buf_append(&fc->next, kd, 2);
+        ctk_buf_puts(&fc->next, q);
+        ctk_buf_append(&fc->next, "\n", 1);
     }
     ctk_buf_append(&fc->next, facts, flen);
     keep_facts(fc, facts, flen);

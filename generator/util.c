@@ -946,7 +946,11 @@ static size_t seen_find_add(ctk_seen_t *s, ctk_seen_kind_t kind, const char *pat
     return s->n++;
 }
 
-static void seen_record(ctk_seen_kind_t kind, const char *path, size_t len, uint64_t answer)
+/* Record kind and path with the answer st/errnum (an access answer is its
+ * errno alone; a realpath one the resolved path in real), worked out only
+ * for a question not asked before. */
+static void seen_record(ctk_seen_kind_t kind, const char *path, size_t len, const struct stat *st,
+                        const char *real, int errnum)
 {
     bool added;
     size_t i;
@@ -960,37 +964,41 @@ static void seen_record(ctk_seen_kind_t kind, const char *path, size_t len, uint
     /* the first answer stands: if a later one differs, the tree changed
        while it was looked at, and a recheck will not match both */
     if (i != SIZE_MAX && added)
-        seen_now->q[i].answer = answer;
+        seen_now->q[i].answer = kind == CTK_SEEN_REALPATH ? real_answer(real, errnum)
+                                : stat_answer(kind == CTK_SEEN_EXEC ? NULL : st, errnum);
 }
 
 void ctk_seen_note(ctk_seen_kind_t kind, const char *path, const struct stat *st, int errnum)
 {
     if (!seen_now)
         return;
-    /* an access(2) answer is its errno alone (0: allowed) */
-    seen_record(kind, path, strlen(path), stat_answer(kind == CTK_SEEN_EXEC ? NULL : st, errnum));
+    seen_record(kind, path, strlen(path), st, NULL, errnum);
 }
 
 void ctk_seen_note_at(ctk_seen_kind_t kind, const char *dir, const char *name,
                       const struct stat *st, int errnum)
 {
     char path[PATH_MAX];
-    int n;
+    size_t dl, nl;
 
     if (!seen_now)
         return;
-    n = snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (n < 0 || (size_t)n >= sizeof path) {
+    dl = strlen(dir);
+    nl = strlen(name);
+    if (dl + 1 + nl >= sizeof path) {
         seen_now->opaque = true;
         return;
     }
+    memcpy(path, dir, dl);
+    path[dl] = '/';
+    memcpy(path + dl + 1, name, nl + 1);
     ctk_seen_note(kind, path, st, errnum);
 }
 
 static void seen_note_real(const char *path, const char *real, int errnum)
 {
     if (seen_now)
-        seen_record(CTK_SEEN_REALPATH, path, strlen(path), real_answer(real, errnum));
+        seen_record(CTK_SEEN_REALPATH, path, strlen(path), NULL, real, errnum);
 }
 
 bool ctk_seen_ask(ctk_seen_t *s, ctk_seen_kind_t kind, const char *path)
@@ -1061,4 +1069,26 @@ uint64_t ctk_seen_recheck(const ctk_seen_t *s)
     h = seen_fold(s, a);
     free(a);
     return h;
+}
+
+void ctk_seen_fold_init(ctk_seen_fold_t *f, size_t n)
+{
+    f->h = ctk_hash_size(CTK_HASH_INIT, n);
+}
+
+bool ctk_seen_fold_ask(ctk_seen_fold_t *f, ctk_seen_kind_t kind, const char *path)
+{
+    uint64_t v[2];
+
+    if ((unsigned)kind >= CTK_SEEN_KINDS || path[0] != '/')
+        return false;
+    v[0] = seen_key(kind, path, strlen(path));
+    v[1] = ask_now(kind, path);
+    f->h = ctk_hash_mix(f->h, v, sizeof v);
+    return true;
+}
+
+uint64_t ctk_seen_fold_end(const ctk_seen_fold_t *f)
+{
+    return f->h;
 }

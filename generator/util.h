@@ -206,5 +206,15 @@ bool ctk_seen_ask(ctk_seen_t *s, ctk_seen_kind_t kind, const char *path);
 /* Ask every question of s again, now: the hash of the answers, which
  * equals the recorded one when nothing it looked at changed. */
 uint64_t ctk_seen_recheck(const ctk_seen_t *s);
+/* The same for questions kept as text, without building a record: fold
+ * n questions in their recorded order (init, then ask each: false for a
+ * kind that is none or a relative path), and end gives what
+ * ctk_seen_recheck would of the record they came from. */
+typedef struct {
+    uint64_t h;
+} ctk_seen_fold_t;
+void ctk_seen_fold_init(ctk_seen_fold_t *f, size_t n);
+bool ctk_seen_fold_ask(ctk_seen_fold_t *f, ctk_seen_kind_t kind, const char *path);
+uint64_t ctk_seen_fold_end(const ctk_seen_fold_t *f);
 
 #endif

@@ -1143,6 +1143,13 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
 ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
                                 const ctk_strlist_t *keep, ctk_error_t *err)
 {
+    return ctk_write_plan_rec(outdir, set, keep, NULL, err);
+}
+
+ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
+                               const ctk_strlist_t *keep, const ctk_records_t *rec,
+                               ctk_error_t *err)
+{
     char where[CTK_ERROR_SOURCE_MAX], prefix[PATH_MAX];
     const ctk_outfile_t **files = NULL;
     const mentry_t **kept = NULL;
@@ -1150,7 +1157,7 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
     manifest_t man = {NULL, 0}, pend = {NULL, 0};
     char *mpath = NULL, *mdata = NULL, *old = NULL, *ppath = NULL, *pdata = NULL;
     size_t mlen = 0, oldlen = 0, plen = 0, i, n, stop = 0, n_kept = 0;
-    bool have_manifest = false;
+    bool have_manifest = false, borrowed = false;
     struct stat st;
     ctk_buf_t mb;
     dircache_t dc; /* the directory of the file read last */
@@ -1209,8 +1216,13 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
         if (r < 0 || (r == 1 && !trust_record(plan, mpath, &st, &r, err)))
             goto out;
         have_manifest = r == 1;
-        if (have_manifest && !manifest_parse(mpath, mdata, mlen, &man, err))
+        if (have_manifest && rec && rec->bytes &&
+            ctk_write_manifest_hash(mdata, mlen) == rec->bytes) {
+            man = rec->m; /* the same bytes, parsed before: borrowed */
+            borrowed = true;
+        } else if (have_manifest && !manifest_parse(mpath, mdata, mlen, &man, err)) {
             goto out;
+        }
         if (!(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
             goto out;
         r = read_leaf(outfd, CTK_PENDING_NAME, ppath, MAX_FILE_BYTES, &pdata, &plen, &st, err);
@@ -1328,7 +1340,8 @@ out:
     if (outfd >= 0)
         close(outfd);
     free(old);
-    manifest_fini(&man);
+    if (!borrowed)
+        manifest_fini(&man);
     manifest_fini(&pend);
     free(mdata);
     free(mpath);

@@ -177,6 +177,11 @@ ctk_plan_t *ctk_write_plan(const char *outdir, const ctk_outset_t *set, ctk_erro
  * files of an SDK that did not load this way. */
 ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
                                 const ctk_strlist_t *keep, ctk_error_t *err);
+/* ctk_write_plan_keep(), taking the manifest as rec parsed it (NULL:
+ * none) when the manifest read under the lock is the same bytes. */
+ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
+                               const ctk_strlist_t *keep, const ctk_records_t *rec,
+                               ctk_error_t *err);
 void ctk_plan_free(ctk_plan_t *plan);
 
 /* Counts of each kind, and of conflicts. */
