@@ -236,6 +236,15 @@ static bool mkdirs(char *path, ctk_error_t *err)
     return ok;
 }
 
+bool ctk_cache_mkdirs(const char *dir, ctk_error_t *err)
+{
+    char *copy = ctk_strdup(dir, err);
+    bool ok = copy && mkdirs(copy, err);
+
+    free(copy);
+    return ok;
+}
+
 static char *entry_path(const char *dir, const char *key, ctk_error_t *err)
 {
     return ctk_printf(err, "%s/" VERSION_DIR "/%s.json", dir, key);

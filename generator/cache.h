@@ -32,6 +32,8 @@ void ctk_cache_key_hex(const ctk_cache_key_t *k, char out[33]);
 /* The default dir: $XDG_CACHE_HOME/ctkgen, else $HOME/.cache/ctkgen.
  * Caller frees; NULL (no error) when neither is set. */
 char *ctk_cache_default_dir(ctk_error_t *err);
+/* mkdir -p dir, each directory it makes mode 0700. */
+bool ctk_cache_mkdirs(const char *dir, ctk_error_t *err);
 /* Caller frees the text; NULL on a miss. */
 char *ctk_cache_get(const char *dir, const char *key, ctk_error_t *err);
 /* false with err on failure to store; callers treat that as a warning. */

@@ -594,18 +594,17 @@ static ctk_plan_t *plan_out(const char *absout, const ctk_config_t *part, ctk_sd
 }
 
 /* OUT as this run left it, for the next (factcache.h); a failure to keep
- * it costs the next run only time, and is said as a warning. */
-static void keep_facts(ctk_factcache_t *fc, bool have_key, uint64_t key, const ctk_plan_t *plan,
-                       const char *absout)
+ * it costs the next run only time, and is said only with -v. */
+static void keep_facts(ctk_factcache_t *fc, bool have_key, uint64_t key, const ctk_plan_t *plan)
 {
     ctk_error_t e;
 
     ctk_error_init(&e);
     if (have_key)
         ctk_factcache_set_run(fc, key, ctk_write_manifest_hash(plan->manifest, plan->manifest_len));
-    if (!ctk_factcache_write(fc, absout, &e))
-        ctk_cli_warn("%s/%s: not written (the next run probes every toolkit again): %s", absout,
-                     CTK_FACTS_NAME, e.text);
+    if (!ctk_factcache_write(fc, &e))
+        ctk_cli_debug("what was learned of each toolkit is not kept (the next run probes "
+                      "every toolkit again): %s", e.text);
 }
 
 /* The key of everything this run's files render from, when it can be
@@ -760,7 +759,7 @@ static int run(const gen_opts_t *o)
         ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
-    keep_facts(fc, have_key, key, plan, absout);
+    keep_facts(fc, have_key, key, plan);
     print_summary(o, &part, good, plan, absout);
     if (o->validate) {
         /* the lock is ours until validation ends: nobody rewrites what we check */

@@ -5,6 +5,7 @@
 #include <ctkconf.h>
 
 #include "factcache.h"
+#include "cache.h"
 #include "sdkfacts.h"
 #include "util.h"
 #include "write.h"
@@ -33,6 +34,8 @@ typedef struct {
 } record_t;
 
 struct ctk_factcache {
+    char *dir;  /* where the file lives (the cache dir's facts/); NULL: no cache dir */
+    char name[17]; /* the file: OUT's path hashed */
     char *text; /* the file as read; NULL: none */
     size_t len;
     record_t *recs; /* sorted by key */
@@ -207,7 +210,7 @@ static bool parse(ctk_factcache_t *fc)
 
 /* The file's text when this user can rely on it; NULL otherwise (absent,
  * not a regular file, another user's, unreadable, too large). */
-static char *read_trusted(const char *outdir, size_t *len)
+static char *read_trusted(const char *dir, const char *name, size_t *len)
 {
     char *path, *text = NULL;
     struct stat st;
@@ -215,7 +218,7 @@ static char *read_trusted(const char *outdir, size_t *len)
     int fd;
 
     ctk_error_init(&e);
-    if (!(path = ctk_path_join(outdir, CTK_FACTS_NAME, &e)))
+    if (!(path = ctk_path_join(dir, name, &e)))
         return NULL;
     fd = ctk_file_open_regular(path, CTK_READ_NOFOLLOW, NULL, &e);
     if (fd >= 0) {
@@ -230,6 +233,7 @@ static char *read_trusted(const char *outdir, size_t *len)
 ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *err)
 {
     ctk_factcache_t *fc = calloc(1, sizeof *fc);
+    char *cdir;
     uint64_t self = ctk_hash_update(CTK_HASH_INIT, PACKAGE_VERSION, sizeof PACKAGE_VERSION);
 
     if (!fc) {
@@ -241,9 +245,23 @@ ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *e
     fc->facts = CTK_HASH_INIT;
     fc->have_self = ctk_hash_self(&self);
     fc->self = self;
+    if (!(cdir = ctk_cache_default_dir(err))) {
+        if (ctk_error_is_set(err)) {
+            ctk_factcache_free(fc);
+            return NULL;
+        }
+        return fc; /* no cache dir: nothing kept */
+    }
+    fc->dir = ctk_path_join(cdir, "facts", err);
+    free(cdir);
+    if (!fc->dir) {
+        ctk_factcache_free(fc);
+        return NULL;
+    }
+    ctk_hash_fmt(ctk_hash_mix(CTK_HASH_INIT, outdir, strlen(outdir)), fc->name);
     if (!fc->have_self || !use)
         return fc;
-    fc->text = read_trusted(outdir, &fc->len);
+    fc->text = read_trusted(fc->dir, fc->name, &fc->len);
     if (fc->text && !parse(fc)) {
         free(fc->recs);
         fc->recs = NULL;
@@ -257,6 +275,7 @@ void ctk_factcache_free(ctk_factcache_t *fc)
 {
     if (!fc)
         return;
+    free(fc->dir);
     free(fc->text);
     free(fc->recs);
     ctk_buf_fini(&fc->next);
@@ -412,13 +431,13 @@ void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest)
     fc->next_manifest = manifest;
 }
 
-bool ctk_factcache_write(ctk_factcache_t *fc, const char *outdir, ctk_error_t *err)
+bool ctk_factcache_write(ctk_factcache_t *fc, ctk_error_t *err)
 {
     ctk_buf_t b;
     char hr[17], hm[17];
     bool ok = true;
 
-    if (!fc || !fc->have_self)
+    if (!fc || !fc->have_self || !fc->dir)
         return true;
     if (fc->next.failed) {
         ctk_error_nomem(err);
@@ -437,7 +456,8 @@ bool ctk_factcache_write(ctk_factcache_t *fc, const char *outdir, ctk_error_t *e
         ctk_error_nomem(err);
         ok = false;
     } else if (!fc->text || fc->len != b.len || memcmp(fc->text, b.data, b.len) != 0) {
-        ok = ctk_write_cache_file(outdir, CTK_FACTS_NAME, b.data, b.len, err);
+        ok = ctk_cache_mkdirs(fc->dir, err) &&
+             ctk_write_cache_file(fc->dir, fc->name, b.data, b.len, err);
     }
     ctk_buf_fini(&b);
     return ok;

@@ -1,29 +1,33 @@
-/* factcache.h - what generate learned of each toolkit, kept in OUT between
- * runs, and the run it last wrote OUT for.
+/* factcache.h - what generate learned of each toolkit, kept between runs,
+ * and the run that last wrote OUT.
  * SPDX-License-Identifier: MIT
  *
- * OUT/.ctkgen-facts holds, for each SDK the last run loaded, its probed
- * record (sdkfacts.h) beside the record of what the probe looked at
- * (util.h, ctk_seen_t): each question asked of the filesystem and the
- * hash of the answers.  A later run takes the record back, without
- * probing, when the SDK's config entry and ctkgen's build are the same
- * (the entry's key) and every question, asked again, is answered as
- * before: no file, directory or link the probe looked at changed.  A
- * probe that ran a program, or was refused for a reason no identity
- * shows, is not kept.  So a record taken back is the record probing
- * would give.
+ * A file per output dir in the user's cache dir (cache.h:
+ * $XDG_CACHE_HOME/ctkgen, else $HOME/.cache/ctkgen; then facts/<OUT's
+ * absolute path hashed>) holds, for each SDK the last run loaded, its
+ * probed record (sdkfacts.h) beside the record of what the probe looked at
+ * (util.h, ctk_seen_t): each question asked of the filesystem and the hash
+ * of the answers.  A later run takes the record back, without probing,
+ * when the SDK's config entry and ctkgen's build are the same (the
+ * entry's key) and every question, asked again, is answered as before: no
+ * file, directory or link the probe looked at changed.  A probe that ran
+ * a program, or was refused for a reason no identity shows, is not kept.
+ * So a record taken back is the record probing would give.
  *
- * The file also names the run it last wrote OUT for: a key of everything
+ * The file also names the run that last wrote OUT: a key of everything
  * the files rendered from (the caller's: ctk_factcache_run_same) and the
  * hash of the manifest that run left.  When both match, the manifest's
- * files are what rendering would give again.
+ * files are what rendering would give again (the plan still checks each
+ * on disk).
  *
- * The file is a cache: written atomically (temp and rename) but not
- * synced, only when its text changes, under the writer's lock, never
- * with --dry-run or --check.  One that is missing, truncated, corrupt,
- * from another form, not a regular file, or one another user could have
- * written (owned by another user, or writable by its group or others)
- * counts as empty: everything is probed, as without it.
+ * The file is a cache and nothing in OUT: written by a temp file and a
+ * rename but never synced, only when its text changes (an unchanged run
+ * writes nothing), under OUT's writer lock, never with --dry-run or
+ * --check.  One that is missing, truncated, corrupt, of another form, not
+ * a regular file, or one another user could have written (owned by
+ * another user, or writable by its group or others) counts as empty:
+ * every SDK is probed, as without it.  Without a cache dir (no HOME)
+ * nothing is kept.
  *
  * Text (version 1):
  *   # ctkgen facts v1
@@ -43,12 +47,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define CTK_FACTS_NAME ".ctkgen-facts"
-
 typedef struct ctk_factcache ctk_factcache_t;
 
-/* The cache of outdir; with use false, or where the file is unusable, an
- * empty one (every SDK is probed, and what the probes find is kept).
+/* The cache of outdir (absolute); with use false, or where the file is
+ * unusable, an empty one (every SDK is probed, and what the probes find is kept).
  * NULL only when out of memory (CTK_E_NOMEM).  A NULL cache given to the
  * functions below keeps nothing. */
 ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *err);
@@ -73,10 +75,9 @@ bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t ma
  * manifest. */
 void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest);
 
-/* Write the text to outdir/.ctkgen-facts when it differs from what was
- * read (an unchanged run writes nothing).  false with err (CTK_E_IO,
- * CTK_E_NOMEM) when it cannot be written: the caller warns, since only
- * time is lost. */
-bool ctk_factcache_write(ctk_factcache_t *fc, const char *outdir, ctk_error_t *err);
+/* Write the text when it differs from what was read (an unchanged run
+ * writes nothing).  false with err (CTK_E_IO, CTK_E_NOMEM) when it cannot
+ * be written: only time is lost. */
+bool ctk_factcache_write(ctk_factcache_t *fc, ctk_error_t *err);
 
 #endif
