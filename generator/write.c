@@ -1587,6 +1587,29 @@ bool ctk_write_file_atomic(const char *path, const char *data, size_t len, ctk_e
     return ok;
 }
 
+/* Remove the temp files of name in dirfd that an interrupted write left
+ * (".<name>" TMP_TAG "XXXXXX"); best effort. */
+static void drop_temps_of(int dirfd, const char *name)
+{
+    char prefix[NAME_MAX + 1];
+    struct dirent *e;
+    size_t pl;
+    DIR *d;
+    int fd = dup(dirfd);
+
+    if (fd < 0)
+        return;
+    if (!(d = fdopendir(fd))) {
+        close(fd);
+        return;
+    }
+    pl = (size_t)snprintf(prefix, sizeof prefix, ".%s%s", name, TMP_TAG);
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, prefix, pl) == 0 && strlen(e->d_name) == pl + 6)
+            (void)unlinkat(dirfd, e->d_name, 0);
+    closedir(d);
+}
+
 bool ctk_write_cache_file(const char *outdir, const char *name, const char *data, size_t len,
                           ctk_error_t *err)
 {
@@ -1602,6 +1625,7 @@ bool ctk_write_cache_file(const char *outdir, const char *name, const char *data
         free(path);
         return false;
     }
+    drop_temps_of(dfd, name);
     ok = write_temp(dfd, name, path, data, len, false, tmp, err) &&
          commit_temp(dfd, tmp, name, path, false, err);
     close(dfd);

@@ -115,8 +115,9 @@ bool ctk_records_reuse_all(const ctk_records_t *rec, ctk_outset_t *out, ctk_erro
 uint64_t ctk_write_manifest_hash(const char *data, size_t len);
 
 /* Replace outdir/name with data by a temp file and a rename, without
- * syncing: for a cache, whose loss costs only time.  false with err
- * (CTK_E_IO, CTK_E_NOMEM). */
+ * syncing: for a cache, whose loss costs only time.  Temp files of name
+ * that an interrupted write left are removed first (the caller is the
+ * only writer of name).  false with err (CTK_E_IO, CTK_E_NOMEM). */
 bool ctk_write_cache_file(const char *outdir, const char *name, const char *data, size_t len,
                           ctk_error_t *err);
 

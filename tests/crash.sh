@@ -57,11 +57,17 @@ cmp_trees() { same_tree "$1" "$T/$2" > "$T/why" 2>&1; }
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export ASAN_OPTIONS
 
+# each counted or killed run starts from an empty cache of what generate
+# learned of the toolkits (factcache.h), so that it makes the same calls as
+# the run that counted them, the cache's own writes included
+XDG_CACHE_HOME=$T/cache
+export XDG_CACHE_HOME
+
 SYSCALLS=openat,write,fsync,fdatasync,syncfs,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir
 # how many of each such call a full A -> B run makes.  strace counts each
 # system call on its own: `inject=openat:...:when=N` stops the run at its
 # Nth openat, whatever came between.
-rm -rf "$T/out" && cp -a "$T/A" "$T/out"
+rm -rf "$T/out" "$T/cache" && cp -a "$T/A" "$T/out"
 strace -f -qq -c -o "$T/count" -e trace=$SYSCALLS "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1
 awk '$NF != "total" && $NF != "syscall" && $4 ~ /^[0-9]+$/ { print $NF, $4 }' "$T/count" | sort > "$T/calls"
 total=$(awk '{ t += $2 } END { print t + 0 }' "$T/calls")
@@ -91,7 +97,7 @@ points() {
 DEFSIG=
 env --default-signal=INT,TERM true 2>/dev/null && DEFSIG="env --default-signal=INT,TERM"
 run_to() {
-    rm -rf "$T/out" && cp -a "$T/A" "$T/out"
+    rm -rf "$T/out" "$T/cache" && cp -a "$T/A" "$T/out"
     rc=0
     $DEFSIG strace -f -qq -o /dev/null -e trace=$SYSCALLS -e inject=$2:signal=$1:when=$3 \
         "$CTKGEN" -q generate -c "$T/b.json" -o "$T/out" >/dev/null 2>&1 || rc=$?
