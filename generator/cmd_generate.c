@@ -595,13 +595,21 @@ static ctk_plan_t *plan_out(const char *absout, const ctk_config_t *part, ctk_sd
 
 /* OUT as this run left it, for the next (factcache.h); a failure to keep
  * it costs the next run only time, and is said only with -v. */
-static void keep_facts(ctk_factcache_t *fc, bool have_key, uint64_t key, const ctk_plan_t *plan)
+static void keep_facts(ctk_factcache_t *fc, bool have_key, uint64_t key, const ctk_plan_t *plan,
+                       const ctk_outset_t *out, uint64_t files_was)
 {
+    uint64_t files = 0;
     ctk_error_t e;
 
     ctk_error_init(&e);
+    /* files proved as recorded were not read, and nothing was written */
+    if (out->verified)
+        files = files_was;
+    else if (have_key && !ctk_plan_identity(plan, &files))
+        files = 0;
     if (have_key)
-        ctk_factcache_set_run(fc, key, ctk_write_manifest_hash(plan->manifest, plan->manifest_len));
+        ctk_factcache_set_run(fc, key, ctk_write_manifest_hash(plan->manifest, plan->manifest_len),
+                              files);
     if (!ctk_factcache_write(fc, &e))
         ctk_cli_debug("what was learned of each toolkit is not kept (the next run probes "
                       "every toolkit again): %s", e.text);
@@ -651,8 +659,8 @@ static int run(const gen_opts_t *o)
     ctk_strlist_t keep;    /* with --keep-going: paths of the SDKs that did not load */
     ctk_records_t *rec = NULL;
     ctk_factcache_t *fc = NULL;
-    uint64_t key = 0;
-    bool have_key = false;
+    uint64_t key = 0, files_was = 0, files_now = 0;
+    bool have_key = false, as_recorded = false;
     size_t reused = 0;
     int rc = CTK_EXIT_OK, lrc = CTK_EXIT_OK;
     size_t i;
@@ -709,11 +717,12 @@ static int run(const gen_opts_t *o)
     if (lrc == CTK_EXIT_OK && !(have_key = run_key(cfg, fc, &ropts, absout, &key, &err)) &&
         ctk_error_is_set(&err))
         goto fail;
-    if (have_key && ctk_factcache_run_same(fc, key, ctk_records_hash(rec))) {
+    if (have_key && ctk_factcache_run_same(fc, key, ctk_records_hash(rec), &files_was)) {
         /* the files are what rendering would give: the plan checks them */
         if (!ctk_records_reuse_all(rec, &out, &err))
             goto fail;
         reused = part.n_sdks;
+        as_recorded = files_was != 0;
     } else if (!render_into(&part, good, &ropts, rec, &keep, &out, &err)) {
         goto fail;
     }
@@ -731,6 +740,10 @@ static int run(const gen_opts_t *o)
             ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
+    /* under the lock: the files on disk as the last run left them need
+       not be read (the plan takes this only for the manifest rec read) */
+    out.verified = as_recorded && ctk_records_identity(absout, rec, &files_now) &&
+                   files_now == files_was;
     plan = plan_out(absout, &part, good, &ropts, rec, &keep, &out, &err);
     if (!plan)
         goto fail;
@@ -759,7 +772,7 @@ static int run(const gen_opts_t *o)
         ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
         goto fail;
     }
-    keep_facts(fc, have_key, key, plan);
+    keep_facts(fc, have_key, key, plan, &out, files_was);
     print_summary(o, &part, good, plan, absout);
     if (o->validate) {
         /* the lock is ours until validation ends: nobody rewrites what we check */

@@ -43,11 +43,11 @@ struct ctk_factcache {
     bool have_self; /* false: ctkgen's build cannot be told, nothing is kept */
     uint64_t self;
     bool have_run;
-    uint64_t run, manifest;
+    uint64_t run, manifest, files;
     /* what this run will write */
     ctk_buf_t next;
     bool next_have_run, all_known;
-    uint64_t next_run, next_manifest, facts;
+    uint64_t next_run, next_manifest, next_files, facts;
 };
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -159,12 +159,12 @@ static bool parse(ctk_factcache_t *fc)
     if (fc->len < hl || memcmp(p, FACTS_HEADER, hl) != 0)
         return false;
     p += hl;
-    if (end - p >= 38 && memcmp(p, "run ", 4) == 0) {
+    if (end - p >= 55 && memcmp(p, "run ", 4) == 0) {
         if (!hex16(p + 4, &fc->run) || p[20] != ' ' || !hex16(p + 21, &fc->manifest) ||
-            p[37] != '\n')
+            p[37] != ' ' || !hex16(p + 38, &fc->files) || p[54] != '\n')
             return false;
         fc->have_run = true;
-        p += 38;
+        p += 55;
     }
     while (p < end) {
         record_t r;
@@ -417,24 +417,29 @@ bool ctk_factcache_all_known(const ctk_factcache_t *fc, uint64_t *facts)
 
 /* ---- the run ----------------------------------------------------------- */
 
-bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest)
+bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest,
+                            uint64_t *files)
 {
-    return fc && fc->have_run && fc->run == run && fc->manifest == manifest && manifest != 0;
+    if (!fc || !fc->have_run || fc->run != run || fc->manifest != manifest || manifest == 0)
+        return false;
+    *files = fc->files;
+    return true;
 }
 
-void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest)
+void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest, uint64_t files)
 {
     if (!fc)
         return;
     fc->next_have_run = true;
     fc->next_run = run;
     fc->next_manifest = manifest;
+    fc->next_files = files;
 }
 
 bool ctk_factcache_write(ctk_factcache_t *fc, ctk_error_t *err)
 {
     ctk_buf_t b;
-    char hr[17], hm[17];
+    char hr[17], hm[17], hf[17];
     bool ok = true;
 
     if (!fc || !fc->have_self || !fc->dir)
@@ -448,7 +453,8 @@ bool ctk_factcache_write(ctk_factcache_t *fc, ctk_error_t *err)
     if (fc->next_have_run) {
         ctk_hash_fmt(fc->next_run, hr);
         ctk_hash_fmt(fc->next_manifest, hm);
-        ctk_buf_printf(&b, "run %s %s\n", hr, hm);
+        ctk_hash_fmt(fc->next_files, hf);
+        ctk_buf_printf(&b, "run %s %s %s\n", hr, hm, hf);
     }
     if (fc->next.len)
         ctk_buf_append(&b, fc->next.data, fc->next.len);

@@ -15,10 +15,12 @@
  * So a record taken back is the record probing would give.
  *
  * The file also names the run that last wrote OUT: a key of everything
- * the files rendered from (the caller's: ctk_factcache_run_same) and the
- * hash of the manifest that run left.  When both match, the manifest's
- * files are what rendering would give again (the plan still checks each
- * on disk).
+ * the files rendered from (the caller's: ctk_factcache_run_same), the
+ * hash of the manifest that run left and the identity of the files it
+ * lists (write.h, ctk_plan_identity; 0 when it could not be told).  When
+ * the key and the manifest match, the manifest's files are what rendering
+ * would give again; when their identity matches too, they are on disk as
+ * the manifest records them, and need not be read.
  *
  * The file is a cache and nothing in OUT: written by a temp file and a
  * rename but never synced, only when its text changes (an unchanged run
@@ -31,7 +33,8 @@
  *
  * Text (version 1):
  *   # ctkgen facts v1
- *   run <16 hex: run key> <16 hex: manifest hash>      at most once, first
+ *   run <16 hex: run key> <16 hex: manifest> <16 hex: files' identity>
+ *                                                       at most once, first
  *   sdk <16 hex: entry key> <16 hex: answers> <questions> <bytes>
  *   <kind digit> <absolute path>                        one per question
  *   <bytes of sdkfacts text>                            ending in '\n'
@@ -69,11 +72,13 @@ ctk_sdk_t *ctk_factcache_load(ctk_factcache_t *fc, const ctk_sdk_conf_t *conf, c
 bool ctk_factcache_all_known(const ctk_factcache_t *fc, uint64_t *facts);
 
 /* Whether the file says OUT was last written by a run of this key, which
- * left a manifest hashing to manifest. */
-bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest);
+ * left a manifest hashing to manifest; *files gets the identity of its
+ * files as recorded (0: none). */
+bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest,
+                            uint64_t *files);
 /* Record that this run (key run) left OUT with a manifest hashing to
- * manifest. */
-void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest);
+ * manifest, its files' identity files (0: not known). */
+void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest, uint64_t files);
 
 /* Write the text when it differs from what was read (an unchanged run
  * writes nothing).  false with err (CTK_E_IO, CTK_E_NOMEM) when it cannot

@@ -353,10 +353,12 @@ static bool array(cur_t *c, char *a, size_t size)
 {
     char *s;
 
+    size_t n;
+
     if (!str(c, false, size - 1, &s))
         return false;
-    memset(a, 0, size);
-    memcpy(a, s, strlen(s));
+    n = strlen(s);
+    memcpy(a, s, n + 1); /* the rest of a is zero: the record is calloc'd */
     free(s);
     return true;
 }

@@ -413,9 +413,12 @@ static walk_t walk_cached(dircache_t *dc, int outfd, const char *outdir, const c
 /* What is at OUT/rel: WALK_FOUND with its bytes, WALK_ABSENT, WALK_NOTDIR
  * (a non-directory at rel[0..*stop) on the way), or WALK_FAILED.  Its
  * directory is walked through dc. */
+static uint64_t ident_of(const struct stat *st);
+
 static walk_t probe(dircache_t *dc, int outfd, const char *outdir, const char *rel, char **data,
-                    size_t *len, size_t *stop, ctk_error_t *err)
+                    size_t *len, size_t *stop, uint64_t *seen, ctk_error_t *err)
 {
+    struct stat st;
     const char *leaf = NULL;
     int dirfd = -1, r;
     dev_t dev;
@@ -426,7 +429,9 @@ static walk_t probe(dircache_t *dc, int outfd, const char *outdir, const char *r
     w = walk_cached(dc, outfd, outdir, rel, false, &dirfd, &dev, &leaf, stop, err);
     if (w != WALK_FOUND)
         return w;
-    r = read_leaf_in(dirfd, leaf, NULL, outdir, rel, MAX_FILE_BYTES, data, len, NULL, err);
+    r = read_leaf_in(dirfd, leaf, NULL, outdir, rel, MAX_FILE_BYTES, data, len, &st, err);
+    if (r == 1 && seen)
+        *seen = ident_of(&st);
     return r < 0 ? WALK_FAILED : r == 0 ? WALK_ABSENT : WALK_FOUND;
 }
 
@@ -593,6 +598,8 @@ static ctk_outfile_t *outset_add_path(ctk_outset_t *set, const char *relpath, ch
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "output file without a path or data");
         goto out;
     }
+    if (!checked)
+        set->from_records = false;
     why = checked ? NULL : relpath_problem(relpath);
     if (why) {
         ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path %s", why);
@@ -1074,10 +1081,115 @@ bool ctk_records_reuse_all(const ctk_records_t *rec, ctk_outset_t *out, ctk_erro
 {
     size_t i;
 
+    out->from_records = out->n == 0;
     for (i = 0; rec && i < rec->m.n; i++)
         if (!outset_reuse(out, rec->m.v[i].rel, rec->m.v[i].hash, rec->m.v[i].input, true, err))
             return false;
     return true;
+}
+
+static uint64_t ident_of(const struct stat *st)
+{
+    uint64_t v[8] = { (uint64_t)st->st_dev,          (uint64_t)st->st_ino,
+                      (uint64_t)st->st_mode,         (uint64_t)st->st_size,
+                      (uint64_t)st->st_mtim.tv_sec,  (uint64_t)st->st_mtim.tv_nsec,
+                      (uint64_t)st->st_ctim.tv_sec,  (uint64_t)st->st_ctim.tv_nsec };
+
+    return ctk_hash_mix(CTK_HASH_INIT, v, sizeof v) | 1; /* never 0: "none" */
+}
+
+/* The identity of OUT/rel, reached as the plan reads (no symlink on the
+ * way or at the end); 0 when it is not a regular file there. */
+static uint64_t ident_at(dircache_t *dc, int outfd, const char *outdir, const char *rel)
+{
+    const char *leaf = NULL;
+    struct stat st;
+    ctk_error_t e;
+    size_t stop = 0;
+    int dirfd;
+    dev_t dev;
+
+    ctk_error_init(&e);
+    if (walk_cached(dc, outfd, outdir, rel, false, &dirfd, &dev, &leaf, &stop, &e) != WALK_FOUND ||
+        fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    return ident_of(&st);
+}
+
+static uint64_t fold_ident(uint64_t h, const char *rel, uint64_t ident)
+{
+    return ctk_hash_mix(ctk_hash_mix(h, rel, strlen(rel)), &ident, sizeof ident);
+}
+
+bool ctk_records_identity(const char *outdir, const ctk_records_t *rec, uint64_t *h)
+{
+    dircache_t dc;
+    uint64_t acc, id;
+    size_t i;
+    int outfd;
+
+    if (!rec || (outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return false;
+    dircache_init(&dc);
+    acc = ctk_hash_size(CTK_HASH_INIT, rec->m.n);
+    for (i = 0; i < rec->m.n; i++) {
+        if (!(id = ident_at(&dc, outfd, outdir, rec->m.v[i].rel)))
+            break;
+        acc = fold_ident(acc, rec->m.v[i].rel, id);
+    }
+    dircache_drop(&dc);
+    close(outfd);
+    *h = acc;
+    return i == rec->m.n;
+}
+
+/* Sleep until CLOCK_REALTIME_COARSE, which file times follow, has moved
+ * past where it is now: at most one of its ticks. */
+static void next_tick(void)
+{
+    struct timespec t0, t, nap = { 0, 500000 };
+    int i;
+
+    if (clock_gettime(CLOCK_REALTIME_COARSE, &t0) != 0)
+        return;
+    for (i = 0; i < 200; i++) {
+        nanosleep(&nap, NULL);
+        if (clock_gettime(CLOCK_REALTIME_COARSE, &t) != 0 || t.tv_sec != t0.tv_sec ||
+            t.tv_nsec != t0.tv_nsec)
+            return;
+    }
+}
+
+bool ctk_plan_identity(const ctk_plan_t *plan, uint64_t *h)
+{
+    dircache_t dc;
+    uint64_t acc, id;
+    size_t i, n = 0;
+    int outfd;
+    bool ok = true;
+
+    for (i = 0; i < plan->n; i++)
+        n += plan->items[i].kind != CTK_CHANGE_REMOVE;
+    if (ctk_plan_has_changes(plan))
+        next_tick();
+    if ((outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return false;
+    dircache_init(&dc);
+    acc = ctk_hash_size(CTK_HASH_INIT, n);
+    for (i = 0; ok && i < plan->n; i++) {
+        const ctk_change_t *c = &plan->items[i];
+
+        if (c->kind == CTK_CHANGE_REMOVE)
+            continue;
+        id = ident_at(&dc, outfd, plan->outdir, c->relpath);
+        /* kept as read: the bytes the plan saw, or nothing is proved */
+        ok = id && (c->kind != CTK_CHANGE_SAME || c->seen == id);
+        acc = fold_ident(acc, c->relpath, id);
+    }
+    dircache_drop(&dc);
+    close(outfd);
+    *h = acc;
+    return ok;
 }
 
 void ctk_records_free(ctk_records_t *rec)
@@ -1190,7 +1302,7 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
     for (i = 0; i < set->n; i++)
         files[i] = &set->files[i];
     sort_unless_sorted(files, set->n, sizeof *files, outfile_ptr_cmp);
-    for (i = 0; i < set->n; i++) {
+    for (i = 0; i < set->n && !set->from_records; i++) {
         const char *rel = files[i]->relpath, *s;
 
         for (s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
@@ -1248,7 +1360,11 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
             goto out;
         c->new_data = f->data;
         c->new_len = f->len;
-        w = probe(&dc, outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, err);
+        if (f->reuse[0] && set->verified && borrowed) {
+            c->kind = CTK_CHANGE_SAME; /* proved on disk as recorded: not read */
+            continue;
+        }
+        w = probe(&dc, outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, &c->seen, err);
         if (w == WALK_FAILED)
             goto out;
         if (f->reuse[0]) {
@@ -1297,7 +1413,7 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
             continue;
         if (i >= man.n && manifest_find(&man, me->rel))
             continue; /* listed in both: seen already */
-        w = probe(&dc, outfd, plan->outdir, me->rel, &old, &oldlen, &stop, err);
+        w = probe(&dc, outfd, plan->outdir, me->rel, &old, &oldlen, &stop, NULL, err);
         if (w == WALK_FAILED)
             goto out;
         if (w != WALK_FOUND)

@@ -65,6 +65,11 @@ typedef struct {
     size_t n, cap;
     size_t *index;     /* relpath hash -> 1 + position in files; 0: empty slot */
     size_t index_cap;  /* 0 or a power of two, more than twice n */
+    bool from_records; /* every file came from ctk_records_reuse_all: the paths
+                          are a manifest's, which a plan checked when it was made */
+    bool verified;     /* the caller proved every reused file on disk as the
+                          manifest records it (ctk_records_identity): the plan
+                          does not read them again */
 } ctk_outset_t;
 
 void ctk_outset_init(ctk_outset_t *set);
@@ -111,6 +116,13 @@ size_t ctk_records_count(const ctk_records_t *rec);
  * the manifest did.  The plan checks each file on disk, as for any reused
  * file.  false only on error (CTK_E_NOMEM, CTK_E_INTERNAL). */
 bool ctk_records_reuse_all(const ctk_records_t *rec, ctk_outset_t *out, ctk_error_t *err);
+/* The identity of every file the manifest lists, as it is now: each
+ * path with its device, inode, mode, size, mtime and ctime (looked at
+ * without following links, as the plan reads), hashed in the manifest's
+ * order.  A file's bytes cannot change without its ctime, or its inode,
+ * changing.  false when one is not a regular file there (or cannot be
+ * reached). */
+bool ctk_records_identity(const char *outdir, const ctk_records_t *rec, uint64_t *h);
 /* The hash ctk_records_hash gives of a manifest's text. */
 uint64_t ctk_write_manifest_hash(const char *data, size_t len);
 
@@ -141,6 +153,7 @@ typedef struct {
     size_t old_len;
     const char *new_data; /* borrowed from the outset (CREATE/UPDATE/SAME) */
     size_t new_len;
+    uint64_t seen;        /* the identity of the bytes the plan read (ctk_plan_identity); 0: none read */
 } ctk_change_t;
 
 typedef struct {
@@ -184,6 +197,13 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
                                const ctk_strlist_t *keep, const ctk_records_t *rec,
                                ctk_error_t *err);
 void ctk_plan_free(ctk_plan_t *plan);
+/* The same hash of the files plan's manifest lists, once apply has run:
+ * what ctk_records_identity will give while nothing changes them.  false
+ * when one is not there as a regular file, or when a file the plan read
+ * and kept is not the one it read (it changed since).  Waits for the
+ * clock's next tick first when the plan wrote anything, so that a change
+ * after this look moves a file's ctime past what is recorded. */
+bool ctk_plan_identity(const ctk_plan_t *plan, uint64_t *h);
 
 /* Counts of each kind, and of conflicts. */
 void ctk_plan_counts(const ctk_plan_t *plan, size_t *created, size_t *updated,
