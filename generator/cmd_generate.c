@@ -57,7 +57,7 @@ static const ctk_opt_t generate_opts[] = {
     { "check", 0, NULL, OPT_CHECK, "write nothing; exit 1 if the output tree would change" },
     { "force", 'f', NULL, OPT_FORCE, "overwrite or remove files edited by hand" },
     { "keep-going", 'k', NULL, OPT_KEEP_GOING, "write the SDKs that load, leave every file of those that do not (and the .modulerc files) as it was, then exit 3 or 4 naming them" },
-    { "rerender", 0, NULL, OPT_RERENDER, "render every toolkit, also one whose inputs hash as the manifest records (such a toolkit's files are otherwise checked on disk, not rendered again)" },
+    { "rerender", 0, NULL, OPT_RERENDER, "probe and render every toolkit, also one whose kept facts still hold or whose inputs hash as the manifest records (such a toolkit is otherwise not probed, and its files only checked on disk)" },
     { "no-wait", 0, NULL, OPT_NO_WAIT, "fail at once (exit 4) if another run holds the output lock" },
     { "wait-timeout", 0, "SECONDS", OPT_WAIT_TIMEOUT, "wait at most SECONDS for another run's output lock, then exit 4 (default: as long as it takes)" },
     { "validate", 0, NULL, OPT_VALIDATE, "then prove every artifact works, as 'ctkgen validate' does" },
