@@ -308,22 +308,26 @@ static bool nl(cur_t *c)
     return lit(c, "\n", 1) || bad(c, "more than the member holds");
 }
 
-/* An integer from lo to hi: an optional '-', then digits without a
- * needless leading zero, as put_num writes it. */
+/* An integer from lo to hi (lo <= hi, hi >= 0): an optional '-', then
+ * digits without a needless leading zero, as put_num writes it. */
 static bool num(cur_t *c, long long lo, long long hi, long long *out)
 {
     bool neg = lit(c, "-", 1);
-    unsigned long long v = 0, lim = neg ? 0ULL - (unsigned long long)lo : (unsigned long long)hi;
+    unsigned long long v = 0, lim = neg ? (lo < 0 ? 0ULL - (unsigned long long)lo : 0) : (unsigned long long)hi;
     const char *start = c->p;
 
     while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-        v = v * 10 + (unsigned long long)(*c->p++ - '0');
-        if (v > lim || c->p - start > 20)
+        unsigned d = (unsigned)(*c->p++ - '0');
+
+        if (d > lim || v > (lim - d) / 10) /* v * 10 + d > lim, without wrapping */
             return bad(c, "a number out of range");
+        v = v * 10 + d;
     }
     if (c->p == start || (*start == '0' && c->p - start > 1) || (neg && v == 0))
         return bad(c, "not a number");
     *out = neg ? -(long long)v : (long long)v;
+    if (*out < lo)
+        return bad(c, "a number out of range");
     return true;
 }
 

@@ -19,7 +19,7 @@
 #include "testutil.h"
 
 #include <check.h>
-#include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,6 +330,12 @@ static ctk_sdk_t *full_record(void)
     return s;
 }
 
+static void set(char **slot, const char *v)
+{
+    free(*slot);
+    *slot = v ? xdup(v) : NULL;
+}
+
 START_TEST(test_full_record_round_trips)
 {
     ctk_sdk_t *s = full_record();
@@ -337,43 +343,37 @@ START_TEST(test_full_record_round_trips)
 
     ck_assert_uint_gt(s->n_libs, 5);
     ck_assert_uint_gt(s->n_versioned, 20);
-    /* the bytes that are not UTF-8 are kept as such, the rest as JSON strings */
-    ck_assert_ptr_nonnull(strstr(t, "\"root\": {\"hex\": \"2f6f70742ffffe"));
-    ck_assert_ptr_nonnull(strstr(t, "\"version_mm\": \"/opt/cuda-12.4/version_mm\""));
-    ck_assert_ptr_nonnull(strstr(t, "\"version_full\": \"/opt/cuda-12.4/version_full\""));
+    ck_assert_msg(strncmp(t, "sdkfacts 2\nmodule_version ", 26) == 0, "%.40s", t);
+    /* each string is its length, a colon and its bytes as they are: bytes
+     * that are not UTF-8, control bytes and newlines included */
+    ck_assert_ptr_nonnull(strstr(t, S("\nroot %zu:%s\n", strlen(s->root), s->root)));
+    ck_assert_ptr_nonnull(strstr(t, S("\nnvcc %zu:%s\n", strlen(s->nvcc), s->nvcc)));
+    ck_assert_ptr_nonnull(strstr(t, S("\nversion_mm %zu:%s\n", strlen(s->version_mm), s->version_mm)));
+    ck_assert_ptr_nonnull(strstr(t, "\nversion 12 4 7 2\nversion.path 4095:/ppp"));
+    ck_assert_ptr_nonnull(strstr(t, S("\nversion.passed_over 511:%s\n", s->version.passed_over)));
+    ck_assert_ptr_nonnull(strstr(t, S("\nversion.out_of_step %zu:%s\n", strlen(s->version.out_of_step),
+                                      s->version.out_of_step)));
+    ck_assert_ptr_nonnull(strstr(t, S("\ncpath 4\n  8:/a/cpath\n  8:/b/cpath\n  0:\n  4:/c/\xfe\nmanpath 4\n")));
+    ck_assert_ptr_nonnull(strstr(t, S("\nlibs %zu\n  6:cudart 15:/opt/lib/cudart 16:-lcudart -lextra\n", s->n_libs)));
+    ck_assert_ptr_nonnull(strstr(t, S("\n  4:npps 22:/opt/lib/libnpps.so.13\n")));
+    ck_assert_uint_eq(t[strlen(t) - 1], '\n');
+    assert_round_trip(s);
+    free(t);
+    /* NULL, "" and an empty list each have their own spelling */
+    set(&s->stubsdir, NULL);
+    set(&s->mandir, "");
+    while (s->manpath.len)
+        free(s->manpath.items[--s->manpath.len]);
+    t = dump_ok(s);
+    ck_assert_ptr_nonnull(strstr(t, "\nstubsdir -\nmandir 0:\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\nmanpath 0\nlibs "));
     assert_round_trip(s);
     free(t);
     ctk_sdk_free(s);
 }
 END_TEST
 
-/* Valid JSON of the same members in another layout is the same record. */
-START_TEST(test_reformatted_text_loads_the_same)
-{
-    ctk_sdk_t *s = full_record(), *back;
-    char *t = dump_ok(s), *compact;
-    json_t *j = json_loads(t, 0, NULL);
-
-    ck_assert_ptr_nonnull(j);
-    compact = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-    ck_assert_ptr_nonnull(compact);
-    back = facts_ok(&g_conf, compact);
-    ck_assert(ctk_sdkfacts_equal(s, back));
-    free(compact);
-    json_decref(j);
-    free(t);
-    ctk_sdk_free(back);
-    ctk_sdk_free(s);
-}
-END_TEST
-
 /* ==== every field matters =========================================================== */
-
-static void set(char **slot, const char *v)
-{
-    free(*slot);
-    *slot = v ? xdup(v) : NULL;
-}
 
 /* Mutation k of s (a copy of full_record()); false past the last.  *what
  * names it; *in_text is false for what the text does not hold (a library's
@@ -559,6 +559,18 @@ START_TEST(test_equal_tells_null_from_empty_and_null_records)
 }
 END_TEST
 
+/* The line of the text that member key starts, to its end ("" when none). */
+static char *member_line(const char *t, const char *key)
+{
+    const char *p = strncmp(t, S("%s ", key), strlen(key) + 1) == 0 ? t : strstr(t, S("\n%s ", key));
+
+    if (!p)
+        return S("%s", "");
+    if (p != t)
+        p++;
+    return S("%.*s", (int)strcspn(p, "\n"), p);
+}
+
 /* A field added to sdk.h and left out of the lists above (and so, through
  * the sums in sdkfacts.c, of sdkfacts.c) fails here: each field of each
  * record is named in the text, or is the record's own structure. */
@@ -568,7 +580,7 @@ START_TEST(test_every_field_of_sdk_h_is_in_the_text)
     char *h = keep(tu_read(path));
     const char *str_keys[N_STR], *list_keys[N_LIST];
     ctk_sdk_t *s = full_record();
-    char *t = keep(dump_ok(s)), *ver_line, *lib_line, *vd_line, *fields;
+    char *t = keep(dump_ok(s)), *fields, *line;
     size_t i;
 
     for (i = 0; i < N_STR; i++)
@@ -593,340 +605,848 @@ START_TEST(test_every_field_of_sdk_h_is_in_the_text)
         for (w = strtok_r(f, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
             ck_assert_msg(has_word(ours, w), "ctk_sdk_t.%s is new: add it to check_sdkfacts.c and sdkfacts.c", w);
             if (strcmp(w, "conf") && strcmp(w, "n_libs") && strcmp(w, "n_versioned"))
-                ck_assert_msg(strstr(t, S("\n  \"%s\": ", w)), "ctk_sdk_t.%s is not in the text", w);
+                ck_assert_msg(member_line(t, w)[0] != '\0', "ctk_sdk_t.%s is not in the text", w);
         }
+        ck_assert_msg(strstr(t, "conf") == NULL, "conf is in the text");
     }
-    ver_line = strstr(t, "\n  \"version\": {");
-    ck_assert_ptr_nonnull(ver_line);
-    ver_line = S("%.*s", (int)(strchr(ver_line + 1, '\n') - ver_line), ver_line);
+    /* the version: its four numbers on its line, in sdk.h's order, and
+     * each of its arrays a member of its own */
     fields = struct_fields(h, "ctk_version_t");
     ck_assert_str_eq(fields, names_of(version_fields, 7, NULL, 0));
-    for (i = 0; i < 7; i++)
-        ck_assert_msg(strstr(ver_line, S("\"%s\": ", version_fields[i])), "version.%s", version_fields[i]);
-    lib_line = strstr(t, "\n    {\"name\": \"cudart\", \"libdir\"");
-    ck_assert_ptr_nonnull(lib_line);
-    lib_line = S("%.*s", (int)(strchr(lib_line + 1, '\n') - lib_line), lib_line);
+    ck_assert_str_eq(member_line(t, "version"), "version 12 4 7 2");
+    for (i = 4; i < 7; i++)
+        ck_assert_msg(member_line(t, S("version.%s", version_fields[i]))[0] != '\0', "version.%s",
+                      version_fields[i]);
+    /* a library: its name, libdir and link, and no more (label,
+     * description and math come from sdk.c's table) */
     fields = struct_fields(h, "ctk_sdk_lib_t");
     ck_assert_str_eq(fields, "name label description math libdir link");
     for (i = 0; i < 3; i++)
-        ck_assert_msg(strstr(lib_line, S("\"%s\": ", lib_fields[i])), "libs[].%s", lib_fields[i]);
-    for (i = 0; i < 3; i++)
-        ck_assert_msg(has_word(fields, lib_table_fields[i]) && !strstr(lib_line, S("\"%s\"", lib_table_fields[i])),
-                      "libs[].%s", lib_table_fields[i]);
-    vd_line = strstr(t, "\n    {\"name\": \"cudart\", \"file\"");
-    ck_assert_ptr_nonnull(vd_line);
+        ck_assert_msg(has_word(fields, lib_fields[i]) && has_word(fields, lib_table_fields[i]), "libs[].%s %s",
+                      lib_fields[i], lib_table_fields[i]);
+    line = strstr(t, S("\nlibs %zu\n", s->n_libs));
+    ck_assert_ptr_nonnull(line);
+    line = strchr(line + 1, '\n') + 1;
+    ck_assert_str_eq(S("%.*s", (int)strcspn(line, "\n"), line), "  6:cudart 15:/opt/lib/cudart 16:-lcudart -lextra");
+    for (i = 0; i < s->n_libs; i++)
+        ck_assert_msg(!strstr(t, s->libs[i].description), "%s", s->libs[i].description);
+    /* a versioned library: its name and file */
     fields = struct_fields(h, "ctk_sdk_versioned_t");
     ck_assert_str_eq(fields, names_of(versioned_fields, 2, NULL, 0));
+    ck_assert_ptr_nonnull(strstr(t, S("\nversioned %zu\n  6:cudart 24:/opt/lib/libcudart.so.13\n", s->n_versioned)));
     ctk_sdk_free(s);
 }
 END_TEST
 
 /* ==== bad text ====================================================================== */
 
-/* text refused with CTK_E_IO, nothing left allocated */
-static void assert_refused(const char *text, size_t len, const char *why)
+/* Texts to load: n bytes at p (a NUL among them or not), owned. */
+typedef struct {
+    char *p;
+    size_t n;
+} text_t;
+
+static text_t text_of(const char *p, size_t n)
 {
+    text_t t = {malloc(n + 1), n};
+
+    ck_assert_ptr_nonnull(t.p);
+    memcpy(t.p, p, n);
+    t.p[n] = '\0';
+    return t;
+}
+
+/* t with its bytes [off, off + cut) replaced by ins[0..nins) */
+static text_t spliced(text_t t, size_t off, size_t cut, const char *ins, size_t nins)
+{
+    text_t r;
+
+    ck_assert_uint_le(off + cut, t.n);
+    r.n = t.n - cut + nins;
+    r.p = malloc(r.n + 1);
+    ck_assert_ptr_nonnull(r.p);
+    memcpy(r.p, t.p, off);
+    memcpy(r.p + off, ins, nins);
+    memcpy(r.p + off + nins, t.p + off + cut, t.n - off - cut);
+    r.p[r.n] = '\0';
+    return r;
+}
+
+/* A short formatted string, in one of a few buffers used in turn: good
+ * until the eighth call after. */
+static const char *W(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *W(const char *fmt, ...)
+{
+    static char buf[8][1024];
+    static unsigned next;
+    char *b = buf[next++ % 8];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(b, sizeof buf[0], fmt, ap);
+    va_end(ap);
+    ck_assert_int_lt(n, (int)sizeof buf[0]);
+    return b;
+}
+
+/* The members of the text, in their order: the keys its lines start with. */
+#define N_KEYS (1 + N_STR + 4 + N_LIST + 2)
+static const char *g_keys[N_KEYS];
+
+static void fill_keys(void)
+{
+    size_t i, k = 0;
+
+    g_keys[k++] = "sdkfacts";
+    g_keys[k++] = str_fields[0].key; /* module_version */
+    g_keys[k++] = "version";
+    g_keys[k++] = "version.path";
+    g_keys[k++] = "version.passed_over";
+    g_keys[k++] = "version.out_of_step";
+    for (i = 1; i < N_STR; i++)
+        g_keys[k++] = str_fields[i].key;
+    for (i = 0; i < N_LIST; i++)
+        g_keys[k++] = list_fields[i].key;
+    g_keys[k++] = "libs";
+    g_keys[k++] = "versioned";
+    ck_assert_uint_eq(k, N_KEYS);
+    ck_assert_str_eq(str_fields[0].key, "module_version");
+}
+
+static size_t key_index(const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < N_KEYS; i++)
+        if (strcmp(g_keys[i], key) == 0)
+            return i;
+    ck_abort_msg("%s is no member", key);
+    return 0;
+}
+
+/* where the line of member key starts: the one line that starts "key " */
+static size_t member_start(text_t t, const char *key)
+{
+    size_t k = strlen(key), i, at = 0, hits = 0;
+
+    for (i = 0; i + k < t.n; i++)
+        if ((i == 0 || t.p[i - 1] == '\n') && memcmp(t.p + i, key, k) == 0 && t.p[i + k] == ' ') {
+            at = i;
+            hits++;
+        }
+    ck_assert_msg(hits == 1, "%s: %zu lines", key, hits);
+    return at;
+}
+
+/* where member key ends: after its last "\n" */
+static size_t member_end(text_t t, const char *key)
+{
+    size_t i = key_index(key);
+
+    return i + 1 < N_KEYS ? member_start(t, g_keys[i + 1]) : t.n;
+}
+
+/* the value of member key: after "key ", to its last "\n" (items included) */
+static void value_span(text_t t, const char *key, size_t *off, size_t *len)
+{
+    *off = member_start(t, key) + strlen(key) + 1;
+    *len = member_end(t, key) - 1 - *off;
+}
+
+static text_t with_value(text_t t, const char *key, const char *v, size_t nv)
+{
+    size_t off, len;
+
+    value_span(t, key, &off, &len);
+    return spliced(t, off, len, v, nv);
+}
+
+static text_t with_valuez(text_t t, const char *key, const char *v)
+{
+    return with_value(t, key, v, strlen(v));
+}
+
+/* a list's count, libs' or versioned's, replaced */
+static text_t with_count(text_t t, const char *key, const char *v)
+{
+    size_t off, len;
+
+    value_span(t, key, &off, &len);
+    return spliced(t, off, strcspn(t.p + off, "\n"), v, strlen(v));
+}
+
+static text_t without_member(text_t t, const char *key)
+{
+    size_t off = member_start(t, key);
+
+    return spliced(t, off, member_end(t, key) - off, "", 0);
+}
+
+static text_t with_key(text_t t, const char *key, const char *k)
+{
+    return spliced(t, member_start(t, key), strlen(key), k, strlen(k));
+}
+
+/* item i of member key: the bytes after its "\n  ", to the end of its line */
+static void item_span(text_t t, const char *key, size_t i, size_t *off, size_t *len)
+{
+    size_t p = member_start(t, key), end = member_end(t, key) - 1, j;
+    const char *nl;
+
+    for (j = 0;; j++) {
+        const char *q = memmem(t.p + p, end - p, "\n  ", 3);
+
+        ck_assert_msg(q != NULL, "%s has no item %zu", key, i);
+        p = (size_t)(q - t.p) + 3;
+        if (j == i)
+            break;
+    }
+    nl = memchr(t.p + p, '\n', end - p);
+    *off = p;
+    *len = (nl ? (size_t)(nl - t.p) : end) - p;
+}
+
+static text_t with_item(text_t t, const char *key, size_t i, const char *v, size_t nv)
+{
+    size_t off, len;
+
+    item_span(t, key, i, &off, &len);
+    return spliced(t, off, len, v, nv);
+}
+
+static text_t with_itemz(text_t t, const char *key, size_t i, const char *v)
+{
+    return with_item(t, key, i, v, strlen(v));
+}
+
+/* "<length>:<bytes>" of s[0..n), as the text spells a string */
+static text_t lstr(const char *s, size_t n)
+{
+    char len[32];
+    int k = snprintf(len, sizeof len, "%zu:", n);
+    text_t a = text_of(len, (size_t)k), r = spliced(a, a.n, 0, s, n);
+
+    free(a.p);
+    return r;
+}
+
+/* Text loaded from a buffer of exactly its size, so that a read past its
+ * end shows under AddressSanitizer.  Refused: NULL, CTK_E_IO naming
+ * member when given, nothing left allocated. */
+static void assert_refused_at(const char *text, size_t len, const char *member, const char *why)
+{
+    char *b = malloc(len ? len : 1);
     ctk_error_t e;
     ctk_sdk_t *sdk;
 #ifdef TU_HAVE_FAILING_MALLOC
-    long long before = tu_live_bytes;
+    long long before;
 #endif
 
+    ck_assert_ptr_nonnull(b);
+    if (len)
+        memcpy(b, text, len);
     ctk_error_init(&e);
-    sdk = ctk_sdkfacts_load(&g_conf, text, len, &e);
+#ifdef TU_HAVE_FAILING_MALLOC
+    before = tu_live_bytes;
+#endif
+    sdk = ctk_sdkfacts_load(&g_conf, b, len, &e);
 #ifdef TU_HAVE_FAILING_MALLOC
     ck_assert_msg(sdk != NULL || tu_live_bytes == before, "%s: leaked %lld bytes", why, tu_live_bytes - before);
 #endif
+    free(b);
     ck_assert_msg(sdk == NULL, "%s: loaded", why);
     ck_assert_msg(e.code == CTK_E_IO, "%s: %s: %s", why, ctk_error_code_name(e.code), e.text);
-    ck_assert_msg(e.text[0] != '\0', "%s: no message", why);
+    ck_assert_msg(strncmp(e.text, "SDK facts: ", 11) == 0 && e.text[11] != '\0', "%s: %s", why, e.text);
+    if (member) {
+        size_t n = strlen(member);
+
+        ck_assert_msg(strncmp(e.text + 11, member, n) == 0 && strncmp(e.text + 11 + n, ": ", 2) == 0,
+                      "%s: %s", why, e.text);
+    }
 }
 
-static json_t *g_doc; /* the full record's text as jansson sees it */
+static void assert_refused(const char *text, size_t len, const char *why)
+{
+    assert_refused_at(text, len, NULL, why);
+}
 
-static json_t *doc(void)
+/* t loaded (t freed) */
+static ctk_sdk_t *load_exact(text_t t, const char *why)
+{
+    char *b = malloc(t.n ? t.n : 1);
+    ctk_error_t e;
+    ctk_sdk_t *sdk;
+
+    ck_assert_ptr_nonnull(b);
+    memcpy(b, t.p, t.n);
+    ctk_error_init(&e);
+    sdk = ctk_sdkfacts_load(&g_conf, b, t.n, &e);
+    free(b);
+    free(t.p);
+    ck_assert_msg(sdk != NULL, "%s: %s", why, e.text);
+    ck_assert_int_eq(e.code, CTK_E_OK);
+    return sdk;
+}
+
+/* t loads (ok) or is refused; t freed */
+static void expect(text_t t, bool ok, const char *why)
+{
+    if (ok) {
+        ctk_sdk_free(load_exact(t, why));
+    } else {
+        assert_refused(t.p, t.n, why);
+        free(t.p);
+    }
+}
+
+static void expect_at(text_t t, const char *member, const char *why)
+{
+    assert_refused_at(t.p, t.n, member, why);
+    free(t.p);
+}
+
+/* t with v put in at off */
+static text_t with_at(text_t t, size_t off, const char *v, size_t nv)
+{
+    return spliced(t, off, 0, v, nv);
+}
+
+/* the full record's text */
+static text_t full_text(void)
 {
     ctk_sdk_t *s = full_record();
-    char *t = dump_ok(s);
+    char *d = dump_ok(s);
+    text_t t = text_of(d, strlen(d));
 
-    json_decref(g_doc);
-    g_doc = json_loads(t, 0, NULL);
-    ck_assert_ptr_nonnull(g_doc);
-    free(t);
+    free(d);
     ctk_sdk_free(s);
-    return g_doc;
-}
-
-/* d as text; refused, or (ok) loaded */
-static void try_doc(const json_t *d, bool ok, const char *why)
-{
-    char *t = json_dumps(d, JSON_PRESERVE_ORDER);
-
-    ck_assert_ptr_nonnull(t);
-    if (ok)
-        ctk_sdk_free(facts_ok(&g_conf, t));
-    else
-        assert_refused(t, strlen(t), why);
-    free(t);
+    fill_keys();
+    return t;
 }
 
 START_TEST(test_malformed_text_is_refused)
 {
     static const char *const cases[] = {
-        "", " ", "{", "}", "[]", "null", "\"x\"", "1", "{\"sdkfacts\": 1",
-        "{\"sdkfacts\": 1,}", "{} {}", "{\"sdkfacts\": 1} x",
+        "", " ", "\n", "sdkfacts", "sdkfacts 2", "sdkfacts 2\n", "sdkfacts 2\nmodule_version -\n",
+        "{\"sdkfacts\": 1}", "{\"sdkfacts\": 2}\n", "sdkfacts: 2\n", "SDKFACTS 2\n", "x",
     };
-    ctk_sdk_t *s = full_record();
-    char *t = dump_ok(s), *dupkey;
+    text_t t = full_text();
     size_t i;
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        assert_refused(cases[i], strlen(cases[i]), S("case %zu: %s", i, cases[i]));
-    assert_refused(t, strlen(t) / 2, "half the text");
-    assert_refused(t, strlen(t) - 3, "the text less its end");
-    /* the same member twice */
-    dupkey = S("{\"root\": null,%s", t + 1);
-    assert_refused(dupkey, strlen(dupkey), "root twice");
-    /* a NUL byte in the text itself */
-    {
-        char *nul = S("%s", t);
+        assert_refused(cases[i], strlen(cases[i]), W("case %zu: %s", i, cases[i]));
+    expect(text_of(t.p, t.n), true, "the text as written");
+    expect(text_of(t.p, t.n / 2), false, "half the text");
+    expect(text_of(t.p + 1, t.n - 1), false, "the text less its first byte");
+    expect(text_of(t.p + t.n / 2, t.n - t.n / 2), false, "the second half of the text");
+    /* a NUL byte in the text itself, in place of each byte of the start
+     * of a member, of its blank and of its last "\n" */
+    for (i = 0; i < N_KEYS; i++) {
+        size_t at = member_start(t, g_keys[i]), end = member_end(t, g_keys[i]);
 
-        strstr(nul, "version_mm\": \"")[14] = '\0';
-        assert_refused(nul, strlen(t), "a raw NUL");
+        expect(spliced(t, at, 1, "", 1), false, W("NUL for the first byte of %s", g_keys[i]));
+        expect(spliced(t, at + strlen(g_keys[i]), 1, "", 1), false, W("NUL for the blank of %s", g_keys[i]));
+        expect(spliced(t, end - 1, 1, "", 1), false, W("NUL for the end of %s", g_keys[i]));
     }
-    free(t);
+    free(t.p);
+}
+END_TEST
+
+/* One spelling for each record: another spelling of the same facts is
+ * refused. */
+START_TEST(test_text_is_canonical)
+{
+    static const char *const versions[] = {
+        "012 4 7 2", "12 04 7 2", "12 4 07 2", "12 4 7 02", "00 4 7 2", "-0 4 7 2", "12 -0 7 2", "12 4 -0 2",
+        "12 4 7 -0", "+12 4 7 2", "12 4 +7 2", "12 4 -07 2", "12 4 7 2.0", "12.0 4 7 2", "12 4 7  2",
+        "12  4 7 2", " 12 4 7 2", "12 4 7 2 ", "12\t4 7 2", "0x0c 4 7 2", "1e1 4 7 2", "12 4 7 0002",
+    };
+    ctk_sdk_t *s = full_record();
+    text_t t = full_text(), v;
+    size_t i, off, len;
+
+    expect(text_of(t.p, t.n), true, "as written");
+    /* numbers: no needless zero, no sign but a '-' that counts, one blank apart */
+    for (i = 0; i < sizeof versions / sizeof versions[0]; i++)
+        expect(with_valuez(t, "version", versions[i]), false, W("version %s", versions[i]));
+    expect(with_valuez(t, "version", "0 0 -1 0"), true, "version 0 0 -1 0");
+    expect(with_valuez(t, "version", "10 100 -100 4"), true, "version 10 100 -100 4");
+    expect(with_valuez(t, "sdkfacts", "02"), false, "sdkfacts 02");
+    expect(with_valuez(t, "sdkfacts", "+2"), false, "sdkfacts +2");
+    expect(with_valuez(t, "sdkfacts", "2.0"), false, "sdkfacts 2.0");
+    expect(with_valuez(t, "sdkfacts", "2 "), false, "sdkfacts 2 and a blank");
+    for (i = N_KEYS - N_LIST - 2; i < N_KEYS; i++) {
+        value_span(t, g_keys[i], &off, &len);
+        len = strcspn(t.p + off, "\n");
+        expect(with_count(t, g_keys[i], W("0%.*s", (int)len, t.p + off)), false,
+               W("%s: a count with a leading zero", g_keys[i]));
+        expect(with_count(t, g_keys[i], W("+%.*s", (int)len, t.p + off)), false,
+               W("%s: a count with a '+'", g_keys[i]));
+    }
+    expect(with_valuez(t, "manpath", "0"), true, "manpath 0");
+    expect(with_valuez(t, "manpath", "00"), false, "manpath 00");
+    expect(with_valuez(t, "manpath", "-0"), false, "manpath -0");
+    /* lengths: no needless zero, no sign */
+    for (i = 0; i < N_STR; i++) {
+        const char *k = str_fields[i].key, *val = *str_at(s, i);
+
+        v = lstr(val, strlen(val));
+        expect(with_value(t, k, v.p, v.n), true, W("%s as written", k));
+        expect(with_value(t, k, W("0%s", v.p), v.n + 1), false, W("%s: a length with a leading zero", k));
+        expect(with_value(t, k, W("+%s", v.p), v.n + 1), false, W("%s: a length with a '+'", k));
+        free(v.p);
+    }
+    expect(with_valuez(t, "mandir", "0:"), true, "mandir 0:");
+    expect(with_valuez(t, "mandir", "00:"), false, "mandir 00:");
+    expect(with_valuez(t, "mandir", "-0:"), false, "mandir -0:");
+    expect(with_valuez(t, "mandir", "-"), true, "mandir -");
+    expect(with_valuez(t, "mandir", "--"), false, "mandir --");
+    expect(with_itemz(t, "cpath", 2, "0:"), true, "cpath[2] 0:");
+    expect(with_itemz(t, "cpath", 2, "00:"), false, "cpath[2] 00:");
+    expect(with_itemz(t, "versioned", 0, "6:cudart -"), true, "versioned[0] cudart -");
+    expect(with_itemz(t, "versioned", 0, "06:cudart -"), false, "versioned[0] 06:cudart");
+    expect(with_itemz(t, "libs", 0, "6:cudart - -"), true, "libs[0] cudart - -");
+    expect(with_itemz(t, "libs", 0, "6:cudart 00: -"), false, "libs[0] 00:");
+    /* members in their order: each two in turn swapped */
+    for (i = 0; i + 1 < N_KEYS; i++) {
+        size_t a = member_start(t, g_keys[i]), b = member_start(t, g_keys[i + 1]), e = member_end(t, g_keys[i + 1]);
+        text_t sw = text_of(t.p, t.n);
+
+        memcpy(sw.p + a, t.p + b, e - b);
+        memcpy(sw.p + a + (e - b), t.p + a, b - a);
+        expect(sw, false, W("%s after %s", g_keys[i], g_keys[i + 1]));
+    }
+    /* one blank after the key, none before it or at the end of a line, no
+     * blank line, "\n" and not "\r\n" */
+    for (i = 0; i < N_KEYS; i++) {
+        const char *k = g_keys[i];
+        size_t a = member_start(t, k), e = member_end(t, k);
+
+        expect(spliced(t, a + strlen(k), 1, "", 0), false, W("no blank after %s", k));
+        expect(with_at(t, a + strlen(k), " ", 1), false, W("two blanks after %s", k));
+        expect(spliced(t, a + strlen(k), 1, "\t", 1), false, W("a tab after %s", k));
+        expect(with_at(t, a, " ", 1), false, W("a blank before %s", k));
+        expect(with_at(t, e - 1, " ", 1), false, W("a blank at the end of %s", k));
+        expect(with_at(t, e - 1, "\r", 1), false, W("\\r\\n after %s", k));
+        expect(with_at(t, a, "\n", 1), false, W("a blank line before %s", k));
+    }
+    /* items: two blanks before each, one between its strings */
+    for (i = N_KEYS - N_LIST - 2; i < N_KEYS; i++) {
+        const char *k = g_keys[i];
+
+        item_span(t, k, 1, &off, &len);
+        expect(spliced(t, off - 1, 1, "", 0), false, W("%s[1] after one blank", k));
+        expect(with_at(t, off, " ", 1), false, W("%s[1] after three blanks", k));
+        expect(spliced(t, off - 2, 2, "\t", 1), false, W("%s[1] after a tab", k));
+        expect(with_at(t, off - 3, "\r", 1), false, W("%s[0] ending in \\r\\n", k));
+        expect(with_at(t, off + len, " ", 1), false, W("%s[1] and a blank", k));
+    }
+    expect(with_itemz(t, "libs", 0, "6:cudart  - -"), false, "libs[0]: two blanks between name and libdir");
+    expect(with_itemz(t, "libs", 0, "6:cudart -  -"), false, "libs[0]: two blanks between libdir and link");
+    expect(with_itemz(t, "libs", 0, "6:cudart\t-\t-"), false, "libs[0]: tabs");
+    expect(with_itemz(t, "versioned", 0, "6:cudart  -"), false, "versioned[0]: two blanks");
+    /* nothing after the last member, and its "\n" there */
+    expect(with_at(t, t.n, "x", 1), false, "a byte after the last member");
+    expect(with_at(t, t.n, "\n", 1), false, "a blank line after the last member");
+    expect(with_at(t, t.n, " ", 1), false, "a blank after the last member");
+    expect(with_at(t, t.n, "", 1), false, "a NUL after the last member");
+    expect(with_at(t, t.n, t.p, t.n), false, "the text twice");
+    expect(with_at(t, t.n, "sdkfacts 2\n", 11), false, "another text begun");
+    expect(text_of(t.p, t.n - 1), false, "no \"\\n\" after the last member");
+    expect(spliced(t, t.n - 1, 1, "\r\n", 2), false, "\"\\r\\n\" after the last member");
+    free(t.p);
     ctk_sdk_free(s);
 }
 END_TEST
 
-/* the members of the text, and of each of its objects */
+/* Each member missing, under another name, twice, or one more. */
 START_TEST(test_each_missing_or_unknown_member_is_refused)
 {
-    json_t *d = doc();
-    const char *keys[64];
-    void *it;
-    size_t i, n = 0;
+    text_t t = full_text();
+    size_t i;
 
-    for (it = json_object_iter(d); it; it = json_object_iter_next(d, it)) {
-        ck_assert_uint_lt(n, 64);
-        keys[n++] = keep(strdup(json_object_iter_key(it)));
-    }
-    ck_assert_uint_eq(n, 1 + N_STR + 1 + N_LIST + 2);
-    for (i = 0; i < n; i++) {
-        json_t *held = json_incref(json_object_get(d, keys[i]));
+    for (i = 0; i < N_KEYS; i++) {
+        const char *k = g_keys[i];
+        size_t n = strlen(k);
+        char *upper = S("%s", k);
 
-        json_object_del(d, keys[i]);
-        try_doc(d, false, S("no %s", keys[i]));
-        json_object_set_new(d, keys[i], held);
-    }
-    for (i = 0; i < 7; i++) {
-        json_t *ver = json_object_get(d, "version"), *held = json_incref(json_object_get(ver, version_fields[i]));
+        upper[0] = (char)(upper[0] - 'a' + 'A');
+        expect_at(without_member(t, k), k, W("no %s", k));
+        expect_at(with_key(t, k, W("%sx", k)), k, W("%s renamed %sx", k, k));
+        expect_at(with_key(t, k, W("x%s", k)), k, W("%s renamed x%s", k, k));
+        expect_at(with_key(t, k, upper), k, W("%s renamed %s", k, upper));
+        expect_at(with_key(t, k, W("%.*s", (int)n - 1, k)), k, W("%s less its last letter", k));
+        expect_at(with_key(t, k, ""), k, W("%s without its key", k));
+        if (i > 0)
+            expect_at(with_key(t, k, g_keys[i - 1]), k, W("%s renamed %s", k, g_keys[i - 1]));
+        if (i + 1 < N_KEYS)
+            expect_at(with_key(t, k, g_keys[i + 1]), k, W("%s renamed %s", k, g_keys[i + 1]));
+        /* twice in a row, and one more before it */
+        {
+            size_t a = member_start(t, k), e = member_end(t, k);
 
-        json_object_del(ver, version_fields[i]);
-        try_doc(d, false, S("no version.%s", version_fields[i]));
-        json_object_set_new(ver, version_fields[i], held);
-    }
-    for (i = 0; i < 3; i++) {
-        json_t *lib = json_array_get(json_object_get(d, "libs"), 2), *held = json_incref(json_object_get(lib, lib_fields[i]));
-
-        json_object_del(lib, lib_fields[i]);
-        try_doc(d, false, S("no libs[2].%s", lib_fields[i]));
-        json_object_set_new(lib, lib_fields[i], held);
-    }
-    for (i = 0; i < 2; i++) {
-        json_t *vd = json_array_get(json_object_get(d, "versioned"), 1),
-               *held = json_incref(json_object_get(vd, versioned_fields[i]));
-
-        json_object_del(vd, versioned_fields[i]);
-        try_doc(d, false, S("no versioned[1].%s", versioned_fields[i]));
-        json_object_set_new(vd, versioned_fields[i], held);
-    }
-    try_doc(d, true, "whole again");
-    /* one member more, at each level */
-    {
-        json_t *where[] = {d, json_object_get(d, "version"), json_array_get(json_object_get(d, "libs"), 0),
-                           json_array_get(json_object_get(d, "versioned"), 0)};
-
-        for (i = 0; i < 4; i++) {
-            json_object_set_new(where[i], "extra", json_null());
-            try_doc(d, false, S("extra member at level %zu", i));
-            json_object_del(where[i], "extra");
+            expect(with_at(t, e, t.p + a, e - a), false, W("%s twice", k));
+            expect(with_at(t, a, "extra 1:x\n", 10), false, W("a member more before %s", k));
+            expect(with_at(t, a, "extra -\n", 8), false, W("a member more, NULL, before %s", k));
         }
-        json_object_set_new(where[0], "label", json_string("cuBLAS")); /* not in the text either */
-        try_doc(d, false, "libs[0].label");
-        json_object_del(where[0], "label");
     }
-    try_doc(d, true, "whole again");
+    expect_at(with_at(t, t.n, "extra 1:x\n", 10), "the text", "a member more at the end");
+    /* the version's line: four numbers, no more, no fewer */
+    expect(with_valuez(t, "version", "12 4 7"), false, "version without its source");
+    expect(with_valuez(t, "version", "12 4"), false, "version without patch and source");
+    expect(with_valuez(t, "version", "12 4 7 2 1"), false, "version with a fifth number");
+    expect(with_valuez(t, "version", ""), false, "version without numbers");
+    free(t.p);
 }
 END_TEST
 
-/* What a member may hold, for the table of values below. */
-typedef enum { K_FORM, K_STR_OR_NULL, K_INT, K_SOURCE, K_ARRAY_STR, K_ARRAY_OBJ, K_OBJ, K_ARRAY_OF_STR } want_t;
-
-static json_t *wrong_value(int i)
+START_TEST(test_wrong_kinds_of_value_are_refused)
 {
-    switch (i) {
-    case 0: return json_integer(12345);
-    case 1: return json_true();
-    case 2: return json_string("s");
-    case 3: return json_array();
-    case 4: return json_object();
-    case 5: return json_null();
-    case 6: return json_real(1.5);
-    case 7: return json_pack("[i]", 1);
-    case 8: return json_pack("[n]");
-    case 9: return json_pack("[[s]]", "a");
-    case 10: return json_integer(1);
-    case 11: return json_integer(-1);
-    case 12: return json_integer(5);
-    case 13: return json_integer(2147483648LL);
-    case 14: return json_integer(-2147483649LL);
-    case 15: return json_pack("{s:s}", "hex", "ff");
+    static const char *const not_strings[] = {
+        "12", "x", "", " ", "1", "1:", "-1:x", "- ", "-\t", "1:x 1:y", "2:x", ":", ":x", "1 :x", "1: x",
+        "null", "\"x\"", "{\"hex\": \"ff\"}", "-1",
+    };
+    static const char *const strings_or_null[] = {"-", "0:", "1:x", "3:a b", "1:-", "2:12", "1:\n", "4:\n  x"};
+    static const char *const not_counts[] = {"-", "1:x", "0:", "", " ", "x", "-1", "1.0", "1:", "- 1", "null", "[]"};
+    text_t t = full_text();
+    size_t i, j;
+
+    /* a string member: a string or "-", and nothing else */
+    for (i = 0; i < N_STR; i++) {
+        for (j = 0; j < sizeof not_strings / sizeof not_strings[0]; j++)
+            expect(with_valuez(t, str_fields[i].key, not_strings[j]), false,
+                   W("%s %s", str_fields[i].key, not_strings[j]));
+        for (j = 0; j < sizeof strings_or_null / sizeof strings_or_null[0]; j++)
+            expect(with_valuez(t, str_fields[i].key, strings_or_null[j]), true,
+                   W("%s %s", str_fields[i].key, strings_or_null[j]));
     }
+    /* the version's arrays: a string, never "-" */
+    for (i = 3; i < 6; i++) {
+        for (j = 0; j < sizeof not_strings / sizeof not_strings[0]; j++)
+            expect(with_valuez(t, g_keys[i], not_strings[j]), false, W("%s %s", g_keys[i], not_strings[j]));
+        expect(with_valuez(t, g_keys[i], "-"), false, W("%s -", g_keys[i]));
+        expect(with_valuez(t, g_keys[i], "0:"), true, W("%s 0:", g_keys[i]));
+        expect(with_valuez(t, g_keys[i], "2:\n-"), true, W("%s 2:\\n-", g_keys[i]));
+    }
+    /* the version's numbers, and the form */
+    for (j = 0; j < sizeof not_counts / sizeof not_counts[0]; j++) {
+        if (strcmp(not_counts[j], "-1") != 0) /* a major, minor or patch may be negative */
+            expect(with_valuez(t, "version", W("%s 4 7 2", not_counts[j])), false,
+                   W("version.major %s", not_counts[j]));
+        expect(with_valuez(t, "version", W("12 4 7 %s", not_counts[j])), false, W("version.source %s", not_counts[j]));
+        expect(with_valuez(t, "sdkfacts", not_counts[j]), false, W("sdkfacts %s", not_counts[j]));
+    }
+    expect(with_valuez(t, "version", "3:12. 4 7 2"), false, "version as a string");
+    expect(with_valuez(t, "version", "-"), false, "version -");
+    expect(with_valuez(t, "sdkfacts", "1:2"), false, "sdkfacts 1:2");
+    /* counts: a number, and then that many items, each a string */
+    for (i = N_KEYS - N_LIST - 2; i < N_KEYS; i++) {
+        const char *k = g_keys[i];
+
+        for (j = 0; j < sizeof not_counts / sizeof not_counts[0]; j++)
+            expect(with_valuez(t, k, not_counts[j]), false, W("%s %s", k, not_counts[j]));
+        expect(with_valuez(t, k, "0"), true, W("%s 0", k));
+    }
+    for (i = 0; i < N_LIST; i++) {
+        const char *k = list_fields[i].key;
+
+        for (j = 0; j < sizeof not_strings / sizeof not_strings[0]; j++)
+            expect(with_itemz(t, k, 1, not_strings[j]), false, W("%s[1] %s", k, not_strings[j]));
+        expect(with_itemz(t, k, 1, "-"), false, W("%s[1] -", k));
+        for (j = 1; j < sizeof strings_or_null / sizeof strings_or_null[0]; j++)
+            expect(with_itemz(t, k, 1, strings_or_null[j]), true, W("%s[1] %s", k, strings_or_null[j]));
+    }
+    /* a library: a known name (never "-"), then a dir and a link, each a string or "-" */
+    {
+        static const char *const bad_libs[] = {
+            "- - -", "6:cudart", "6:cudart -", "6:cudart - - -", "6:cudart 5 -", "6:cudart - 5", "5 - -",
+            "6:cudart --", "6:cudart - 1:x 1:y", "6:cudart -1:x -", "cudart - -", "6:cudart 1:x", "",
+            "6:cudart - -1", "-",
+        };
+        static const char *const good_libs[] = {"6:cudart - -", "6:cudart 0: 0:", "6:cudart 1:x -", "6:cudart - 1:y",
+                                                "6:cublas 2:\n  3: - "};
+        static const char *const bad_versioned[] = {
+            "- -", "-", "6:cudart", "6:cudart - -", "6:cudart 5", "5 -", "cudart -", "6:cudart --", "",
+            "6:cudart 1:x 1:y",
+        };
+        static const char *const good_versioned[] = {"6:cudart -", "6:cudart 0:", "4:npps 1:x", "6:cublas 3:- -"};
+
+        for (j = 0; j < sizeof bad_libs / sizeof bad_libs[0]; j++) {
+            expect(with_itemz(t, "libs", 0, bad_libs[j]), false, W("libs[0] %s", bad_libs[j]));
+            expect(with_itemz(t, "libs", 10, bad_libs[j]), false, W("libs[10] %s", bad_libs[j]));
+        }
+        for (j = 0; j < sizeof good_libs / sizeof good_libs[0]; j++)
+            expect(with_itemz(t, "libs", 0, good_libs[j]), true, W("libs[0] %s", good_libs[j]));
+        for (j = 0; j < sizeof bad_versioned / sizeof bad_versioned[0]; j++) {
+            expect(with_itemz(t, "versioned", 0, bad_versioned[j]), false, W("versioned[0] %s", bad_versioned[j]));
+            expect(with_itemz(t, "versioned", 29, bad_versioned[j]), false, W("versioned[29] %s", bad_versioned[j]));
+        }
+        for (j = 0; j < sizeof good_versioned / sizeof good_versioned[0]; j++)
+            expect(with_itemz(t, "versioned", 0, good_versioned[j]), true, W("versioned[0] %s", good_versioned[j]));
+    }
+    free(t.p);
+}
+END_TEST
+
+/* A string's length, or a count, that says more or less than is there. */
+START_TEST(test_lengths_and_counts_that_do_not_match_are_refused)
+{
+    ctk_sdk_t *s = full_record();
+    text_t t = full_text(), v;
+    size_t i, j, off, len, n;
+
+    for (i = 0; i < N_STR; i++) {
+        const char *k = str_fields[i].key, *val = *str_at(s, i);
+
+        n = strlen(val);
+        ck_assert_uint_gt(n, 0);
+        expect(with_valuez(t, k, W("%zu:%s", n + 1, val)), false, W("%s: length + 1", k));
+        expect(with_valuez(t, k, W("%zu:%s", n - 1, val)), false, W("%s: length - 1", k));
+        expect(with_valuez(t, k, W("%zu:%s", n + 2, val)), false, W("%s: length + 2", k));
+        expect(with_valuez(t, k, W("%zu:%s", 2 * n, val)), false, W("%s: length * 2", k));
+        expect(with_valuez(t, k, W("%zu:%s", t.n, val)), false, W("%s: past the end", k));
+        expect(with_valuez(t, k, W("%zu:%s", t.n * 1000, val)), false,
+               W("%s: far past the end", k));
+    }
+    v = lstr(s->version.out_of_step, strlen(s->version.out_of_step));
+    expect(with_value(t, "version.out_of_step", v.p, v.n), true, "version.out_of_step as written");
+    free(v.p);
+    n = strlen(s->version.out_of_step);
+    expect(with_valuez(t, "version.out_of_step", W("%zu:%s", n + 1, s->version.out_of_step)),
+           false, "version.out_of_step: length + 1");
+    expect(with_valuez(t, "version.out_of_step", W("%zu:%s", n - 1, s->version.out_of_step)),
+           false, "version.out_of_step: length - 1");
+    /* the items of each list, each library and each versioned library */
+    for (i = 0; i < N_LIST; i++) {
+        const char *k = list_fields[i].key, *val = list_at(s, i)->items[0];
+
+        n = strlen(val);
+        expect(with_itemz(t, k, 0, W("%zu:%s", n + 1, val)), false, W("%s[0]: length + 1", k));
+        expect(with_itemz(t, k, 0, W("%zu:%s", n - 1, val)), false, W("%s[0]: length - 1", k));
+        val = list_at(s, i)->items[3];
+        n = strlen(val);
+        expect(with_itemz(t, k, 3, W("%zu:%s", n, val)), true, W("%s[3] as written", k));
+        expect(with_itemz(t, k, 3, W("%zu:%s", n + 1, val)), false, W("%s[3]: length + 1", k));
+        expect(with_itemz(t, k, 3, W("%zu:%s", n - 1, val)), false, W("%s[3]: length - 1", k));
+    }
+    for (i = 0; i < s->n_libs; i += s->n_libs - 1) {
+        const ctk_sdk_lib_t *l = &s->libs[i];
+        size_t a = strlen(l->name), b = strlen(l->libdir), c = strlen(l->link);
+
+        expect(with_itemz(t, "libs", i, W("%zu:%s %zu:%s %zu:%s", a, l->name, b, l->libdir, c, l->link)), true,
+               W("libs[%zu] as written", i));
+        expect(with_itemz(t, "libs", i, W("%zu:%s %zu:%s %zu:%s", a + 1, l->name, b, l->libdir, c, l->link)), false,
+               W("libs[%zu].name: length + 1", i));
+        expect(with_itemz(t, "libs", i, W("%zu:%s %zu:%s %zu:%s", a - 1, l->name, b, l->libdir, c, l->link)), false,
+               W("libs[%zu].name: length - 1", i));
+        expect(with_itemz(t, "libs", i, W("%zu:%s %zu:%s %zu:%s", a, l->name, b + 1, l->libdir, c, l->link)), false,
+               W("libs[%zu].libdir: length + 1", i));
+        expect(with_itemz(t, "libs", i, W("%zu:%s %zu:%s %zu:%s", a, l->name, b - 1, l->libdir, c, l->link)), false,
+               W("libs[%zu].libdir: length - 1", i));
+        expect(with_itemz(t, "libs", i, W("%zu:%s %zu:%s %zu:%s", a, l->name, b, l->libdir, c + 1, l->link)), false,
+               W("libs[%zu].link: length + 1", i));
+        expect(with_itemz(t, "libs", i, W("%zu:%s %zu:%s %zu:%s", a, l->name, b, l->libdir, c - 1, l->link)), false,
+               W("libs[%zu].link: length - 1", i));
+    }
+    for (i = 0; i < s->n_versioned; i += s->n_versioned - 1) {
+        const ctk_sdk_versioned_t *d = &s->versioned[i];
+        size_t a = strlen(d->name), b = strlen(d->file);
+
+        expect(with_itemz(t, "versioned", i, W("%zu:%s %zu:%s", a, d->name, b, d->file)), true,
+               W("versioned[%zu] as written", i));
+        expect(with_itemz(t, "versioned", i, W("%zu:%s %zu:%s", a + 1, d->name, b, d->file)), false,
+               W("versioned[%zu].name: length + 1", i));
+        expect(with_itemz(t, "versioned", i, W("%zu:%s %zu:%s", a - 1, d->name, b, d->file)), false,
+               W("versioned[%zu].name: length - 1", i));
+        expect(with_itemz(t, "versioned", i, W("%zu:%s %zu:%s", a, d->name, b - 1, d->file)), false,
+               W("versioned[%zu].file: length - 1", i));
+        for (j = 1; j <= 3; j++) /* the last: + 1 takes the text's "\n", + 2 runs past its end */
+            expect(with_itemz(t, "versioned", i, W("%zu:%s %zu:%s", a, d->name, b + j, d->file)), false,
+                   W("versioned[%zu].file: length + %zu", i, j));
+    }
+    /* counts: one more or one fewer than the items, or more than the text
+     * could hold */
+    for (i = N_KEYS - N_LIST - 2; i < N_KEYS; i++) {
+        const char *k = g_keys[i];
+
+        value_span(t, k, &off, &len);
+        n = strtoul(t.p + off, NULL, 10);
+        ck_assert_uint_ge(n, 4);
+        expect(with_count(t, k, W("%zu", n)), true, W("%s: its count", k));
+        expect(with_count(t, k, W("%zu", n + 1)), false, W("%s: count + 1", k));
+        expect(with_count(t, k, W("%zu", n - 1)), false, W("%s: count - 1", k));
+        expect(with_count(t, k, W("%zu", n + 1000)), false, W("%s: count + 1000", k));
+        expect(with_count(t, k, W("%zu", t.n)), false, W("%s: the text's size", k));
+        expect(with_count(t, k, "4611686018427387904"), false, W("%s: 2^62", k));
+        expect(with_count(t, k, "18446744073709551615"), false, W("%s: 2^64 - 1", k));
+        expect(with_count(t, k, "18446744073709551620"), false, W("%s: 2^64 + 4", k));
+    }
+    free(t.p);
+    ctk_sdk_free(s);
+}
+END_TEST
+
+/* Numbers out of int's range, of the sources, of the form; and lengths
+ * out of size_t's. */
+START_TEST(test_numbers_out_of_range_are_refused)
+{
+    static const char *const not_ints[] = {
+        "2147483648", "-2147483649", "4294967296", "4294967298", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+        "18446744073709551620", "18446744073709551623", "99999999999999999999", "999999999999999999999999",
+    };
+    static const char *const not_lengths[] = {
+        "9223372036854775808:", "9223372036854775807:", "18446744073709551615:", "18446744073709551616:",
+        "18446744073709551617:x", "18446744073709551620:abcd", "18446744073709551625:abcdefghi",
+        "36893488147419103232:", "99999999999999999999:",
+    };
+    text_t t = full_text();
+    ctk_sdk_t *s;
+    size_t i;
+    int src;
+
+    for (i = 0; i < sizeof not_ints / sizeof not_ints[0]; i++) {
+        const char *n = not_ints[i];
+
+        expect(with_valuez(t, "version", W("%s 4 7 2", n)), false, W("version.major %s", n));
+        expect(with_valuez(t, "version", W("12 %s 7 2", n)), false, W("version.minor %s", n));
+        expect(with_valuez(t, "version", W("12 4 %s 2", n)), false, W("version.patch %s", n));
+        expect(with_valuez(t, "version", W("12 4 7 %s", n)), false, W("version.source %s", n));
+        expect(with_valuez(t, "sdkfacts", n), false, W("sdkfacts %s", n));
+    }
+    s = load_exact(with_valuez(t, "version", "2147483647 -2147483648 2147483647 0"), "int's range");
+    ck_assert_int_eq(s->version.major, 2147483647);
+    ck_assert_int_eq(s->version.minor, -2147483647 - 1);
+    ck_assert_int_eq(s->version.patch, 2147483647);
+    ctk_sdk_free(s);
+    /* the sources: 0 to 4 */
+    for (src = -2; src <= 10; src++) {
+        text_t e = with_valuez(t, "version", W("12 4 7 %d", src));
+
+        if (src >= CTK_VSRC_NONE && src <= CTK_VSRC_NVCC) {
+            s = load_exact(e, W("source %d", src));
+            ck_assert_int_eq(s->version.source, src);
+            ctk_sdk_free(s);
+        } else {
+            expect_at(e, "version", W("source %d", src));
+        }
+    }
+    /* the form: 2 and no other */
+    for (src = -3; src <= 30; src++)
+        if (src != 2)
+            expect_at(with_valuez(t, "sdkfacts", W("%d", src)), "sdkfacts", W("sdkfacts %d", src));
+    /* lengths beyond any text */
+    for (i = 0; i < sizeof not_lengths / sizeof not_lengths[0]; i++) {
+        expect(with_valuez(t, "version_mm", not_lengths[i]), false, W("version_mm %s", not_lengths[i]));
+        expect(with_valuez(t, "version.path", not_lengths[i]), false, W("version.path %s", not_lengths[i]));
+        expect(with_itemz(t, "cpath", 1, not_lengths[i]), false, W("cpath[1] %s", not_lengths[i]));
+        expect(with_itemz(t, "versioned", 29, W("4:npps %s", not_lengths[i])), false,
+               W("versioned[29].file %s", not_lengths[i]));
+    }
+    free(t.p);
+}
+END_TEST
+
+/* libs[i] of the full record's text (full_record()) named n[0..nn) */
+static text_t lib_named(text_t t, size_t i, const char *n, size_t nn)
+{
+    const char *was = ctk_sdk_lib_name(i);
+    char buf[512];
+    size_t k = (size_t)snprintf(buf, sizeof buf, "%zu:", nn);
+
+    ck_assert_uint_lt(k + nn, 256);
+    memcpy(buf + k, n, nn);
+    k += nn;
+    k += (size_t)snprintf(buf + k, sizeof buf - k, " %zu:/opt/lib/%s %zu:-l%s -lextra", strlen(was) + 9, was,
+                          strlen(was) + 10, was);
+    return with_item(t, "libs", i, buf, k);
+}
+
+/* versioned[i] of the full record's text named n[0..nn), its file "f" */
+static text_t versioned_named(text_t t, size_t i, const char *n, size_t nn)
+{
+    char buf[512];
+    size_t k = (size_t)snprintf(buf, sizeof buf, "%zu:", nn);
+
+    ck_assert_uint_lt(k + nn, 256);
+    memcpy(buf + k, n, nn);
+    memcpy(buf + k + nn, " 1:f", 4);
+    return with_item(t, "versioned", i, buf, k + nn + 4);
+}
+
+/* the entry of table that is name */
+static const char *entry_of(const char *(*table)(size_t), const char *name)
+{
+    size_t i;
+
+    for (i = 0; table(i); i++)
+        if (strcmp(table(i), name) == 0)
+            return table(i);
+    ck_abort_msg("%s is in no table", name);
     return NULL;
 }
 
-/* whether wrong_value(i) is in fact right for a member that holds w */
-static bool value_fits(want_t w, int i)
-{
-    switch (w) {
-    case K_FORM: return i == 10;
-    case K_STR_OR_NULL: return i == 2 || i == 5 || i == 15;
-    case K_INT: return i == 0 || i == 10 || i == 11 || i == 12;
-    case K_SOURCE: return i == 10;
-    case K_ARRAY_STR: return i == 3; /* a list: [] only of these */
-    case K_ARRAY_OBJ: return i == 3;
-    case K_OBJ: return false;
-    case K_ARRAY_OF_STR: return i == 3;
-    }
-    return false;
-}
-
-static void try_values(json_t *obj, const char *key, want_t w, const char *where)
-{
-    json_t *held = json_incref(json_object_get(obj, key));
-    int i;
-
-    ck_assert_ptr_nonnull(held);
-    for (i = 0; i <= 15; i++) {
-        char why[128];
-
-        snprintf(why, sizeof why, "%s = value %d", where, i);
-        json_object_set_new(obj, key, wrong_value(i));
-        try_doc(g_doc, value_fits(w, i), why);
-    }
-    json_object_set_new(obj, key, held);
-}
-
-START_TEST(test_wrong_types_and_ranges_are_refused)
-{
-    json_t *d = doc(), *ver = json_object_get(d, "version");
-    json_t *lib = json_array_get(json_object_get(d, "libs"), 0);
-    json_t *vd = json_array_get(json_object_get(d, "versioned"), 0);
-    size_t i;
-
-    try_values(d, "sdkfacts", K_FORM, "sdkfacts");
-    for (i = 0; i < N_STR; i++)
-        try_values(d, str_fields[i].key, K_STR_OR_NULL, str_fields[i].key);
-    for (i = 0; i < N_LIST; i++)
-        try_values(d, list_fields[i].key, K_ARRAY_OF_STR, list_fields[i].key);
-    try_values(d, "version", K_OBJ, "version");
-    try_values(d, "libs", K_ARRAY_OBJ, "libs");
-    try_values(d, "versioned", K_ARRAY_OBJ, "versioned");
-    try_values(ver, "major", K_INT, "version.major");
-    try_values(ver, "minor", K_INT, "version.minor");
-    try_values(ver, "patch", K_INT, "version.patch");
-    try_values(ver, "source", K_SOURCE, "version.source");
-    try_values(lib, "libdir", K_STR_OR_NULL, "libs[0].libdir");
-    try_values(lib, "link", K_STR_OR_NULL, "libs[0].link");
-    try_values(vd, "file", K_STR_OR_NULL, "versioned[0].file");
-    /* strings that may not be null, and names that must be known */
-    for (i = 0; i <= 15; i++) {
-        bool str = i == 2 || i == 15;
-
-        json_object_set_new(ver, "path", wrong_value((int)i));
-        try_doc(d, str, S("version.path = value %zu", i));
-        json_object_set_new(lib, "name", wrong_value((int)i));
-        json_object_set_new(ver, "path", json_string("/p"));
-        try_doc(d, false, S("libs[0].name = value %zu", i));
-        json_object_set_new(lib, "name", json_string("cudart"));
-        json_object_set_new(vd, "name", wrong_value((int)i));
-        try_doc(d, false, S("versioned[0].name = value %zu", i));
-        json_object_set_new(vd, "name", json_string("cudart"));
-    }
-    /* the sources at either end */
-    for (i = CTK_VSRC_NONE; i <= CTK_VSRC_NVCC; i++) {
-        json_object_set_new(ver, "source", json_integer((json_int_t)i));
-        try_doc(d, true, "a source in range");
-    }
-    json_object_set_new(ver, "source", json_integer(CTK_VSRC_NVCC + 1));
-    try_doc(d, false, "source past the last");
-    json_object_set_new(ver, "source", json_integer(1));
-    json_object_set_new(d, "sdkfacts", json_integer(2));
-    try_doc(d, false, "another form");
-    json_object_set_new(d, "sdkfacts", json_integer(1));
-    try_doc(d, true, "whole again");
-    /* the libraries array itself */
-    json_array_append_new(json_object_get(d, "libs"), json_string("cudart"));
-    try_doc(d, false, "a library as a string");
-    json_array_remove(json_object_get(d, "libs"), json_array_size(json_object_get(d, "libs")) - 1);
-    json_array_append_new(json_object_get(d, "versioned"), json_null());
-    try_doc(d, false, "a versioned library as null");
-    json_array_remove(json_object_get(d, "versioned"), json_array_size(json_object_get(d, "versioned")) - 1);
-    try_doc(d, true, "whole again");
-}
-END_TEST
-
 START_TEST(test_unknown_library_names_are_refused)
 {
-    static const char *const lib_bad[] = {"cuNOPE", "", "CUDART", "cudart ", "cublasLt" /* a link name only */};
-    static const char *const vd_bad[] = {"nope", "", "nccl" /* a .pc library only */, "cudart\n"};
-    json_t *d = doc();
-    json_t *lib = json_array_get(json_object_get(d, "libs"), 1);
-    json_t *vd = json_array_get(json_object_get(d, "versioned"), 1);
+    static const char *const lib_bad[] = {
+        "cuNOPE", "", "CUDART", "cudart ", " cudart", "cudar", "cudartt", "cublasLt" /* a link name only */,
+        "nvJitLink" /* the link name; the library is nvjitlink */, "cudart\n", "lib",
+        "cudartcudartcudartcudartcudartcudartcudartcudartcudartcudartcudart" /* 66 bytes */,
+    };
+    static const char *const vd_bad[] = {
+        "nope", "", "nccl" /* a .pc library only */, "nvshmem", "nvjitlink", "cudart\n", "Cudart", "npp",
+    };
+    static const char *const lib_good[] = {"nvshmem", "nvjitlink", "cudart", "nccl"};
+    static const char *const vd_good[] = {"npps", "nvJitLink", "cublasLt", "cudart"};
+    text_t t = full_text();
     size_t i;
 
     for (i = 0; i < sizeof lib_bad / sizeof lib_bad[0]; i++) {
-        json_object_set_new(lib, "name", json_string(lib_bad[i]));
-        try_doc(d, false, S("libs[1].name %s", lib_bad[i]));
+        expect_at(lib_named(t, 1, lib_bad[i], strlen(lib_bad[i])), "libs", W("libs[1].name %s", lib_bad[i]));
+        expect_at(lib_named(t, 10, lib_bad[i], strlen(lib_bad[i])), "libs", W("libs[10].name %s", lib_bad[i]));
     }
-    json_object_set_new(lib, "name", json_pack("{s:s}", "hex", "ff"));
-    try_doc(d, false, "libs[1].name hex");
-    json_object_set_new(lib, "name", json_string("nvshmem"));
-    try_doc(d, true, "libs[1].name nvshmem");
+    expect_at(lib_named(t, 1, "cudart\0", 7), "libs", "libs[1].name cudart and NUL");
+    for (i = 0; i < sizeof lib_good / sizeof lib_good[0]; i++) {
+        ctk_sdk_t *s = load_exact(lib_named(t, 1, lib_good[i], strlen(lib_good[i])), lib_good[i]);
+
+        ck_assert_str_eq(s->libs[1].name, lib_good[i]);
+        ck_assert_ptr_eq(s->libs[1].name, entry_of(ctk_sdk_lib_name, lib_good[i]));
+        ck_assert_ptr_nonnull(s->libs[1].label);
+        ck_assert_ptr_nonnull(s->libs[1].description);
+        ck_assert_str_eq(s->libs[1].libdir, "/opt/lib/cublas");
+        ctk_sdk_free(s);
+    }
     for (i = 0; i < sizeof vd_bad / sizeof vd_bad[0]; i++) {
-        json_object_set_new(vd, "name", json_string(vd_bad[i]));
-        try_doc(d, false, S("versioned[1].name %s", vd_bad[i]));
+        expect_at(versioned_named(t, 1, vd_bad[i], strlen(vd_bad[i])), "versioned",
+                  W("versioned[1].name %s", vd_bad[i]));
+        expect_at(versioned_named(t, 29, vd_bad[i], strlen(vd_bad[i])), "versioned",
+                  W("versioned[29].name %s", vd_bad[i]));
     }
-    json_object_set_new(vd, "name", json_string("npps"));
-    try_doc(d, true, "versioned[1].name npps");
+    expect_at(versioned_named(t, 1, "cudart\0", 7), "versioned", "versioned[1].name cudart and NUL");
+    for (i = 0; i < sizeof vd_good / sizeof vd_good[0]; i++) {
+        ctk_sdk_t *s = load_exact(versioned_named(t, 1, vd_good[i], strlen(vd_good[i])), vd_good[i]);
+
+        ck_assert_str_eq(s->versioned[1].name, vd_good[i]);
+        ck_assert_ptr_eq(s->versioned[1].name, entry_of(ctk_sdk_link_name, vd_good[i]));
+        ck_assert_str_eq(s->versioned[1].file, "f");
+        ctk_sdk_free(s);
+    }
+    free(t.p);
 }
 END_TEST
 
-static json_t *filled(char c, size_t n)
+/* n bytes c, as the text spells a string */
+static text_t filled(char c, size_t n)
 {
-    char *s = malloc(n + 1);
-    json_t *v;
+    char *b = malloc(n + 1);
+    text_t r;
 
-    ck_assert_ptr_nonnull(s);
-    memset(s, c, n);
-    s[n] = '\0';
-    v = json_string(s);
-    free(s);
-    return v;
-}
-
-static json_t *hex_filled(size_t n) /* n bytes 0xff */
-{
-    char *s = malloc(2 * n + 1);
-    json_t *v;
-
-    ck_assert_ptr_nonnull(s);
-    memset(s, 'f', 2 * n);
-    s[2 * n] = '\0';
-    v = json_pack("{s:s}", "hex", s);
-    free(s);
-    return v;
+    ck_assert_ptr_nonnull(b);
+    memset(b, c, n);
+    r = lstr(b, n);
+    free(b);
+    return r;
 }
 
 START_TEST(test_strings_too_long_for_their_arrays_are_refused)
@@ -934,20 +1454,31 @@ START_TEST(test_strings_too_long_for_their_arrays_are_refused)
     static const struct {
         const char *key;
         size_t size;
-    } arrays[] = {{"path", 4096}, {"passed_over", 512}, {"out_of_step", 1536}};
-    json_t *d = doc(), *ver = json_object_get(d, "version");
-    size_t i;
+    } arrays[] = {{"version.path", 4096}, {"version.passed_over", 512}, {"version.out_of_step", 1536}};
+    static const char fills[] = {'a', '\xff', '\n'};
+    text_t t = full_text();
+    size_t i, j;
 
     for (i = 0; i < 3; i++) {
-        json_object_set_new(ver, arrays[i].key, filled('a', arrays[i].size - 1));
-        try_doc(d, true, S("version.%s of %zu bytes", arrays[i].key, arrays[i].size - 1));
-        json_object_set_new(ver, arrays[i].key, filled('a', arrays[i].size));
-        try_doc(d, false, S("version.%s of %zu bytes", arrays[i].key, arrays[i].size));
-        json_object_set_new(ver, arrays[i].key, hex_filled(arrays[i].size - 1));
-        try_doc(d, true, S("version.%s of %zu bytes in hex", arrays[i].key, arrays[i].size - 1));
-        json_object_set_new(ver, arrays[i].key, hex_filled(arrays[i].size));
-        try_doc(d, false, S("version.%s of %zu bytes in hex", arrays[i].key, arrays[i].size));
-        json_object_set_new(ver, arrays[i].key, json_string(""));
+        for (j = 0; j < sizeof fills; j++) {
+            size_t size = arrays[i].size;
+            text_t v = filled(fills[j], size - 1);
+            ctk_sdk_t *s = load_exact(with_value(t, arrays[i].key, v.p, v.n),
+                                      W("%s of %zu bytes", arrays[i].key, size - 1));
+            const char *a = i == 0 ? s->version.path : i == 1 ? s->version.passed_over : s->version.out_of_step;
+
+            ck_assert_uint_eq(strnlen(a, size), size - 1);
+            ck_assert_uint_eq((unsigned char)a[size - 2], (unsigned char)fills[j]);
+            ctk_sdk_free(s);
+            free(v.p);
+            v = filled(fills[j], size);
+            expect_at(with_value(t, arrays[i].key, v.p, v.n), arrays[i].key, W("%s of %zu bytes", arrays[i].key, size));
+            free(v.p);
+            v = filled(fills[j], size + 1000);
+            expect_at(with_value(t, arrays[i].key, v.p, v.n), arrays[i].key,
+                      W("%s of %zu bytes", arrays[i].key, size + 1000));
+            free(v.p);
+        }
     }
     /* "é" is two bytes: 2048 of them are 4096 */
     {
@@ -958,54 +1489,97 @@ START_TEST(test_strings_too_long_for_their_arrays_are_refused)
             s[i + 1] = '\xa9';
         }
         s[4096] = '\0';
-        json_object_set_new(ver, "path", json_string(s));
-        try_doc(d, false, "version.path of 2048 two-byte characters");
-        s[4094] = '\0';
-        json_object_set_new(ver, "path", json_string(s));
-        try_doc(d, true, "version.path of 2047 two-byte characters");
+        expect(with_value(t, "version.path", W("4096:%.10s", s), 15), false, "its length alone");
+        {
+            text_t v = lstr(s, 4096);
+
+            expect(with_value(t, "version.path", v.p, v.n), false, "version.path of 2048 two-byte characters");
+            free(v.p);
+            v = lstr(s, 4094);
+            expect(with_value(t, "version.path", v.p, v.n), true, "version.path of 2047 two-byte characters");
+            free(v.p);
+        }
     }
+    free(t.p);
 }
 END_TEST
 
-START_TEST(test_nul_and_bad_hex_are_refused)
+/* NUL is the one byte a string may not hold: in a field, the version's
+ * arrays, a list, a library, a versioned library. */
+#define B(s) {s, sizeof s - 1}
+START_TEST(test_nul_is_refused)
 {
-    static const char *const hex_bad[] = {
-        "",         /* "" is UTF-8: written as a string */
-        "61",       /* "a": the same */
-        "c3a9",     /* "é": the same */
-        "f",  "fff", "FF", "fg", "ff00", "00ff", "00", " ff", "ff ",
-    };
-    json_t *d = doc(), *ver = json_object_get(d, "version");
-    json_t *lib = json_array_get(json_object_get(d, "libs"), 0);
-    size_t i;
+    static const char *const keys[] = {"module_version", "root", "nvshmem_bindir", "version.path",
+                                       "version.passed_over", "version.out_of_step"};
+    static const struct {
+        const char *p;
+        size_t n;
+    } nuls[] = {B("1:\0"), B("3:a\0b"), B("2:\0a"), B("2:a\0"), B("4:\0\0\0\0")},
+      libs[] = {B("5:cufft 3:a\0b 1:x"), B("5:cufft 1:x 3:a\0b"), B("5:cufft 1:\0 -"), B("5:cufft - 1:\0"),
+                B("6:cufft\0 - -"), B("6:\0cufft - -")},
+      versioned[] = {B("6:cudart 3:a\0b"), B("6:cudart 1:\0"), B("7:cudart\0 1:f"), B("7:\0cudart 1:f")};
+    text_t t = full_text();
+    size_t i, j;
 
-    for (i = 0; i < sizeof hex_bad / sizeof hex_bad[0]; i++) {
-        json_object_set_new(d, "incdir", json_pack("{s:s}", "hex", hex_bad[i]));
-        try_doc(d, false, S("hex \"%s\"", hex_bad[i]));
-    }
-    json_object_set_new(d, "incdir", json_pack("{s:s, s:n}", "hex", "ff", "more"));
-    try_doc(d, false, "hex with another member");
-    json_object_set_new(d, "incdir", json_pack("{s:i}", "hex", 255));
-    try_doc(d, false, "hex not a string");
-    json_object_set_new(d, "incdir", json_pack("{s:s}", "Hex", "ff"));
-    try_doc(d, false, "Hex");
-    json_object_set_new(d, "incdir", json_pack("{s:s}", "hex", "ff61"));
-    try_doc(d, true, "hex ff61");
-    json_object_set_new(d, "incdir", json_string("/i"));
-    /* \u0000 in a string: in a field, a list, the version, a library */
-    {
-        json_t *targets[][2] = {{d, NULL}, {ver, NULL}, {lib, NULL}};
-        const char *keys[] = {"root", "path", "libdir"};
-
-        for (i = 0; i < 3; i++) {
-            targets[i][1] = json_incref(json_object_get(targets[i][0], keys[i]));
-            json_object_set_new(targets[i][0], keys[i], json_stringn("a\0b", 3));
-            try_doc(d, false, S("NUL in %s", keys[i]));
-            json_object_set_new(targets[i][0], keys[i], targets[i][1]);
+    for (j = 0; j < sizeof nuls / sizeof nuls[0]; j++) {
+        for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            expect_at(with_value(t, keys[i], nuls[j].p, nuls[j].n), keys[i], W("NUL in %s (%zu)", keys[i], j));
+        for (i = 0; i < N_LIST; i++) {
+            expect_at(with_item(t, list_fields[i].key, 0, nuls[j].p, nuls[j].n), list_fields[i].key,
+                      W("NUL in %s[0] (%zu)", list_fields[i].key, j));
+            expect_at(with_item(t, list_fields[i].key, 3, nuls[j].p, nuls[j].n), list_fields[i].key,
+                      W("NUL in %s[3] (%zu)", list_fields[i].key, j));
         }
-        json_array_append_new(json_object_get(d, "cpath"), json_stringn("\0", 1));
-        try_doc(d, false, "NUL in cpath");
     }
+    for (j = 0; j < sizeof libs / sizeof libs[0]; j++) {
+        expect_at(with_item(t, "libs", 2, libs[j].p, libs[j].n), "libs", W("NUL in libs[2] (%zu)", j));
+        expect_at(with_item(t, "libs", 10, libs[j].p, libs[j].n), "libs", W("NUL in libs[10] (%zu)", j));
+    }
+    for (j = 0; j < sizeof versioned / sizeof versioned[0]; j++) {
+        expect_at(with_item(t, "versioned", 0, versioned[j].p, versioned[j].n), "versioned",
+                  W("NUL in versioned[0] (%zu)", j));
+        expect_at(with_item(t, "versioned", 29, versioned[j].p, versioned[j].n), "versioned",
+                  W("NUL in versioned[29] (%zu)", j));
+    }
+    /* the same without the NUL loads */
+    expect(with_itemz(t, "libs", 2, "5:cufft 3:a-b 1:x"), true, "libs[2] without NUL");
+    expect(with_itemz(t, "versioned", 0, "6:cudart 3:a-b"), true, "versioned[0] without NUL");
+    expect(with_valuez(t, "root", "3:a-b"), true, "root without NUL");
+    free(t.p);
+}
+END_TEST
+#undef B
+
+/* Each prefix of s's text is refused, from a buffer of its size: nothing
+ * left allocated, nothing read past it. */
+static void assert_every_cut_refused(const ctk_sdk_t *s)
+{
+    char *t = dump_ok(s);
+    size_t n = strlen(t), i;
+
+    ck_assert_uint_gt(n, 100);
+    for (i = 0; i < n; i++)
+        assert_refused(t, i, W("the first %zu of %zu bytes", i, n));
+    ctk_sdk_free(facts_ok(s->conf, t));
+    free(t);
+}
+
+START_TEST(test_every_cut_of_a_text_is_refused)
+{
+    ctk_sdk_t *s = full_record();
+    ctk_sdk_conf_t c;
+    char *root;
+
+    assert_every_cut_refused(s);
+    ctk_sdk_free(s);
+    /* NULLs, empty lists, no libraries without their names */
+    root = fake_toolkit("cuda", NULL, 12040);
+    conf_init(&c, "12.4", root);
+    s = load_ok(&c);
+    ck_assert_ptr_null(s->nvvm_root);
+    ck_assert_uint_eq(s->n_versioned, 0);
+    assert_every_cut_refused(s);
+    ctk_sdk_free(s);
 }
 END_TEST
 
@@ -1025,6 +1599,18 @@ START_TEST(test_real_toolkit_round_trips)
 }
 END_TEST
 
+START_TEST(test_every_cut_of_the_real_toolkit_text_is_refused)
+{
+    ctk_sdk_conf_t c;
+    ctk_sdk_t *sdk;
+
+    conf_init(&c, g_mm, tu_cuda_root());
+    sdk = load_ok(&c);
+    ck_assert_uint_gt(sdk->n_libs, 3);
+    assert_every_cut_refused(sdk);
+    ctk_sdk_free(sdk);
+}
+END_TEST
 /* the layouts of tests/fixtures.sh */
 START_TEST(test_fixture_layouts_round_trip)
 {
@@ -1218,16 +1804,19 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_full_record_round_trips);
-    tcase_add_test(tc, test_reformatted_text_loads_the_same);
+    tcase_add_test(tc, test_text_is_canonical);
     tcase_add_test(tc, test_every_field_changes_the_comparison_and_the_text);
     tcase_add_test(tc, test_equal_tells_null_from_empty_and_null_records);
     tcase_add_test(tc, test_every_field_of_sdk_h_is_in_the_text);
     tcase_add_test(tc, test_malformed_text_is_refused);
     tcase_add_test(tc, test_each_missing_or_unknown_member_is_refused);
-    tcase_add_test(tc, test_wrong_types_and_ranges_are_refused);
+    tcase_add_test(tc, test_wrong_kinds_of_value_are_refused);
+    tcase_add_test(tc, test_lengths_and_counts_that_do_not_match_are_refused);
+    tcase_add_test(tc, test_numbers_out_of_range_are_refused);
     tcase_add_test(tc, test_unknown_library_names_are_refused);
     tcase_add_test(tc, test_strings_too_long_for_their_arrays_are_refused);
-    tcase_add_test(tc, test_nul_and_bad_hex_are_refused);
+    tcase_add_test(tc, test_nul_is_refused);
+    tcase_add_test(tc, test_every_cut_of_a_text_is_refused);
     tcase_add_loop_test(tc, test_fake_trees_round_trip, 0, 6);
     if (have_cuda) {
         if (!read_real_mm()) {
@@ -1235,6 +1824,7 @@ int main(void)
             return 1;
         }
         tcase_add_test(tc, test_real_toolkit_round_trips);
+        tcase_add_test(tc, test_every_cut_of_the_real_toolkit_text_is_refused);
         tcase_add_loop_test(tc, test_fixture_layouts_round_trip, 0, 4);
     }
 #ifdef TU_HAVE_FAILING_MALLOC
