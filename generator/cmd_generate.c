@@ -607,9 +607,8 @@ static void keep_facts(ctk_factcache_t *fc, bool have_key, uint64_t key, const c
         files = files_was;
     else if (have_key && !ctk_plan_identity(plan, &files))
         files = 0;
-    if (have_key)
-        ctk_factcache_set_run(fc, key, ctk_write_manifest_hash(plan->manifest, plan->manifest_len),
-                              files);
+    ctk_factcache_set_run(fc, have_key ? key : 0,
+                          ctk_write_manifest_hash(plan->manifest, plan->manifest_len), files);
     if (!ctk_factcache_write(fc, &e))
         ctk_cli_debug("what was learned of each toolkit is not kept (the next run probes "
                       "every toolkit again): %s", e.text);
@@ -680,7 +679,8 @@ static int run(const gen_opts_t *o)
         goto fail;
     }
     absout = absolute_dir(o->outdir, &err);
-    if (!absout || !(fc = ctk_factcache_read(absout, !o->rerender, &err)))
+    if (!absout || (!o->rerender && !(rec = ctk_write_records(absout, &err))) ||
+        !(fc = ctk_factcache_read(absout, ctk_records_hash(rec), &err)))
         goto fail;
     if (!load_sdks(cfg, true, fc, sdks, &lrc, &err) ||
         !select_loaded(cfg, sdks, &part, good, &keep, &err))
@@ -712,8 +712,6 @@ static int run(const gen_opts_t *o)
     ropts.pkgconfig_dir = pcdir;
     ropts.link_dir = linkdir;
     ropts.reused = &reused;
-    if (!o->rerender && !(rec = ctk_write_records(absout, &err)))
-        goto fail;
     if (lrc == CTK_EXIT_OK && !(have_key = run_key(cfg, fc, &ropts, absout, &key, &err)) &&
         ctk_error_is_set(&err))
         goto fail;

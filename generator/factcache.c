@@ -230,7 +230,7 @@ static char *read_trusted(const char *dir, const char *name, size_t *len)
     return text;
 }
 
-ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *err)
+ctk_factcache_t *ctk_factcache_read(const char *outdir, uint64_t manifest, ctk_error_t *err)
 {
     ctk_factcache_t *fc = calloc(1, sizeof *fc);
     char *cdir;
@@ -259,10 +259,11 @@ ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *e
         return NULL;
     }
     ctk_hash_fmt(ctk_hash_mix(CTK_HASH_INIT, outdir, strlen(outdir)), fc->name);
-    if (!fc->have_self || !use)
+    if (!fc->have_self || !manifest)
         return fc;
     fc->text = read_trusted(fc->dir, fc->name, &fc->len);
-    if (fc->text && !parse(fc)) {
+    /* kept for OUT as the run that wrote it left it, or not at all */
+    if (fc->text && (!parse(fc) || !fc->have_run || fc->manifest != manifest)) {
         free(fc->recs);
         fc->recs = NULL;
         fc->n_recs = 0;
@@ -341,11 +342,17 @@ static bool keep_probe(ctk_factcache_t *fc, uint64_t key, const ctk_seen_t *s, c
     for (i = 0; i < n; i++) {
         ctk_seen_kind_t k;
         const char *q = ctk_seen_question(s, i, &k);
-        char kd[2] = { (char)('0' + (int)k), ' ' };
+        size_t ql = strlen(q);
 
-        ctk_buf_append(&fc->next, kd, 2);
-        ctk_buf_puts(&fc->next, q);
-        ctk_buf_append(&fc->next, "\n", 1);
+        /* "<kind> <path>\n", written in place */
+        if (!ctk_buf_reserve(&fc->next, ql + 3))
+            break;
+        fc->next.data[fc->next.len] = (char)('0' + (int)k);
+        fc->next.data[fc->next.len + 1] = ' ';
+        memcpy(fc->next.data + fc->next.len + 2, q, ql);
+        fc->next.data[fc->next.len + 2 + ql] = '\n';
+        fc->next.len += ql + 3;
+        fc->next.data[fc->next.len] = '\0';
     }
     ctk_buf_append(&fc->next, facts, flen);
     keep_facts(fc, facts, flen);
@@ -420,7 +427,7 @@ bool ctk_factcache_all_known(const ctk_factcache_t *fc, uint64_t *facts)
 bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest,
                             uint64_t *files)
 {
-    if (!fc || !fc->have_run || fc->run != run || fc->manifest != manifest || manifest == 0)
+    if (!fc || !fc->have_run || !run || fc->run != run || fc->manifest != manifest || manifest == 0)
         return false;
     *files = fc->files;
     return true;

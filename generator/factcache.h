@@ -15,9 +15,13 @@
  * So a record taken back is the record probing would give.
  *
  * The file also names the run that last wrote OUT: a key of everything
- * the files rendered from (the caller's: ctk_factcache_run_same), the
- * hash of the manifest that run left and the identity of the files it
- * lists (write.h, ctk_plan_identity; 0 when it could not be told).  When
+ * the files rendered from (the caller's: ctk_factcache_run_same; 0 when
+ * it could not be told), the hash of the manifest that run left and the
+ * identity of the files it lists (write.h, ctk_plan_identity; 0 when it
+ * could not be told).  Only a file whose manifest hash is that of OUT's
+ * manifest now counts: OUT restored from a copy, or written by another
+ * run meanwhile, has every toolkit probed, so that a run over a tree put
+ * back makes the same calls every time.  When
  * the key and the manifest match, the manifest's files are what rendering
  * would give again; when their identity matches too, they are on disk as
  * the manifest records them, and need not be read.
@@ -34,7 +38,7 @@
  * Text (version 1):
  *   # ctkgen facts v1
  *   run <16 hex: run key> <16 hex: manifest> <16 hex: files' identity>
- *                                                       at most once, first
+ *                                                       first
  *   sdk <16 hex: entry key> <16 hex: answers> <questions> <bytes>
  *   <kind digit> <absolute path>                        one per question
  *   <bytes of sdkfacts text>                            ending in '\n'
@@ -52,11 +56,13 @@
 
 typedef struct ctk_factcache ctk_factcache_t;
 
-/* The cache of outdir (absolute); with use false, or where the file is
- * unusable, an empty one (every SDK is probed, and what the probes find is kept).
+/* The cache of outdir (absolute), whose manifest now hashes to manifest
+ * (write.h, ctk_records_hash); with manifest 0 (none, or --rerender), or
+ * where the file is unusable or was left with another manifest, an empty
+ * one (every SDK is probed, and what the probes find is kept).
  * NULL only when out of memory (CTK_E_NOMEM).  A NULL cache given to the
  * functions below keeps nothing. */
-ctk_factcache_t *ctk_factcache_read(const char *outdir, bool use, ctk_error_t *err);
+ctk_factcache_t *ctk_factcache_read(const char *outdir, uint64_t manifest, ctk_error_t *err);
 void ctk_factcache_free(ctk_factcache_t *fc);
 
 /* conf's SDK as ctk_sdk_load(conf, source) gives it: taken from fc when
@@ -76,8 +82,8 @@ bool ctk_factcache_all_known(const ctk_factcache_t *fc, uint64_t *facts);
  * files as recorded (0: none). */
 bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t manifest,
                             uint64_t *files);
-/* Record that this run (key run) left OUT with a manifest hashing to
- * manifest, its files' identity files (0: not known). */
+/* Record that this run (key run; 0: not known) left OUT with a manifest
+ * hashing to manifest, its files' identity files (0: not known). */
 void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest, uint64_t files);
 
 /* Write the text when it differs from what was read (an unchanged run

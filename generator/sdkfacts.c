@@ -142,12 +142,18 @@ static void put_num(ctk_buf_t *b, long long v)
 /* s[0..len) as "<len>:<bytes>", "-" for NULL. */
 static void put_bytes(ctk_buf_t *b, const char *s, size_t len)
 {
+    char d[24], *p = d + sizeof d;
+    size_t u = len;
+
     if (!s) {
         ctk_buf_append(b, "-", 1);
         return;
     }
-    put_num(b, (long long)len);
-    ctk_buf_append(b, ":", 1);
+    *--p = ':';
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    ctk_buf_append(b, p, (size_t)(d + sizeof d - p));
     ctk_buf_append(b, s, len);
 }
 
@@ -232,6 +238,7 @@ char *ctk_sdkfacts_dump(const ctk_sdk_t *s, ctk_error_t *err)
     size_t i;
 
     ctk_buf_init(&b);
+    ctk_buf_reserve(&b, 2048); /* a toolkit's record: one block, grown rarely */
     for (i = 0; i < N_MEMBERS; i++) {
         const struct member *m = &members[i];
 

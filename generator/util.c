@@ -138,29 +138,46 @@ void ctk_buf_fini(ctk_buf_t *b)
     memset(b, 0, sizeof *b);
 }
 
+/* Room for need bytes in b (doubling); false, and b failed, when there
+ * is none. */
+static bool buf_grow(ctk_buf_t *b, size_t need)
+{
+    size_t cap = b->cap ? b->cap : 256;
+    char *p;
+
+    while (cap < need) {
+        if (cap > SIZE_MAX / 2) {
+            b->failed = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    p = realloc(b->data, cap);
+    if (!p) {
+        b->failed = true;
+        return false;
+    }
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+bool ctk_buf_reserve(ctk_buf_t *b, size_t n)
+{
+    if (b->failed)
+        return false;
+    if (b->len + n + 1 > b->cap && !buf_grow(b, b->len + n + 1))
+        return false;
+    b->data[b->len] = '\0';
+    return true;
+}
+
 bool ctk_buf_append(ctk_buf_t *b, const char *data, size_t len)
 {
     if (b->failed)
         return false;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        char *p;
-
-        while (cap < b->len + len + 1) {
-            if (cap > SIZE_MAX / 2) {
-                b->failed = true;
-                return false;
-            }
-            cap *= 2;
-        }
-        p = realloc(b->data, cap);
-        if (!p) {
-            b->failed = true;
-            return false;
-        }
-        b->data = p;
-        b->cap = cap;
-    }
+    if (b->len + len + 1 > b->cap && !buf_grow(b, b->len + len + 1))
+        return false;
     if (len)
         memcpy(b->data + b->len, data, len);
     b->len += len;
@@ -784,7 +801,8 @@ size_t ctk_edit_distance(const char *a, const char *b)
 /* ---- what a piece of work looked at ----------------------------------------- */
 typedef struct {
     ctk_seen_kind_t kind;
-    char *path;
+    size_t path;     /* offset of the path in the record's paths */
+    size_t len;
     uint64_t key;    /* hash of kind and path: the table's */
     uint64_t answer; /* hash of the answer, as first given */
 } seen_q_t;
@@ -792,6 +810,7 @@ typedef struct {
 struct ctk_seen {
     seen_q_t *q;
     size_t n, cap;
+    ctk_buf_t paths; /* every question's path, each after the last, NUL-ended */
     size_t *slot; /* [mask + 1]: index + 1 into q, 0 free */
     size_t mask;
     bool opaque, lost;
@@ -801,17 +820,18 @@ static _Thread_local ctk_seen_t *seen_now;
 
 ctk_seen_t *ctk_seen_new(void)
 {
-    return calloc(1, sizeof(ctk_seen_t));
+    ctk_seen_t *s = calloc(1, sizeof(ctk_seen_t));
+
+    if (s)
+        ctk_buf_init(&s->paths);
+    return s;
 }
 
 void ctk_seen_free(ctk_seen_t *s)
 {
-    size_t i;
-
     if (!s)
         return;
-    for (i = 0; i < s->n; i++)
-        free(s->q[i].path);
+    ctk_buf_fini(&s->paths);
     free(s->q);
     free(s->slot);
     free(s);
@@ -846,14 +866,12 @@ size_t ctk_seen_count(const ctk_seen_t *s)
 const char *ctk_seen_question(const ctk_seen_t *s, size_t i, ctk_seen_kind_t *kind)
 {
     *kind = s->q[i].kind;
-    return s->q[i].path;
+    return s->paths.data + s->q[i].path;
 }
 
 static uint64_t seen_key(ctk_seen_kind_t kind, const char *path, size_t len)
 {
-    unsigned char k = (unsigned char)kind;
-
-    return ctk_hash_mix(ctk_hash_mix(CTK_HASH_INIT, &k, 1), path, len);
+    return ctk_hash_mix(CTK_HASH_INIT + (uint64_t)kind, path, len);
 }
 
 /* The answer to a stat-like question: the identity, or the errno. */
@@ -917,8 +935,8 @@ static size_t seen_find_add(ctk_seen_t *s, ctk_seen_kind_t kind, const char *pat
     for (i = (size_t)key & s->mask; s->slot[i]; i = (i + 1) & s->mask) {
         seen_q_t *q = &s->q[s->slot[i] - 1];
 
-        if (q->key == key && q->kind == kind && strncmp(q->path, path, len) == 0 &&
-            q->path[len] == '\0')
+        if (q->key == key && q->kind == kind && q->len == len &&
+            memcmp(s->paths.data + q->path, path, len) == 0)
             return s->slot[i] - 1;
     }
     if (s->n == s->cap) {
@@ -932,12 +950,12 @@ static size_t seen_find_add(ctk_seen_t *s, ctk_seen_kind_t kind, const char *pat
         s->q = nq;
         s->cap = ncap;
     }
-    if (!(s->q[s->n].path = malloc(len + 1))) {
+    s->q[s->n].path = s->paths.len;
+    s->q[s->n].len = len;
+    if (!ctk_buf_append(&s->paths, path, len) || !ctk_buf_append(&s->paths, "", 1)) {
         s->lost = true;
         return SIZE_MAX;
     }
-    memcpy(s->q[s->n].path, path, len);
-    s->q[s->n].path[len] = '\0';
     s->q[s->n].kind = kind;
     s->q[s->n].key = key;
     s->q[s->n].answer = 0;
@@ -1065,7 +1083,7 @@ uint64_t ctk_seen_recheck(const ctk_seen_t *s)
     if (!a)
         return ~ctk_seen_hash(s); /* cannot tell: as if changed */
     for (i = 0; i < s->n; i++)
-        a[i] = ask_now(s->q[i].kind, s->q[i].path);
+        a[i] = ask_now(s->q[i].kind, s->paths.data + s->q[i].path);
     h = seen_fold(s, a);
     free(a);
     return h;

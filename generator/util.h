@@ -42,6 +42,9 @@ typedef struct {
 void ctk_buf_init(ctk_buf_t *b);
 void ctk_buf_fini(ctk_buf_t *b);
 bool ctk_buf_append(ctk_buf_t *b, const char *data, size_t len);
+/* Room for n more bytes without growing again; false when memory runs out
+ * (b then failed, as after a failed append). */
+bool ctk_buf_reserve(ctk_buf_t *b, size_t n);
 bool ctk_buf_puts(ctk_buf_t *b, const char *s);
 bool ctk_buf_printf(ctk_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Hand the bytes to the caller (caller frees) and reset b. */

@@ -96,6 +96,16 @@ static const char *shown(char buf[CTK_ERROR_SOURCE_MAX], const char *outdir, con
     return buf;
 }
 
+/* An error set without its file (write_temp, commit_temp called with no
+ * path, so that none is spelt for the files that succeed): OUT/rel. */
+static void place(ctk_error_t *err, const char *outdir, const char *rel)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+
+    if (err && err->code != CTK_E_OK && err->code != CTK_E_NOMEM && !err->source[0])
+        snprintf(err->source, sizeof err->source, "%s", shown(where, outdir, rel, strlen(rel)));
+}
+
 static int fsync_dir(int fd)
 {
     /* some filesystems cannot sync a directory; that is not our failure */
@@ -1594,7 +1604,14 @@ static void tmp_name(char out[NAME_MAX + 1], const char *leaf)
         x /= sizeof abc - 1;
     }
     suffix[6] = '\0';
-    snprintf(out, NAME_MAX + 1, ".%.*s%s%s", (int)room, leaf, TMP_TAG, suffix);
+    {
+        size_t ll = strnlen(leaf, room), tl = strlen(TMP_TAG);
+
+        out[0] = '.';
+        memcpy(out + 1, leaf, ll);
+        memcpy(out + 1 + ll, TMP_TAG, tl);
+        memcpy(out + 1 + ll + tl, suffix, 7);
+    }
 }
 
 /* Write data to a new temp file beside leaf in dirfd (mode 0644), and
@@ -1883,7 +1900,7 @@ static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c,
     const char *leaf = NULL;
     size_t stop = 0;
     int dirfd = -1;
-    bool writing = is_write(c);
+    bool writing = is_write(c), ok;
     walk_t w;
 
     st->tmp[0] = '\0';
@@ -1904,9 +1921,11 @@ static bool stage_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c,
         return false;
     if (w != WALK_FOUND) /* nothing left to remove */
         return true;
-    shown(where, plan->outdir, c->relpath, strlen(c->relpath));
-    return writing ? write_temp(dirfd, leaf, where, c->new_data, c->new_len, false, st->tmp, err)
-                   : write_temp(dirfd, leaf, where, "", 0, false, st->tmp, err);
+    ok = writing ? write_temp(dirfd, leaf, NULL, c->new_data, c->new_len, false, st->tmp, err)
+                 : write_temp(dirfd, leaf, NULL, "", 0, false, st->tmp, err);
+    if (!ok)
+        place(err, plan->outdir, c->relpath);
+    return ok;
 }
 
 /* Second stage for a written item: its temp file takes its place. */
@@ -1922,14 +1941,16 @@ static bool commit_item(int outfd, const ctk_plan_t *plan, const ctk_change_t *c
 
     if (st->deferred)
         return apply_write(outfd, plan->outdir, c, err);
-    shown(where, plan->outdir, c->relpath, strlen(c->relpath));
     if (walk_cached(dc, outfd, plan->outdir, c->relpath, false, &dirfd, &dev, &leaf, &stop, err) !=
         WALK_FOUND) {
-        ctk_error_set(err, CTK_E_CONFLICT, where, 0, 0,
+        ctk_error_set(err, CTK_E_CONFLICT,
+                      shown(where, plan->outdir, c->relpath, strlen(c->relpath)), 0, 0,
                       "its directory went away while ctkgen ran");
         return false;
     }
-    ok = commit_temp(dirfd, st->tmp, leaf, where, false, err);
+    ok = commit_temp(dirfd, st->tmp, leaf, NULL, false, err);
+    if (!ok)
+        place(err, plan->outdir, c->relpath);
     st->tmp[0] = '\0';
     return ok;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # privileges.sh - what generate creates has the modes an admin expects
 # whatever the umask (0644 files, 0755 directories); every file system
-# change it makes, traced with strace, lies inside the output directory;
+# change it makes, traced with strace, lies inside the output directory or
+# the runner's own cache dir (what it learned of the toolkits);
 # a symlink planted in the output tree is refused, not followed; a hard
 # link planted there is replaced, its other name left as it was.
 # SPDX-License-Identifier: MIT
@@ -34,11 +35,11 @@ done
 # ---- every change inside OUT ---------------------------------------------------------
 if command -v strace >/dev/null && strace -f -qq -o /dev/null true 2>/dev/null && command -v python3 >/dev/null; then
     CALLS=open,openat,creat,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,rmdir,link,linkat,symlink,symlinkat,chmod,fchmodat,chown,fchownat,lchown,truncate,mknod,mknodat,utimensat
-    # inside.py OUT TRACE: each path a traced process changed outside OUT,
+    # inside.py OUT TRACE CACHE: each path a traced process changed outside OUT and CACHE,
     # then how many changes the trace holds (strace -f -y output)
     cat > "$T/inside.py" <<'EOF'
 import re, sys
-out, trace = sys.argv[1], sys.argv[2]
+out, trace, cache = sys.argv[1], sys.argv[2], sys.argv[3]
 fdarg = r'(?:AT_FDCWD(?:<[^>]*>)?|-?\d+<([^>]*)>)'
 qstr = r'"((?:[^"\\]|\\.)*)"'
 changes = 0
@@ -61,7 +62,7 @@ for line in open(trace):
         paths = paths[-1:]
     for p in paths:
         changes += 1
-        if p != out and not p.startswith(out + '/'):
+        if p != out and not p.startswith(out + '/') and p != cache and not p.startswith(cache + '/'):
             print('outside:', call, p)
 print('changes', changes)
 EOF
@@ -71,20 +72,31 @@ EOF
     export ASAN_OPTIONS
     # a new tree, an update with removals (a -> c), and an update back
     P=$(cd "$T" && pwd -P)
+    XDG_CACHE_HOME=$P/cache
+    export XDG_CACHE_HOME
     for step in a c b; do
         strace -f -y -qq -o "$T/trace.$step" -e trace=$CALLS "$CTKGEN" -q generate -c "$T/$step.json" -o "$P/out" ||
             fail "traced generate $step"
     done
     cat "$T/trace.a" "$T/trace.c" "$T/trace.b" > "$T/trace"
-    python3 "$T/inside.py" "$P/out" "$T/trace" > "$T/outside"
+    python3 "$T/inside.py" "$P/out" "$T/trace" "$P/cache" > "$T/outside"
     n=$(sed -n 's/^changes //p' "$T/outside")
     grep '^outside' "$T/outside" | head -5
-    check "strace: $n file system changes over three runs, all inside OUT" \
+    check "strace: $n file system changes over three runs, all inside OUT or the cache dir" \
         sh -c "[ '${n:-0}' -gt 30 ] && ! grep -q '^outside' '$T/outside'"
+    check "  the cache dir's are what was learned of the toolkits, nothing else" \
+        sh -c "[ -z \"\$(find '$P/cache' -type f ! -path '$P/cache/ctkgen/facts/*')\" ]"
+    # an unchanged run changes nothing anywhere
+    strace -f -y -qq -o "$T/trace.same" -e trace=$CALLS "$CTKGEN" -q generate -c "$T/b.json" -o "$P/out" ||
+        fail "traced generate b again"
+    python3 "$T/inside.py" /nowhere "$T/trace.same" /nowhere > "$T/outside.same"
+    grep '^outside' "$T/outside.same" | head -5
+    check "strace: an unchanged run changes nothing, in OUT or anywhere else (the lock file opened, not created)" \
+        sh -c "[ \"\$(grep -c '^outside' '$T/outside.same')\" = 1 ] && grep -q '^outside: openat $P/out/.ctkgen.lock\$' '$T/outside.same'"
     # the same check sees a process that does change something elsewhere
     strace -f -y -qq -o "$T/trace.x" -e trace=$CALLS \
         sh -c "mkdir '$P/out/d' && touch '$P/x' && mv '$P/x' '$P/out/d/x' && rm -r '$P/out/d'"
-    python3 "$T/inside.py" "$P/out" "$T/trace.x" > "$T/outside.x"
+    python3 "$T/inside.py" "$P/out" "$T/trace.x" "$P/cache" > "$T/outside.x"
     check "strace: a file made outside OUT is seen" grep -q "^outside: .* $P/x\$" "$T/outside.x"
 else
     echo "SKIP: tracing generate: strace cannot trace here or python3 is missing"
