@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -232,20 +233,25 @@ ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)
 }
 
 /* Two SDKs whose bases are one directory: two modules for one install.
- * The SDKs are sorted by resolved base (then by position), so equal bases
- * lie side by side and a site of thousands is not compared pairwise; the
- * warnings come in config order all the same. */
+ * The SDKs are sorted by their base's identity (device and inode, after
+ * links; then by position), so equal bases lie side by side and a site of
+ * thousands is not compared pairwise; the warnings come in config order
+ * all the same, each naming the directory resolved. */
 typedef struct {
-    const char *real;
+    dev_t dev;
+    ino_t ino;
     size_t i;
 } base_t;
 
 static int base_cmp(const void *x, const void *y)
 {
     const base_t *a = x, *b = y;
-    int c = strcmp(a->real, b->real);
 
-    return c ? c : (a->i > b->i) - (a->i < b->i);
+    if (a->dev != b->dev)
+        return (a->dev > b->dev) - (a->dev < b->dev);
+    if (a->ino != b->ino)
+        return (a->ino > b->ino) - (a->ino < b->ino);
+    return (a->i > b->i) - (a->i < b->i);
 }
 
 static int pair_cmp(const void *x, const void *y)
@@ -255,33 +261,34 @@ static int pair_cmp(const void *x, const void *y)
     return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-static void warn_pair(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i, size_t j,
-                      const char *real)
+static void warn_pair(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t i, size_t j)
 {
+    char *real = ctk_realpath(sdks[i]->root);
+
     ctk_cli_warn("%s/%s (%s) and %s/%s (%s) are the same toolkit, %s: two modules "
                  "for one install; drop one, or list its name in the other's "
                  "\"aliases\"",
                  cfg->module_name, sdks[i]->module_version, cfg->sdks[i].jpath,
-                 cfg->module_name, sdks[j]->module_version, cfg->sdks[j].jpath, real);
+                 cfg->module_name, sdks[j]->module_version, cfg->sdks[j].jpath,
+                 real ? real : sdks[i]->root);
+    free(real);
 }
 
 static bool warn_same_toolkit(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_error_t *err)
 {
-    char **real = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *real);
     base_t *by = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *by);
     size_t *pairs = NULL, n = 0, n_pairs = 0, cap = 0, i, j, k;
+    struct stat st;
     bool ok = false;
 
-    if (!real || !by)
+    if (!by)
         goto nomem;
-    for (i = 0; i < cfg->n_sdks; i++) {
-        real[i] = sdks[i] ? ctk_realpath(sdks[i]->root) : NULL;
-        if (real[i])
-            by[n++] = (base_t){ real[i], i };
-    }
+    for (i = 0; i < cfg->n_sdks; i++)
+        if (sdks[i] && stat(sdks[i]->root, &st) == 0)
+            by[n++] = (base_t){ st.st_dev, st.st_ino, i };
     qsort(by, n, sizeof *by, base_cmp);
     for (i = 0; i < n; i = j) {
-        for (j = i + 1; j < n && strcmp(by[j].real, by[i].real) == 0; j++)
+        for (j = i + 1; j < n && by[j].dev == by[i].dev && by[j].ino == by[i].ino; j++)
             ;
         for (k = i; k + 1 < j; k++) {
             for (size_t l = k + 1; l < j; l++) {
@@ -300,15 +307,12 @@ static bool warn_same_toolkit(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, c
     if (n_pairs > 1)
         qsort(pairs, n_pairs, 2 * sizeof *pairs, pair_cmp);
     for (k = 0; k < n_pairs; k++)
-        warn_pair(cfg, sdks, pairs[2 * k], pairs[2 * k + 1], real[pairs[2 * k]]);
+        warn_pair(cfg, sdks, pairs[2 * k], pairs[2 * k + 1]);
     ok = true;
     goto out;
 nomem:
     ctk_error_nomem(err);
 out:
-    for (i = 0; real && i < cfg->n_sdks; i++)
-        free(real[i]);
-    free(real);
     free(by);
     free(pairs);
     return ok;

@@ -46,8 +46,8 @@ struct ctk_factcache {
     uint64_t run, manifest, files;
     /* what this run will write */
     ctk_buf_t next;
-    bool next_have_run, all_known;
-    uint64_t next_run, next_manifest, next_files, facts;
+    bool all_known;
+    uint64_t facts;
 };
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -168,25 +168,20 @@ static bool parse(ctk_factcache_t *fc)
     }
     while (p < end) {
         record_t r;
-        size_t i;
 
         r.whole = p;
         if (end - p < 39 || memcmp(p, "sdk ", 4) != 0 || !hex16(p + 4, &r.key) || p[20] != ' ' ||
             !hex16(p + 21, &r.answers) || p[37] != ' ')
             return false;
         p += 38;
-        if (!count_at(&p, end, ' ', &r.nq) || !count_at(&p, end, '\n', &r.flen))
+        if (!count_at(&p, end, ' ', &r.nq) || !count_at(&p, end, ' ', &r.qlen) ||
+            !count_at(&p, end, '\n', &r.flen))
             return false;
+        /* the question lines are checked when they are asked (still_holds) */
         r.questions = p;
-        for (i = 0; i < r.nq; i++) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-            if (!nl || nl - p < 3 || p[0] < '0' || p[0] >= '0' + CTK_SEEN_KINDS || p[1] != ' ' ||
-                p[2] != '/')
-                return false;
-            p = nl + 1;
-        }
-        r.qlen = (size_t)(p - r.questions);
+        if ((size_t)(end - p) < r.qlen || (r.qlen && p[r.qlen - 1] != '\n'))
+            return false;
+        p += r.qlen;
         if ((size_t)(end - p) < r.flen || r.flen == 0 || p[r.flen - 1] != '\n')
             return false;
         r.facts = p;
@@ -221,12 +216,30 @@ static char *read_trusted(const char *dir, const char *name, size_t *len)
     if (!(path = ctk_path_join(dir, name, &e)))
         return NULL;
     fd = ctk_file_open_regular(path, CTK_READ_NOFOLLOW, NULL, &e);
-    if (fd >= 0) {
-        if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH)))
-            text = ctk_file_read_fd(fd, path, FACTS_MAX, len, &e);
-        close(fd);
-    }
     free(path);
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH)) &&
+        st.st_size > 0 && (uint64_t)st.st_size <= FACTS_MAX &&
+        (text = malloc((size_t)st.st_size + 1))) {
+        /* the size fstat gave, in one block: a file that is not that
+           size by the end (written meanwhile) is not used */
+        size_t got = 0;
+        ssize_t n = 0;
+
+        while (got < (size_t)st.st_size &&
+               ((n = read(fd, text + got, (size_t)st.st_size - got)) > 0 || (n < 0 && errno == EINTR)))
+            if (n > 0)
+                got += (size_t)n;
+        if (got != (size_t)st.st_size || read(fd, &(char){ 0 }, 1) != 0) {
+            free(text);
+            text = NULL;
+        } else {
+            text[got] = '\0';
+            *len = got;
+        }
+    }
+    close(fd);
     return text;
 }
 
@@ -241,6 +254,11 @@ ctk_factcache_t *ctk_factcache_read(const char *outdir, uint64_t manifest, ctk_e
         return NULL;
     }
     ctk_buf_init(&fc->next);
+    /* what this run writes: the header, a run line set at its end
+       (ctk_factcache_set_run; zeros match no manifest), then each SDK's
+       record as it is loaded */
+    ctk_buf_puts(&fc->next, FACTS_HEADER);
+    ctk_buf_puts(&fc->next, "run 0000000000000000 0000000000000000 0000000000000000\n");
     fc->all_known = true;
     fc->facts = CTK_HASH_INIT;
     fc->have_self = ctk_hash_self(&self);
@@ -262,6 +280,8 @@ ctk_factcache_t *ctk_factcache_read(const char *outdir, uint64_t manifest, ctk_e
     if (!fc->have_self || !manifest)
         return fc;
     fc->text = read_trusted(fc->dir, fc->name, &fc->len);
+    if (fc->text)
+        ctk_buf_reserve(&fc->next, fc->len); /* the next text is mostly this one again */
     /* kept for OUT as the run that wrote it left it, or not at all */
     if (fc->text && (!parse(fc) || !fc->have_run || fc->manifest != manifest)) {
         free(fc->recs);
@@ -295,27 +315,30 @@ static const record_t *find(const ctk_factcache_t *fc, uint64_t key)
     return bsearch(&k, fc->recs, fc->n_recs, sizeof *fc->recs, record_cmp);
 }
 
-/* Whether r's questions, asked now, are answered as recorded. */
+/* Whether r's questions, asked now, are answered as recorded: r->nq
+ * lines "<kind digit> /<path>\n", each made a string where it lies (its
+ * newline a NUL while it is asked), in the text fc read. */
 static bool still_holds(const record_t *r)
 {
-    const char *p = r->questions, *end = r->questions + r->qlen;
-    char path[PATH_MAX];
+    char *p = (char *)r->questions, *end = p + r->qlen;
     ctk_seen_fold_t f;
+    size_t n = 0;
+    bool ok = true;
 
     ctk_seen_fold_init(&f, r->nq);
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = (size_t)(nl - p) - 2;
+    while (ok && p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
 
-        if (n >= sizeof path)
+        /* the last line ends at end - 1 (parse) */
+        if (nl - p < 3 || p[0] < '0' || p[0] >= '0' + CTK_SEEN_KINDS || p[1] != ' ')
             return false;
-        memcpy(path, p + 2, n);
-        path[n] = '\0';
-        if (!ctk_seen_fold_ask(&f, (ctk_seen_kind_t)(p[0] - '0'), path))
-            return false;
+        *nl = '\0';
+        ok = ctk_seen_fold_ask(&f, (ctk_seen_kind_t)(p[0] - '0'), p + 2);
+        *nl = '\n';
         p = nl + 1;
+        n++;
     }
-    return ctk_seen_fold_end(&f) == r->answers;
+    return ok && n == r->nq && ctk_seen_fold_end(&f) == r->answers;
 }
 
 static void keep_facts(ctk_factcache_t *fc, const char *facts, size_t len)
@@ -327,22 +350,24 @@ static void keep_facts(ctk_factcache_t *fc, const char *facts, size_t len)
  * (a question's path holds a newline) or memory runs out. */
 static bool keep_probe(ctk_factcache_t *fc, uint64_t key, const ctk_seen_t *s, const char *facts)
 {
-    size_t i, n = ctk_seen_count(s), flen = strlen(facts);
+    size_t i, n = ctk_seen_count(s), flen = strlen(facts), qbytes;
     char hk[17], ha[17];
 
     for (i = 0; i < n; i++) {
         ctk_seen_kind_t k;
 
-        if (strchr(ctk_seen_question(s, i, &k), '\n'))
+        if (memchr(ctk_seen_question(s, i, &k), '\n', ctk_seen_question_len(s, i)))
             return false;
     }
     ctk_hash_fmt(key, hk);
     ctk_hash_fmt(ctk_seen_hash(s), ha);
-    ctk_buf_printf(&fc->next, "sdk %s %s %zu %zu\n", hk, ha, n, flen);
+    for (i = 0, qbytes = 0; i < n; i++)
+        qbytes += ctk_seen_question_len(s, i) + 3;
+    ctk_buf_printf(&fc->next, "sdk %s %s %zu %zu %zu\n", hk, ha, n, qbytes, flen);
     for (i = 0; i < n; i++) {
         ctk_seen_kind_t k;
         const char *q = ctk_seen_question(s, i, &k);
-        size_t ql = strlen(q);
+        size_t ql = ctk_seen_question_len(s, i);
 
         /* "<kind> <path>\n", written in place */
         if (!ctk_buf_reserve(&fc->next, ql + 3))
@@ -371,9 +396,9 @@ ctk_sdk_t *ctk_factcache_load(ctk_factcache_t *fc, const ctk_sdk_conf_t *conf, c
 
     if (cached)
         *cached = false;
-    if (!fc || !fc->have_self) {
+    if (!fc || !fc->have_self || !fc->dir) {
         if (fc)
-            fc->all_known = false;
+            fc->all_known = false; /* nothing to keep it in, or no way to tell the build */
         return ctk_sdk_load(conf, source, err);
     }
     key = entry_key(fc->self, conf, source);
@@ -435,43 +460,30 @@ bool ctk_factcache_run_same(const ctk_factcache_t *fc, uint64_t run, uint64_t ma
 
 void ctk_factcache_set_run(ctk_factcache_t *fc, uint64_t run, uint64_t manifest, uint64_t files)
 {
-    if (!fc)
+    char *line;
+
+    if (!fc || fc->next.failed)
         return;
-    fc->next_have_run = true;
-    fc->next_run = run;
-    fc->next_manifest = manifest;
-    fc->next_files = files;
+    /* "run " and three hashes, each after a blank: in place */
+    line = fc->next.data + sizeof FACTS_HEADER - 1;
+    ctk_hash_fmt(run, line + 4);
+    line[20] = ' ';
+    ctk_hash_fmt(manifest, line + 21);
+    line[37] = ' ';
+    ctk_hash_fmt(files, line + 38);
+    line[54] = '\n';
 }
 
 bool ctk_factcache_write(ctk_factcache_t *fc, ctk_error_t *err)
 {
-    ctk_buf_t b;
-    char hr[17], hm[17], hf[17];
-    bool ok = true;
-
     if (!fc || !fc->have_self || !fc->dir)
         return true;
     if (fc->next.failed) {
         ctk_error_nomem(err);
         return false;
     }
-    ctk_buf_init(&b);
-    ctk_buf_puts(&b, FACTS_HEADER);
-    if (fc->next_have_run) {
-        ctk_hash_fmt(fc->next_run, hr);
-        ctk_hash_fmt(fc->next_manifest, hm);
-        ctk_hash_fmt(fc->next_files, hf);
-        ctk_buf_printf(&b, "run %s %s %s\n", hr, hm, hf);
-    }
-    if (fc->next.len)
-        ctk_buf_append(&b, fc->next.data, fc->next.len);
-    if (b.failed) {
-        ctk_error_nomem(err);
-        ok = false;
-    } else if (!fc->text || fc->len != b.len || memcmp(fc->text, b.data, b.len) != 0) {
-        ok = ctk_cache_mkdirs(fc->dir, err) &&
-             ctk_write_cache_file(fc->dir, fc->name, b.data, b.len, err);
-    }
-    ctk_buf_fini(&b);
-    return ok;
+    if (fc->text && fc->len == fc->next.len && memcmp(fc->text, fc->next.data, fc->len) == 0)
+        return true;
+    return ctk_cache_mkdirs(fc->dir, err) &&
+           ctk_write_cache_file(fc->dir, fc->name, fc->next.data, fc->next.len, err);
 }

@@ -39,7 +39,7 @@
  *   # ctkgen facts v1
  *   run <16 hex: run key> <16 hex: manifest> <16 hex: files' identity>
  *                                                       first
- *   sdk <16 hex: entry key> <16 hex: answers> <questions> <bytes>
+ *   sdk <16 hex: entry key> <16 hex: answers> <questions> <their bytes> <facts bytes>
  *   <kind digit> <absolute path>                        one per question
  *   <bytes of sdkfacts text>                            ending in '\n'
  *   sdk ...

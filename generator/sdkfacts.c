@@ -125,8 +125,18 @@ static ctk_strlist_t *list_slot(ctk_sdk_t *s, size_t off)
  * Writing
  * ====================================================================== */
 
-/* A number in decimal. */
-static void put_num(ctk_buf_t *b, long long v)
+/* The text is made in one block: room for a member is made before it is
+ * written (ctk_buf_reserve), and each piece is then a plain copy.  A
+ * member that finds no room leaves b failed. */
+
+static void raw(ctk_buf_t *b, const char *s, size_t n)
+{
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+}
+
+/* a number in decimal: at most 20 digits and a sign */
+static void raw_num(ctk_buf_t *b, long long v)
 {
     char d[24], *p = d + sizeof d;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
@@ -136,85 +146,127 @@ static void put_num(ctk_buf_t *b, long long v)
     while ((u /= 10) != 0);
     if (v < 0)
         *--p = '-';
-    ctk_buf_append(b, p, (size_t)(d + sizeof d - p));
+    raw(b, p, (size_t)(d + sizeof d - p));
 }
 
-/* s[0..len) as "<len>:<bytes>", "-" for NULL. */
-static void put_bytes(ctk_buf_t *b, const char *s, size_t len)
+/* s[0..len) as "<len>:<bytes>", "-" for NULL; room: bytes_room() */
+static void raw_bytes(ctk_buf_t *b, const char *s, size_t len)
 {
-    char d[24], *p = d + sizeof d;
-    size_t u = len;
-
     if (!s) {
-        ctk_buf_append(b, "-", 1);
+        raw(b, "-", 1);
         return;
     }
-    *--p = ':';
-    do
-        *--p = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    ctk_buf_append(b, p, (size_t)(d + sizeof d - p));
-    ctk_buf_append(b, s, len);
+    raw_num(b, (long long)len);
+    raw(b, ":", 1);
+    raw(b, s, len);
 }
 
-static void put_str(ctk_buf_t *b, const char *s)
+static size_t bytes_room(const char *s, size_t len)
 {
-    put_bytes(b, s, s ? strlen(s) : 0);
+    return s ? len + 22 : 1;
 }
 
-/* "key " */
-static void put_key(ctk_buf_t *b, const char *key)
+/* room for "<key> " and more bytes, then the key written */
+static bool begin(ctk_buf_t *b, const char *key, size_t more)
 {
-    ctk_buf_puts(b, key);
-    ctk_buf_append(b, " ", 1);
+    size_t kl = strlen(key);
+
+    if (!ctk_buf_reserve(b, kl + 1 + more))
+        return false;
+    raw(b, key, kl);
+    raw(b, " ", 1);
+    return true;
+}
+
+/* "<key> <str>\n" */
+static void put_str(ctk_buf_t *b, const char *key, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+
+    if (!begin(b, key, bytes_room(s, n) + 1))
+        return;
+    raw_bytes(b, s, n);
+    raw(b, "\n", 1);
+}
+
+/* "<key> <str of a char array>\n" */
+static void put_array(ctk_buf_t *b, const char *key, const char *a, size_t size)
+{
+    size_t n = strnlen(a, size);
+
+    if (!begin(b, key, bytes_room(a, n) + 1))
+        return;
+    raw_bytes(b, a, n);
+    raw(b, "\n", 1);
 }
 
 static void put_version(ctk_buf_t *b, const ctk_version_t *v)
 {
-    put_key(b, "version");
-    put_num(b, v->major);
-    ctk_buf_append(b, " ", 1);
-    put_num(b, v->minor);
-    ctk_buf_append(b, " ", 1);
-    put_num(b, v->patch);
-    ctk_buf_append(b, " ", 1);
-    put_num(b, (long long)v->source);
-    ctk_buf_append(b, "\n", 1);
-    put_key(b, "version.path");
-    put_bytes(b, v->path, strnlen(v->path, sizeof v->path));
-    ctk_buf_append(b, "\n", 1);
-    put_key(b, "version.passed_over");
-    put_bytes(b, v->passed_over, strnlen(v->passed_over, sizeof v->passed_over));
-    ctk_buf_append(b, "\n", 1);
-    put_key(b, "version.out_of_step");
-    put_bytes(b, v->out_of_step, strnlen(v->out_of_step, sizeof v->out_of_step));
+    if (begin(b, "version", 4 * 22 + 1)) {
+        raw_num(b, v->major);
+        raw(b, " ", 1);
+        raw_num(b, v->minor);
+        raw(b, " ", 1);
+        raw_num(b, v->patch);
+        raw(b, " ", 1);
+        raw_num(b, (long long)v->source);
+        raw(b, "\n", 1);
+    }
+    put_array(b, "version.path", v->path, sizeof v->path);
+    put_array(b, "version.passed_over", v->passed_over, sizeof v->passed_over);
+    put_array(b, "version.out_of_step", v->out_of_step, sizeof v->out_of_step);
+}
+
+/* "<key> <count>\n" */
+static bool put_count(ctk_buf_t *b, const char *key, size_t n)
+{
+    if (!begin(b, key, 22 + 1))
+        return false;
+    raw_num(b, (long long)n);
+    raw(b, "\n", 1);
+    return true;
+}
+
+/* an item line: "  " and the strings, each after a blank but the first */
+static void put_item(ctk_buf_t *b, const char *const *strs, size_t n)
+{
+    size_t i, len[3], room = 3;
+
+    for (i = 0; i < n; i++) {
+        len[i] = strs[i] ? strlen(strs[i]) : 0;
+        room += bytes_room(strs[i], len[i]) + 1;
+    }
+    if (!ctk_buf_reserve(b, room))
+        return;
+    raw(b, "  ", 2);
+    for (i = 0; i < n; i++) {
+        if (i)
+            raw(b, " ", 1);
+        raw_bytes(b, strs[i], len[i]);
+    }
+    raw(b, "\n", 1);
 }
 
 static void put_list(ctk_buf_t *b, const char *key, const ctk_strlist_t *l)
 {
     size_t i;
 
-    put_key(b, key);
-    put_num(b, (long long)l->len);
-    for (i = 0; i < l->len; i++) {
-        ctk_buf_append(b, "\n  ", 3);
-        put_str(b, l->items[i]);
-    }
+    if (!put_count(b, key, l->len))
+        return;
+    for (i = 0; i < l->len; i++)
+        put_item(b, (const char *const *)&l->items[i], 1);
 }
 
 static void put_libs(ctk_buf_t *b, const ctk_sdk_t *s)
 {
     size_t i;
 
-    put_key(b, "libs");
-    put_num(b, (long long)s->n_libs);
+    if (!put_count(b, "libs", s->n_libs))
+        return;
     for (i = 0; i < s->n_libs; i++) {
-        ctk_buf_append(b, "\n  ", 3);
-        put_str(b, s->libs[i].name);
-        ctk_buf_append(b, " ", 1);
-        put_str(b, s->libs[i].libdir);
-        ctk_buf_append(b, " ", 1);
-        put_str(b, s->libs[i].link);
+        const char *item[3] = { s->libs[i].name, s->libs[i].libdir, s->libs[i].link };
+
+        put_item(b, item, 3);
     }
 }
 
@@ -222,13 +274,12 @@ static void put_versioned(ctk_buf_t *b, const ctk_sdk_t *s)
 {
     size_t i;
 
-    put_key(b, "versioned");
-    put_num(b, (long long)s->n_versioned);
+    if (!put_count(b, "versioned", s->n_versioned))
+        return;
     for (i = 0; i < s->n_versioned; i++) {
-        ctk_buf_append(b, "\n  ", 3);
-        put_str(b, s->versioned[i].name);
-        ctk_buf_append(b, " ", 1);
-        put_str(b, s->versioned[i].file);
+        const char *item[2] = { s->versioned[i].name, s->versioned[i].file };
+
+        put_item(b, item, 2);
     }
 }
 
@@ -239,17 +290,15 @@ char *ctk_sdkfacts_dump(const ctk_sdk_t *s, ctk_error_t *err)
 
     ctk_buf_init(&b);
     ctk_buf_reserve(&b, 2048); /* a toolkit's record: one block, grown rarely */
-    for (i = 0; i < N_MEMBERS; i++) {
+    for (i = 0; i < N_MEMBERS && !b.failed; i++) {
         const struct member *m = &members[i];
 
         switch (m->kind) {
         case M_FORM:
-            put_key(&b, m->key);
-            put_num(&b, FORM);
+            put_count(&b, m->key, FORM);
             break;
         case M_STR:
-            put_key(&b, m->key);
-            put_str(&b, *str_field(s, m->off));
+            put_str(&b, m->key, *str_field(s, m->off));
             break;
         case M_VERSION:
             put_version(&b, &s->version);
@@ -264,9 +313,8 @@ char *ctk_sdkfacts_dump(const ctk_sdk_t *s, ctk_error_t *err)
             put_versioned(&b, s);
             break;
         }
-        ctk_buf_append(&b, "\n", 1);
     }
-    if (!ctk_buf_append(&b, "", 0) || b.failed) {
+    if (b.failed || !ctk_buf_append(&b, "", 0)) {
         ctk_buf_fini(&b);
         ctk_error_nomem(err);
         return NULL;
@@ -369,7 +417,7 @@ static bool array(cur_t *c, char *a, size_t size)
     if (!str(c, false, size - 1, &s))
         return false;
     n = strlen(s);
-    memcpy(a, s, n + 1); /* the rest of a is zero: the record is calloc'd */
+    memcpy(a, s, n + 1); /* past the NUL a is not read (blank()) */
     free(s);
     return true;
 }
@@ -431,29 +479,21 @@ static bool get_list(cur_t *c, const char *k, ctk_strlist_t *l)
     return true;
 }
 
-/* the entry of a name table (ctk_sdk_lib_name, ctk_sdk_link_name) that
- * holds name, or SIZE_MAX */
-static size_t table_index(const char *(*table)(size_t), const char *name)
-{
-    const char *t;
-    size_t i;
-
-    for (i = 0; (t = table(i)) != NULL; i++)
-        if (strcmp(t, name) == 0)
-            return i;
-    return SIZE_MAX;
-}
-
-/* a name of table, as its index */
+/* a name of table, as its index: a string compared where it lies */
 static bool name_in(cur_t *c, const char *(*table)(size_t), size_t *t)
 {
-    char *name;
+    const char *name;
+    long long n;
 
-    if (!str(c, false, 64, &name))
-        return false;
-    *t = table_index(table, name);
-    free(name);
-    return *t != SIZE_MAX || bad(c, "not a library ctkgen knows");
+    if (!num(c, 0, 64, &n) || !lit(c, ":", 1) || (size_t)(c->end - c->p) < (size_t)n)
+        return bad(c, "not a library name");
+    name = c->p;
+    c->p += n;
+    for (*t = 0; table(*t); (*t)++)
+        if (strlen(table(*t)) == (size_t)n && memcmp(table(*t), name, (size_t)n) == 0)
+            return true;
+    *t = SIZE_MAX;
+    return bad(c, "not a library ctkgen knows");
 }
 
 static bool get_libs(cur_t *c, ctk_sdk_t *s)
@@ -529,16 +569,37 @@ static bool get_member(cur_t *c, const struct member *m, ctk_sdk_t *s)
     return false;
 }
 
+/* A record of nothing, as calloc would make it, but for the version's
+ * strings, which are empty but not cleared to their ends (6 KB a
+ * toolkit, filled from the text up to their NUL, and read only so far:
+ * same_array(), put_array(), the templates' data). */
+_Static_assert(offsetof(ctk_version_t, passed_over) == offsetof(ctk_version_t, path) + 4096 &&
+                   offsetof(ctk_version_t, out_of_step) == offsetof(ctk_version_t, passed_over) + 512 &&
+                   offsetof(ctk_version_t, out_of_step) + 1536 == sizeof(ctk_version_t),
+               "ctk_version_t's strings are no longer its last fields, one after another: "
+               "update blank() in sdkfacts.c");
+
+static void blank(ctk_sdk_t *s)
+{
+    char *p = (char *)s, *lo = s->version.path;
+    char *hi = s->version.out_of_step + sizeof s->version.out_of_step;
+
+    memset(p, 0, (size_t)(lo - p));
+    memset(hi, 0, (size_t)((char *)(s + 1) - hi));
+    s->version.path[0] = s->version.passed_over[0] = s->version.out_of_step[0] = '\0';
+}
+
 ctk_sdk_t *ctk_sdkfacts_load(const ctk_sdk_conf_t *conf, const char *text, size_t len, ctk_error_t *err)
 {
     cur_t c = { text, text + len, "the text", err };
     ctk_sdk_t *s;
     size_t i;
 
-    if (!(s = calloc(1, sizeof *s))) {
+    if (!(s = malloc(sizeof *s))) {
         ctk_error_nomem(err);
         return NULL;
     }
+    blank(s);
     s->conf = conf;
     ctk_strlist_init(&s->path);
     ctk_strlist_init(&s->ld_library_path);

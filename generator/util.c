@@ -807,9 +807,13 @@ typedef struct {
     uint64_t answer; /* hash of the answer, as first given */
 } seen_q_t;
 
+#define SEEN_RECENT 4
+
 struct ctk_seen {
     seen_q_t *q;
     size_t n, cap;
+    size_t recent[SEEN_RECENT]; /* the questions asked last: index + 1, 0 none */
+    size_t next_recent;
     ctk_buf_t paths; /* every question's path, each after the last, NUL-ended */
     size_t *slot; /* [mask + 1]: index + 1 into q, 0 free */
     size_t mask;
@@ -863,6 +867,11 @@ size_t ctk_seen_count(const ctk_seen_t *s)
     return s->n;
 }
 
+size_t ctk_seen_question_len(const ctk_seen_t *s, size_t i)
+{
+    return s->q[i].len;
+}
+
 const char *ctk_seen_question(const ctk_seen_t *s, size_t i, ctk_seen_kind_t *kind)
 {
     *kind = s->q[i].kind;
@@ -908,9 +917,8 @@ static uint64_t real_answer(const char *real, int errnum)
 /* The question's index in s, added (answer 0) when new; SIZE_MAX when
  * memory runs out (s is then lost). */
 static size_t seen_find_add(ctk_seen_t *s, ctk_seen_kind_t kind, const char *path, size_t len,
-                            bool *added)
+                            uint64_t key, bool *added)
 {
-    uint64_t key = seen_key(kind, path, len);
     size_t i;
 
     *added = false;
@@ -971,13 +979,26 @@ static void seen_record(ctk_seen_kind_t kind, const char *path, size_t len, cons
                         const char *real, int errnum)
 {
     bool added;
+    uint64_t key;
     size_t i;
 
     if (path[0] != '/') { /* its answer depends on the working directory too */
         seen_now->opaque = true;
         return;
     }
-    i = seen_find_add(seen_now, kind, path, len, &added);
+    /* a question asked a moment ago (a lib dir, for each library looked
+       for in it) is found without the table */
+    for (i = 0; i < SEEN_RECENT; i++) {
+        size_t r = seen_now->recent[i];
+
+        if (r && seen_now->q[r - 1].kind == kind && seen_now->q[r - 1].len == len &&
+            memcmp(seen_now->paths.data + seen_now->q[r - 1].path, path, len) == 0)
+            return;
+    }
+    key = seen_key(kind, path, len);
+    i = seen_find_add(seen_now, kind, path, len, key, &added);
+    if (i != SIZE_MAX)
+        seen_now->recent[seen_now->next_recent++ % SEEN_RECENT] = i + 1;
 
     /* the first answer stands: if a later one differs, the tree changed
        while it was looked at, and a recheck will not match both */
@@ -1025,7 +1046,9 @@ bool ctk_seen_ask(ctk_seen_t *s, ctk_seen_kind_t kind, const char *path)
 
     if ((unsigned)kind >= CTK_SEEN_KINDS || path[0] != '/')
         return false;
-    return seen_find_add(s, kind, path, strlen(path), &added) != SIZE_MAX;
+    size_t len = strlen(path);
+
+    return seen_find_add(s, kind, path, len, seen_key(kind, path, len), &added) != SIZE_MAX;
 }
 
 /* The hash of the answers a1..an, each beside its question. */

@@ -201,6 +201,8 @@ bool ctk_seen_usable(const ctk_seen_t *s);
 /* Its questions: how many, and the i-th (its kind into *kind). */
 size_t ctk_seen_count(const ctk_seen_t *s);
 const char *ctk_seen_question(const ctk_seen_t *s, size_t i, ctk_seen_kind_t *kind);
+/* The length of the i-th question's path. */
+size_t ctk_seen_question_len(const ctk_seen_t *s, size_t i);
 /* The hash of the answers as recorded. */
 uint64_t ctk_seen_hash(const ctk_seen_t *s);
 /* Add a question without an answer (a record read back from storage, to

@@ -54,7 +54,7 @@ static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlis
 /* NULL if rel is a relative path ctkgen may write, else the reason why not. */
 static const char *relpath_problem(const char *rel)
 {
-    const char *s = rel, *slash;
+    const char *s = rel, *slash, *comp_why;
     size_t n;
 
     if (*rel == '\0')
@@ -63,21 +63,33 @@ static const char *relpath_problem(const char *rel)
         return "is absolute";
     if (strlen(rel) >= PATH_MAX)
         return "is too long";
-    for (s = rel; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            return "contains a control character";
-    for (s = rel;; s = slash + 1) {
-        slash = strchr(s, '/');
-        n = slash ? (size_t)(slash - s) : strlen(s);
-        if (n == 0)
-            return "has an empty component";
-        if (n > NAME_MAX)
-            return "has a component longer than NAME_MAX";
-        if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-            return "has a '.' or '..' component";
-        if (!slash)
+    /* one pass: a control character anywhere is said before a component's
+       problem, the first component's problem before a later one's */
+    comp_why = NULL;
+    for (s = rel, slash = rel;; s++) {
+        unsigned char ch = (unsigned char)*s;
+
+        if (ch < 0x20 || ch == 0x7f) {
+            if (ch != '\0')
+                return "contains a control character";
+        } else if (ch != '/') {
+            continue;
+        }
+        n = (size_t)(s - slash);
+        if (comp_why)
+            ;
+        else if (n == 0)
+            comp_why = "has an empty component";
+        else if (n > NAME_MAX)
+            comp_why = "has a component longer than NAME_MAX";
+        else if ((n == 1 && slash[0] == '.') || (n == 2 && slash[0] == '.' && slash[1] == '.'))
+            comp_why = "has a '.' or '..' component";
+        if (ch == '\0')
             break;
+        slash = s + 1;
     }
+    if (comp_why)
+        return comp_why;
     if (strcmp(rel, CTK_MANIFEST_NAME) == 0 || strcmp(rel, CTK_LOCK_NAME) == 0)
         return "is reserved for ctkgen's own bookkeeping";
     if (strstr(rel, TMP_TAG))
@@ -615,12 +627,22 @@ static ctk_outfile_t *outset_add_path(ctk_outset_t *set, const char *relpath, ch
         ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path %s", why);
         goto out;
     }
-    if ((set->n + 1) * 2 >= set->index_cap && !index_build(set, set->index_cap ? set->index_cap * 2 : 64, err))
-        goto out;
-    slot = index_slot(set, relpath);
-    if (set->index[slot]) {
-        ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path produced twice");
-        goto out;
+    if (checked && set->from_records) {
+        /* a manifest's entries, each once (manifest_sort): not indexed
+           unless another file joins them */
+        slot = SIZE_MAX;
+    } else {
+        size_t cap = set->index_cap ? set->index_cap : 64;
+
+        while ((set->n + 1) * 2 >= cap)
+            cap *= 2;
+        if (cap != set->index_cap && !index_build(set, cap, err))
+            goto out;
+        slot = index_slot(set, relpath);
+        if (set->index[slot]) {
+            ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path produced twice");
+            goto out;
+        }
     }
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 16;
@@ -641,7 +663,9 @@ static ctk_outfile_t *outset_add_path(ctk_outset_t *set, const char *relpath, ch
     f->relpath = rel;
     f->data = data;
     f->len = len;
-    set->index[slot] = ++set->n;
+    if (slot != SIZE_MAX)
+        set->index[slot] = set->n + 1;
+    set->n++;
     rel = NULL;
     data = NULL;
 out:
@@ -703,14 +727,12 @@ typedef struct {
 typedef struct {
     mentry_t *v;
     size_t n;
+    char *paths; /* every entry's rel, each NUL-ended, in one block */
 } manifest_t;
 
 static void manifest_fini(manifest_t *m)
 {
-    size_t i;
-
-    for (i = 0; i < m->n; i++)
-        free(m->v[i].rel);
+    free(m->paths);
     free(m->v);
     memset(m, 0, sizeof *m);
 }
@@ -794,18 +816,29 @@ static void sort_unless_sorted(void *base, size_t n, size_t size,
 static bool manifest_sort(const char *path, manifest_t *m, const char *hint, ctk_error_t *err)
 {
     size_t i;
+    int c = -1;
 
-    sort_unless_sorted(m->v, m->n, sizeof *m->v, mentry_cmp);
-    for (i = 1; i < m->n; i++) {
-        if (strcmp(m->v[i - 1].rel, m->v[i].rel) == 0) {
-            int dup = m->v[i].line > m->v[i - 1].line ? m->v[i].line : m->v[i - 1].line;
-
-            ctk_error_set(err, CTK_E_IO, path, dup, 18,
-                          "corrupt manifest line: %s is listed twice%s", m->v[i].rel, hint);
-            return false;
-        }
+    /* in order already (as ctkgen writes it) when each path sorts before
+       the next: one pass, which meets a path listed twice too */
+    for (i = 1; i < m->n && (c = strcmp(m->v[i - 1].rel, m->v[i].rel)) < 0; i++)
+        ;
+    if (i == m->n)
+        return true;
+    if (c > 0) {
+        qsort(m->v, m->n, sizeof *m->v, mentry_cmp);
+        for (i = 1; i < m->n && strcmp(m->v[i - 1].rel, m->v[i].rel) != 0; i++)
+            ;
+        if (i == m->n)
+            return true;
     }
-    return true;
+    /* m->v[i - 1] and m->v[i]: the same path */
+    {
+        int dup = m->v[i].line > m->v[i - 1].line ? m->v[i].line : m->v[i - 1].line;
+
+        ctk_error_set(err, CTK_E_IO, path, dup, 18, "corrupt manifest line: %s is listed twice%s",
+                      m->v[i].rel, hint);
+    }
+    return false;
 }
 
 static bool manifest_parse(const char *path, const char *data, size_t len, manifest_t *m,
@@ -814,6 +847,7 @@ static bool manifest_parse(const char *path, const char *data, size_t len, manif
     static const char hint[] = "; move the manifest away and rerun with --force to regenerate";
     size_t hl = strlen(MANIFEST_HEADER), pos, cap = 0;
     bool v2 = len >= hl && memcmp(data, MANIFEST_HEADER_V2, hl) == 0;
+    char *next;
     int line = 1;
 
     if (!v2 && (len < hl || memcmp(data, MANIFEST_HEADER, hl) != 0)) {
@@ -822,7 +856,12 @@ static bool manifest_parse(const char *path, const char *data, size_t len, manif
                       "or \"# ctkgen manifest v2\"%s", hint);
         return false;
     }
-    for (pos = hl; pos < len;) {
+    /* every path fits in the text it came from */
+    if (!(m->paths = malloc(len + 1))) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    for (pos = hl, next = m->paths; pos < len;) {
         const char *p = data + pos, *nl = memchr(p, '\n', len - pos), *rest;
         size_t l, skip = v2 ? 17 : 0;
         const char *why;
@@ -850,14 +889,14 @@ static bool manifest_parse(const char *path, const char *data, size_t len, manif
         if (!v2)
             m->v[m->n].input[0] = '\0';
         rest = p + 17 + skip;
-        rel = ctk_strndup(rest, l - 17 - skip, err);
-        if (!rel)
-            return false;
+        rel = next;
+        memcpy(rel, rest, l - 17 - skip);
+        rel[l - 17 - skip] = '\0';
+        next += l - 17 - skip + 1;
         why = relpath_problem(rel);
         if (why) {
             ctk_error_set(err, CTK_E_IO, path, line, (int)(18 + skip),
                           "corrupt manifest line: path %s%s", why, hint);
-            free(rel);
             return false;
         }
         m->v[m->n].rel = rel;
@@ -888,6 +927,15 @@ static const ctk_outfile_t *sorted_find(const ctk_outfile_t **files, size_t n, c
     key.relpath = (char *)rel;
     hit = bsearch(&kp, files, n, sizeof *files, outfile_ptr_cmp);
     return hit ? *hit : NULL;
+}
+
+/* Whether set holds rel: through its index when it has one (constant
+ * time), else in files, its sorted view. */
+static bool outset_holds(const ctk_outset_t *set, const ctk_outfile_t **files, const char *rel)
+{
+    if (set->index_cap && !set->from_records)
+        return set->index[index_slot(set, rel)] != 0;
+    return sorted_find(files, set->n, rel) != NULL;
 }
 
 static int change_cmp(const void *x, const void *y)
@@ -997,7 +1045,7 @@ out:
 
 int ctk_write_owns(const char *outdir, const char *rel, ctk_error_t *err)
 {
-    manifest_t man = {NULL, 0};
+    manifest_t man = {NULL, 0, NULL};
     const mentry_t *me;
     char *data = NULL;
     size_t len = 0;
@@ -1276,7 +1324,7 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
     const ctk_outfile_t **files = NULL;
     const mentry_t **kept = NULL;
     ctk_plan_t *plan = NULL, *res = NULL;
-    manifest_t man = {NULL, 0}, pend = {NULL, 0};
+    manifest_t man = {NULL, 0, NULL}, pend = {NULL, 0, NULL};
     char *mpath = NULL, *mdata = NULL, *old = NULL, *ppath = NULL, *pdata = NULL;
     size_t mlen = 0, oldlen = 0, plen = 0, i, n, stop = 0, n_kept = 0;
     bool have_manifest = false, borrowed = false;
@@ -1319,7 +1367,7 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
             /* relpath_problem() has bounded the length by PATH_MAX */
             memcpy(prefix, rel, (size_t)(s - rel));
             prefix[s - rel] = '\0';
-            if (sorted_find(files, set->n, prefix)) {
+            if (outset_holds(set, files, prefix)) {
                 ctk_error_set(err, CTK_E_INTERNAL, rel, 0, 0,
                               "output path lies below %s, which is also an output file", prefix);
                 goto out;
@@ -1414,12 +1462,14 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
     }
     /* what ctkgen wrote before (the manifest, and an interrupted run's
      * pending manifest) and no longer produces */
-    for (i = 0; i < man.n + pend.n; i++) {
+    /* an outset of exactly the manifest's files (the same manifest, taken
+       whole) leaves none of them out */
+    for (i = set->from_records && borrowed ? man.n : 0; i < man.n + pend.n; i++) {
         const mentry_t *me = i < man.n ? &man.v[i] : &pend.v[i - man.n];
         ctk_change_t *c;
         walk_t w;
 
-        if (sorted_find(files, set->n, me->rel))
+        if (outset_holds(set, files, me->rel))
             continue;
         if (i >= man.n && manifest_find(&man, me->rel))
             continue; /* listed in both: seen already */
@@ -1450,7 +1500,12 @@ ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
 
     if (n_kept > 1)
         qsort(kept, n_kept, sizeof *kept, mentry_ptr_cmp);
-    manifest_text(&mb, files, set->n, kept, n_kept);
+    if (set->from_records && set->verified && borrowed && n_kept == 0)
+        /* the same files with the same records: the manifest as it is (a
+           run of this build wrote it, so it is what manifest_text gives) */
+        ctk_buf_append(&mb, mdata, mlen);
+    else
+        manifest_text(&mb, files, set->n, kept, n_kept);
     if (mb.failed) {
         ctk_error_nomem(err);
         goto out;
