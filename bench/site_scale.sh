@@ -271,6 +271,9 @@ handwritten() {
 }
 
 OUT=$W/out
+# what generate learns of the toolkits, kept for this run alone
+XDG_CACHE_HOME=$W/cache
+export XDG_CACHE_HOME
 TICKS0=$(cpu_ticks)
 echo "# runs (seconds, in the order taken)" >&2
 

@@ -10,8 +10,9 @@
 #     bench/ makes them by the thousand;
 #   the growth from 50 to 100 toolkits, which must stay linear (at most
 #     2.2 times);
-#   an unchanged re-run of the 100 (rerun_100), which renders nothing and
-#     must cost at most half the fresh run;
+#   an unchanged re-run of the 100 (rerun_100), which probes, renders and
+#     reads nothing and must cost at most 0.15 of the fresh run (at 1000
+#     toolkits it is under 0.10: docs/benchmarks.md);
 #   validate --no-cache of one toolkit (validate_1).
 # The budgets are today's counts with a margin (the file says which); a
 # change that makes ctkgen cheaper lowers them there, one that makes it
@@ -23,6 +24,9 @@ if ldd "$CTKGEN" 2>/dev/null | grep -q 'libasan'; then
     skip "instruction counts are the plain build's (AddressSanitizer build: counted in the main suite)"
 fi
 B=$top_srcdir/tests/data/perf-budget
+# what generate learns of the toolkits, kept for this test alone
+XDG_CACHE_HOME=$T/cache
+export XDG_CACHE_HOME
 budget() { sed -n "s/^$1=\([0-9]*\).*/\1/p" "$B"; }
 
 # toolkits: links into the real one, each its own directory
@@ -68,8 +72,8 @@ echo "# per toolkit at 100: $((g100 / 100)) instructions"
 r100=$(instructions "$CTKGEN" -v generate -c "$T/s100.json" -o "$T/o100")
 check "an unchanged re-run renders no toolkit" grep -q '100 of 100 toolkit(s) not rendered' "$T/cg.log"
 check "an unchanged re-run of 100 toolkits within its instruction budget" within rerun_100 "$r100"
-check "an unchanged re-run costs at most half a fresh run ($r100 / $g100)" \
-    awk -v a="$g100" -v b="$r100" 'BEGIN { exit !(a > 0 && b > 0 && b <= 0.5 * a) }'
+check "an unchanged re-run costs at most 0.15 of a fresh run ($r100 / $g100)" \
+    awk -v a="$g100" -v b="$r100" 'BEGIN { exit !(a > 0 && b > 0 && b <= 0.15 * a) }'
 
 mk_site 1 "$T/s1.json"
 "$CTKGEN" -q generate -c "$T/s1.json" -o "$T/o1" || { echo "FAIL: generate of one toolkit"; exit 1; }
