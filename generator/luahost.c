@@ -29,6 +29,7 @@
 #include <lualib.h>
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,46 @@ ctk_lval_t *ctk_lval_map(void)
     return lv_new(LV_MAP);
 }
 
+/* ---- map keys: each spelling kept once -------------------------------------
+ * A data tree's maps use a few dozen field names over and over (a
+ * thousand toolkits, a dozen trees each): the first KEYS_MAX spellings
+ * are kept in one static block for the life of the process and shared,
+ * any further one is copied for its map as before.  A key is the block's
+ * when it lies inside it. */
+#define KEYS_MAX 256
+#define KEYS_BYTES 8192
+static char keys_block[KEYS_BYTES];
+static size_t keys_used;
+static const char *keys_at[KEYS_MAX * 2]; /* open addressing, by FNV-1a */
+static size_t keys_n;
+static pthread_mutex_t keys_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool key_shared(const char *k)
+{
+    return k >= keys_block && k < keys_block + KEYS_BYTES;
+}
+
+/* key's shared spelling, or NULL when the block is full */
+static const char *key_intern(const char *key)
+{
+    size_t len = strlen(key), i = (size_t)ctk_hash_mix(CTK_HASH_INIT, key, len) % (KEYS_MAX * 2);
+    const char *hit = NULL;
+
+    pthread_mutex_lock(&keys_lock);
+    while (keys_at[i] && strcmp(keys_at[i], key) != 0)
+        i = (i + 1) % (KEYS_MAX * 2);
+    if (keys_at[i]) {
+        hit = keys_at[i];
+    } else if (keys_n < KEYS_MAX && keys_used + len + 1 <= KEYS_BYTES) {
+        memcpy(keys_block + keys_used, key, len + 1);
+        hit = keys_at[i] = keys_block + keys_used;
+        keys_used += len + 1;
+        keys_n++;
+    }
+    pthread_mutex_unlock(&keys_lock);
+    return hit;
+}
+
 static bool lv_add(ctk_lval_t *c, const char *key, ctk_lval_t *v)
 {
     char *k = NULL;
@@ -139,9 +180,11 @@ static bool lv_add(ctk_lval_t *c, const char *key, ctk_lval_t *v)
         c->cap = cap;
     }
     if (c->kind == LV_MAP) {
-        if (!(k = strdup(key)))
+        const char *shared = key_intern(key);
+
+        if (!shared && !(k = strdup(key)))
             goto fail;
-        c->keys[c->n] = k;
+        c->keys[c->n] = shared ? (char *)shared : k;
     }
     c->items[c->n++] = v;
     return true;
@@ -176,7 +219,7 @@ void ctk_lval_free(ctk_lval_t *v)
         return;
     for (i = 0; i < v->n; i++) {
         ctk_lval_free(v->items[i]);
-        if (v->keys)
+        if (v->keys && !key_shared(v->keys[i]))
             free(v->keys[i]);
     }
     free(v->items);

@@ -711,6 +711,9 @@ static bool dir_read(int fd, dir_list_t *l)
         close(dfd);
         return false;
     }
+    /* fd may have been read before (a dir kept open for a load: its
+       offset, shared with dfd, is where that read ended) */
+    rewinddir(d);
     ctk_buf_init(&text);
     while ((e = readdir(d))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -787,28 +790,95 @@ static _Thread_local const char *visiting;
  * is NULL or cannot be opened or read (or memory runs out). */
 typedef bool (*dir_visit_t)(int dfd, const char *name, void *ud);
 
+/* ---- the directories one load has open ----------------------------------
+ * A load asks each lib dir about one library after another: the dirs it
+ * opened stay open (with what fstat said of them) until the load ends
+ * (open_dirs_end), so that each is opened and looked at once per load,
+ * as the first answer is the one the load goes by anyway (util.h,
+ * ctk_seen_t).  Per thread; outside a load every question opens its dir. */
+#define OPEN_DIRS 4
+typedef struct {
+    char *path; /* NULL: a free slot */
+    int fd;
+    struct stat st;
+} open_dir_t;
+static _Thread_local open_dir_t open_dirs[OPEN_DIRS];
+static _Thread_local bool open_dirs_on;
+static _Thread_local size_t open_dirs_next;
+
+static void open_dirs_begin(void)
+{
+    open_dirs_on = true;
+}
+
+static void open_dirs_end(void)
+{
+    size_t i;
+
+    for (i = 0; i < OPEN_DIRS; i++) {
+        if (open_dirs[i].path) {
+            close(open_dirs[i].fd);
+            free(open_dirs[i].path);
+            open_dirs[i].path = NULL;
+        }
+    }
+    open_dirs_on = false;
+}
+
+/* dir opened and fstat'd into *fd and *st: kept (the caller does not close
+ * it) when *kept.  false when it cannot be opened or looked at (noted). */
+static bool dir_open(const char *dir, int *fd, struct stat *st, bool *kept)
+{
+    open_dir_t *o;
+    size_t i;
+
+    *kept = false;
+    for (i = 0; open_dirs_on && i < OPEN_DIRS; i++) {
+        if (open_dirs[i].path && strcmp(open_dirs[i].path, dir) == 0) {
+            *fd = open_dirs[i].fd;
+            *st = open_dirs[i].st;
+            *kept = true;
+            return true;
+        }
+    }
+    if ((*fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        seen_unopened(dir, errno);
+        return false;
+    }
+    if (fstat(*fd, st) != 0) {
+        ctk_seen_opaque();
+        close(*fd);
+        return false;
+    }
+    /* its identity stands for its entries: adding, removing or renaming
+       one changes its mtime and ctime */
+    ctk_seen_note(CTK_SEEN_STAT, dir, st, 0);
+    if (!open_dirs_on)
+        return true;
+    o = &open_dirs[open_dirs_next++ % OPEN_DIRS];
+    if (o->path) {
+        close(o->fd);
+        free(o->path);
+    }
+    if ((o->path = strdup(dir))) {
+        o->fd = *fd;
+        o->st = *st;
+        *kept = true;
+    }
+    return true;
+}
+
 static bool dir_each(const char *dir, const char *prefix, dir_visit_t visit, void *ud)
 {
     dir_list_t own = { 0 }, *l;
     struct stat st;
     size_t lo, hi, pl = strlen(prefix);
     int fd;
-    bool ok = false;
+    bool ok = false, kept;
 
-    if (!dir)
+    if (!dir || !dir_open(dir, &fd, &st, &kept))
         return false;
-    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) < 0) {
-        seen_unopened(dir, errno);
-        return false;
-    }
     pthread_mutex_lock(&dir_lock);
-    if (fstat(fd, &st) != 0) {
-        ctk_seen_opaque();
-        goto out;
-    }
-    /* its identity stands for its entries: adding, removing or renaming
-       one changes its mtime and ctime */
-    ctk_seen_note(CTK_SEEN_STAT, dir, &st, 0);
     l = dir_slot(&st);
     if (!l || !dir_current(l, &st)) {
         if (!dir_read(fd, &own))
@@ -844,7 +914,8 @@ static bool dir_each(const char *dir, const char *prefix, dir_visit_t visit, voi
 out:
     pthread_mutex_unlock(&dir_lock);
     free(own.names);
-    close(fd);
+    if (!kept)
+        close(fd);
     return ok;
 }
 
@@ -2146,6 +2217,7 @@ ctk_sdk_t *ctk_sdk_load_ex(const ctk_sdk_conf_t *conf, const char *config_source
            : conf->base         ? conf->base
                                 : "?";
     c.err = &e;
+    open_dirs_begin();
     if (!conf->base) {
         sdk_error(&c, CTK_E_CONFIG, CTK_F_SDK, "no base directory");
         goto out;
@@ -2189,6 +2261,7 @@ ctk_sdk_t *ctk_sdk_load_ex(const ctk_sdk_conf_t *conf, const char *config_source
         goto out;
     ok = true;
 out:
+    open_dirs_end();
     if (!ok) {
         ctk_sdk_free(sdk);
         sdk = NULL;
