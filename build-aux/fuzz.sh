@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Usage: build-aux/fuzz.sh [-r RUNS] [-t SECONDS] [TARGET...]
-#   TARGET: config quote modeval probe pattern (default: all five)
+#   TARGET: config quote modeval probe pattern facts (default: all six)
 #   -r RUNS     executions per target (default 20000)
 #   -t SECONDS  per target instead of a run count (for long runs by hand)
 # Builds the library with -fsanitize=fuzzer-no-link,address,undefined in
@@ -26,7 +26,7 @@ while getopts r:t: o; do
     esac
 done
 shift $((OPTIND - 1))
-targets=${*:-config quote modeval probe pattern}
+targets=${*:-config quote modeval probe pattern facts}
 B=${FUZZ_BUILD:-$top/_build-fuzz}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
 CLANG=${CLANG:-clang}

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: MIT
 . "$top_srcdir/tests/lib.sh"
 
-for t in config quote modeval probe pattern; do
+for t in config quote modeval probe pattern facts; do
     bin="$top_builddir/tests/fuzz/fuzz_${t}_replay"
     dirs="$top_srcdir/tests/fuzz/corpus/$t"
     n=$(find "$top_srcdir/tests/fuzz/regress/$t" -type f ! -name '.*' 2>/dev/null | wc -l)
