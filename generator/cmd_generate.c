@@ -321,8 +321,9 @@ out:
 /* Load SDK i (through fc when not NULL: factcache.h), printing its
  * error; *rc is raised to what the error says. */
 static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_factcache_t *fc, ctk_sdk_t **sdk,
-                     int *rc, ctk_error_t *err)
+                     int *rc, size_t *kept, ctk_error_t *err)
 {
+    bool cached = false;
     ctk_error_t e;
     char *note = NULL;
     int code;
@@ -333,7 +334,8 @@ static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_factcache_t *f
     if (note && notes)
         ctk_cli_warn("%s", note);
     free(note);
-    if ((*sdk = ctk_factcache_load(fc, &cfg->sdks[i], cfg->source, NULL, &e))) {
+    if ((*sdk = ctk_factcache_load(fc, &cfg->sdks[i], cfg->source, &cached, &e))) {
+        *kept += cached;
         ctk_cli_debug("%s: CUDA %s at %s", (*sdk)->module_version, (*sdk)->version_mm,
                       (*sdk)->root);
         return true;
@@ -352,12 +354,15 @@ static bool load_one(ctk_config_t *cfg, size_t i, bool notes, ctk_factcache_t *f
 static bool load_sdks(ctk_config_t *cfg, bool notes, ctk_factcache_t *fc, ctk_sdk_t **sdks, int *rc,
                       ctk_error_t *err)
 {
-    size_t i;
+    size_t i, kept = 0;
 
     *rc = CTK_EXIT_OK;
     for (i = 0; i < cfg->n_sdks; i++)
-        if (!load_one(cfg, i, notes, fc, &sdks[i], rc, err))
+        if (!load_one(cfg, i, notes, fc, &sdks[i], rc, &kept, err))
             return false;
+    if (fc)
+        ctk_cli_debug("%zu of %zu toolkit(s) not probed: what was kept of them still holds", kept,
+                      cfg->n_sdks);
     return !notes || warn_same_toolkit(cfg, sdks, err);
 }
 
