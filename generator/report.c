@@ -123,6 +123,7 @@ void ctk_vart_fini(ctk_vart_t *a)
     free(a->nvcc);
     free(a->nvcc_release);
     free(a->built_by);
+    free(a->linked_by);
     ctk_probe_report_fini(&a->host);
     ctk_probe_report_fini(&a->cuda);
     ctk_probe_report_fini(&a->sass);
@@ -687,7 +688,8 @@ static json_t *art_json(const ctk_vart_t *a)
     else if (ok)
         ok = jset(o, "env", env_json(&a->env));
     ok = ok && jset(o, "nvcc", jstr(a->nvcc)) && jset(o, "nvcc_release", jstr(a->nvcc_release)) &&
-         jset(o, "built_by", jstr(a->built_by)) && jset(o, "host_probe", probe_json(&a->host)) &&
+         jset(o, "built_by", jstr(a->built_by)) && jset(o, "linked_by", jstr(a->linked_by)) &&
+         jset(o, "host_probe", probe_json(&a->host)) &&
          jset(o, "cuda_probe", probe_json(&a->cuda)) && jset(o, "sass_probe", probe_json(&a->sass)) &&
          jset(o, "ptx_probe", probe_json(&a->ptx)) &&
          jset(o, "launched", json_boolean(a->launched)) &&
@@ -1143,15 +1145,16 @@ static bool art_from_object(const rd_t *rd, const json_t *o, ctk_vart_t *t)
             !strlist_from_cache(rd, o, "libs", &t->libs) ||
             !rd_str(rd, o, "pc_version", true, &t->pc_version))
             goto out;
-        n_keys = 18;
+        n_keys = 19;
     } else {
         if (!env_from_cache(rd, o, &t->env))
             goto out;
-        n_keys = 16;
+        n_keys = 17;
     }
     if (!rd_str(rd, o, "nvcc", true, &t->nvcc) ||
         !rd_str(rd, o, "nvcc_release", true, &t->nvcc_release) ||
         !rd_str(rd, o, "built_by", true, &t->built_by) ||
+        !rd_str(rd, o, "linked_by", true, &t->linked_by) ||
         !probe_from_cache(rd, o, "host_probe", false, &t->host) ||
         !probe_from_cache(rd, o, "cuda_probe", true, &t->cuda) ||
         !probe_from_cache(rd, o, "sass_probe", true, &t->sass) ||

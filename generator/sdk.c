@@ -6,9 +6,11 @@
 #include "trust.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1782,7 +1784,8 @@ static bool wheel_parts(parts_t *ps, const char *base, ctk_error_t *err)
 /* Largest nvcc executable searched for its banner (bytes). */
 #define NVCC_BANNER_MAX (256L * 1024 * 1024)
 
-static int scan_banner(FILE *f, int *major, int *minor);
+static int scan_banner(FILE *f, long limit, int *major, int *minor);
+static bool rodata_range(FILE *f, long *off, long *len);
 
 /* nvcc's release as its executable holds it: the literal "Cuda compilation
  * tools, release X.Y, VX.Y.Z" that `nvcc --version` prints, read, never
@@ -1818,18 +1821,72 @@ static int nvcc_banner(const char *nvcc, int *major, int *minor)
         fclose(f);
         return rc;
     }
-    rc = scan_banner(f, major, minor);
+    {
+        long off, len;
+
+        /* the banner is a string literal: an ELF nvcc keeps it in .rodata,
+         * a tenth of the file; the whole file where that finds none */
+        if (rodata_range(f, &off, &len) && fseek(f, off, SEEK_SET) == 0)
+            rc = scan_banner(f, len, major, minor);
+        if (rc == 0 && fseek(f, 0, SEEK_SET) == 0)
+            rc = scan_banner(f, NVCC_BANNER_MAX, major, minor);
+    }
     fclose(f);
     if (rc >= 0)
         memo_put(&banner_memo, &st, rc, *major, *minor);
     return rc;
 }
 
-/* nvcc_banner()'s reading of the open file f (not closed here). */
-static int scan_banner(FILE *f, int *major, int *minor)
+/* Where the ELF file f keeps .rodata: false when f is no 64-bit ELF file
+ * of this machine's byte order, or has none. */
+static bool rodata_range(FILE *f, long *off, long *len)
+{
+    static const uint16_t one = 1;
+    const unsigned char order = *(const unsigned char *)&one ? ELFDATA2LSB : ELFDATA2MSB;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    char *names = NULL;
+    size_t n;
+    bool found = false;
+
+    if (fseek(f, 0, SEEK_SET) != 0 || fread(&eh, 1, sizeof eh, f) != sizeof eh ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != order || eh.e_shentsize != sizeof *sh || eh.e_shnum == 0 ||
+        eh.e_shnum > 4096 || eh.e_shstrndx >= eh.e_shnum || eh.e_shoff > (Elf64_Off)LONG_MAX)
+        return false;
+    n = eh.e_shnum;
+    if (!(sh = malloc(n * sizeof *sh)) || fseek(f, (long)eh.e_shoff, SEEK_SET) != 0 ||
+        fread(sh, sizeof *sh, n, f) != n)
+        goto out;
+    {
+        const Elf64_Shdr *st = &sh[eh.e_shstrndx];
+
+        if (st->sh_size == 0 || st->sh_size > 1 << 20 || st->sh_offset > (Elf64_Off)LONG_MAX ||
+            !(names = malloc(st->sh_size + 1)) || fseek(f, (long)st->sh_offset, SEEK_SET) != 0 ||
+            fread(names, 1, st->sh_size, f) != st->sh_size)
+            goto out;
+        names[st->sh_size] = '\0';
+        for (size_t i = 0; i < n && !found; i++)
+            if (sh[i].sh_name < st->sh_size && strcmp(names + sh[i].sh_name, ".rodata") == 0 &&
+                sh[i].sh_type == SHT_PROGBITS && sh[i].sh_offset <= (Elf64_Off)LONG_MAX &&
+                sh[i].sh_size <= (Elf64_Xword)NVCC_BANNER_MAX) {
+                *off = (long)sh[i].sh_offset;
+                *len = (long)sh[i].sh_size;
+                found = true;
+            }
+    }
+out:
+    free(sh);
+    free(names);
+    return found;
+}
+
+/* nvcc_banner()'s reading of the open file f, from where it stands, of
+ * at most limit bytes (not closed here). */
+static int scan_banner(FILE *f, long limit, int *major, int *minor)
 {
     static const char key[] = "Cuda compilation tools, release ";
-    const size_t kl = sizeof key - 1, chunk = 1 << 20;
+    const size_t kl = sizeof key - 1, chunk = 256 << 10;
     const size_t comma = sizeof "Cuda compilation tools" - 1; /* the key's ',' */
     char *buf;
     size_t have = 0, n;
@@ -1838,7 +1895,8 @@ static int scan_banner(FILE *f, int *major, int *minor)
 
     if (!(buf = malloc(chunk + 64)))
         return -1;
-    while (rc == 0 && total < NVCC_BANNER_MAX && (n = fread(buf + have, 1, chunk + 64 - have, f)) > 0) {
+    while (rc == 0 && total < limit &&
+           (n = fread(buf + have, 1, (size_t)((long)(chunk + 64 - have) < limit - total ? (long)(chunk + 64 - have) : limit - total), f)) > 0) {
         char *p = buf, *end;
 
         total += (long)n;

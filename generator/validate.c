@@ -164,6 +164,11 @@ typedef struct {
     ctk_pc_result_t pc;
     bool have_pc;
     char *probe_o;            /* path of probe.o when the pc compile worked */
+    char *pc_exe;             /* path of probe_pc when the pc link took every
+                               * library from where it should (no CTK-LINK) */
+    char *pc_trace;           /* that link's -Wl,--trace output */
+    char *lmod_cuda;          /* the CUDA program lmod's check ran (its own or
+                               * probe_pc), for a Tcl module with the same environment */
     char *nvcc_release;       /* of sdk->nvcc */
     char *text[CTK_ART__COUNT]; /* each artifact's bytes as check_tree read them; NULL: none */
     size_t text_len[CTK_ART__COUNT];
@@ -1664,12 +1669,69 @@ static bool check_link_trace(vjob_t *j, ctk_vart_t *a, const char *what, const c
     return true;
 }
 
+/* Every word of libs is one nvcc and the compiler only link with: -L<dir>,
+ * -l<name>, or -Xlinker and the word it passes on. */
+static bool link_words_only(const ctk_strlist_t *libs)
+{
+    for (size_t i = 0; i < libs->len; i++) {
+        const char *w = libs->items[i];
+
+        if (strcmp(w, "-Xlinker") == 0 && i + 1 < libs->len)
+            i++;
+        else if ((strncmp(w, "-L", 2) != 0 && strncmp(w, "-l", 2) != 0) || !w[2])
+            return false;
+    }
+    return libs->len > 0;
+}
+
+/* The .pc's `nvcc -c probe.cu $(Cflags)`.  Where every Libs word is a
+ * link word (link_words_only), the Libs ride along, as in a Makefile's
+ * `nvcc -c $(pkg-config --cflags --libs)`: nvcc reads every option of
+ * its command line before it runs anything and sets link options aside
+ * in a compile, so a compile that passes is also nvcc accepting the Libs
+ * verbatim (*libs_read), which then needs no run of its own.  A compile
+ * that fails so is run again with the Cflags alone, so that its finding
+ * is the compile's.  false only for internal errors. */
+static bool compile_pc(vjob_t *j, const ctk_vart_t *a, const char *const *pre, const char *const *post,
+                       ctk_env_t *env, ctk_proc_result_t *r, bool *libs_read)
+{
+    const char **with = NULL;
+    size_t n = 0, k = 0;
+    bool ok;
+
+    *libs_read = false;
+    if (link_words_only(&a->libs)) {
+        while (post[n])
+            n++;
+        if (!(with = calloc(a->libs.len + n + 1, sizeof *with))) {
+            ctk_error_nomem(j->err);
+            return false;
+        }
+        for (size_t i = 0; i < a->libs.len; i++)
+            with[k++] = a->libs.items[i];
+        for (size_t i = 0; i < n; i++)
+            with[k++] = post[i];
+        if (!run_argv(j, pre, &a->cflags, with, env, r)) {
+            free(with);
+            return false;
+        }
+        free(with);
+        if ((*libs_read = ctk_proc_ok(r)))
+            return true;
+        ctk_proc_result_fini(r);
+        ctk_proc_result_init(r);
+    }
+    ok = run_argv(j, pre, &a->cflags, post, env, r);
+    return ok;
+}
+
 static bool build_pc(vjob_t *j, ctk_vart_t *a)
 {
     const ctk_sdk_t *s = j->sdk;
     ctk_env_t env;
     ctk_proc_result_t r;
-    bool ok = false, cxx_ok;
+    bool ok = false, cxx_ok, libs_read = false;
+    size_t n_found;
 
     ctk_env_init(&env);
     ctk_proc_result_init(&r);
@@ -1691,7 +1753,7 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
             pre[3] = "-ccbin";
             pre[4] = j->pc.ccbin;
         }
-        if (!run_argv(j, pre, &a->cflags, post, &env, &r))
+        if (!compile_pc(j, a, pre, post, &env, &r, &libs_read))
             goto out;
         if (!ctk_proc_ok(&r)) {
             ok = build_failure(j, a,
@@ -1715,11 +1777,19 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
             goto out;
         if (!(cxx_ok = ctk_proc_ok(&r)) && !build_failure(j, a, "c++ probe.o $(pkg-config --libs)", &r))
             goto out;
+        n_found = a->findings.len;
         if (cxx_ok && !check_link_trace(j, a, "c++ probe.o $(pkg-config --libs)",
                                         (const char *const *)a->libs.items, a->libs.len, r.out))
             goto out;
+        /* kept for the modules, whose link this one may stand for */
+        if (cxx_ok && a->findings.len == n_found) {
+            if (!(j->pc_exe = ctk_path_join(j->dir, "probe_pc", j->err)))
+                goto out;
+            j->pc_trace = r.out;
+            r.out = NULL;
+        }
     }
-    {
+    if (!libs_read) {
         /* the same Libs, verbatim, for nvcc: a -Wl,a,b list works for c++
          * and makes nvcc stop with "Unknown option".  nvcc checks its
          * options before it runs anything, so a dry run answers that in
@@ -1964,22 +2034,354 @@ static bool same_compile_env(vjob_t *j, const ctk_vart_t *a, const ctk_env_t *me
     return ok;
 }
 
+/* ---- one link for several artifacts ---------------------------------------------- */
+/* The .pc's `c++ probe.o $(Libs)` stands for a module's own
+ * `c++ probe.o -lcudart`, and the program it made, run in the module's
+ * environment, for the module's program, when the module's link would
+ * take the same files and its program would load the same libraries: the
+ * two programs then differ in the .pc's rpath alone.  Decided
+ * conservatively: any difference not named below keeps the module's own
+ * link.
+ *
+ *   the .pc    its link passed and took its libraries from the toolkit (no
+ *              CTK-LINK-001); Libs are -L<dir>..., -lcudart and rpaths
+ *              (-Xlinker -rpath=<dirs>, -Wl,-rpath,<dir>, -Wl,-rpath=<dirs>)
+ *              of absolute dirs that are -L dirs too, and every -L dir holds
+ *              no shared library but CUDA's (never_loaded_by_compilers)
+ *   the files  each file that link took (its --trace) is found first in the
+ *              same file by the module's: the compiler's own search list
+ *              (`c++ -print-search-dirs`, LIBRARY_PATH in it, wherever the
+ *              compiler puts it) is searched as ld does, a dir's libX.so
+ *              before its libX.a, after the -L dirs for the .pc; every dir
+ *              the module's list has and the .pc's has not holds no shared
+ *              library but CUDA's, so what ld looks up for a library's
+ *              DT_NEEDED comes from the same place too
+ *   PATH       the module only adds dirs without the programs a link runs
+ *              by name (ld, collect2 ...: link_tools)
+ *   LD_LIBRARY_PATH  the module only adds dirs of CUDA libraries, and each
+ *              shared library in the rpath dirs is found first through it in
+ *              the same dir as through the rpath: the loader searches
+ *              LD_LIBRARY_PATH after an RPATH and before a RUNPATH, so either
+ *              way both programs load the same files; no dir has subdirs
+ *              the loader would search first (glibc-hwcaps, tls ...)
+ *   others     header search variables (CPATH ...: a link of objects reads
+ *              none), NVCC_* (nvcc's alone), and those no compiler reads
+ *              (not_read_by_compilers); every other variable must be equal
+ */
+
+/* Programs a link runs by their name on PATH when the compiler's own
+ * dirs lack them. */
+static const char *const link_tools[] = {"ld",      "ld.bfd",   "ld.gold",    "ld.lld", "ld.mold", "collect2",
+                                         "real-ld", "collect-ld", "lto-wrapper", "as",    NULL};
+
+static bool no_link_tools(const vjob_t *j, const char *dir)
+{
+    bool ok = true;
+
+    (void)j;
+    for (int i = 0; ok && link_tools[i]; i++) {
+        char *p = ctk_path_join(dir, link_tools[i], NULL);
+
+        ok = p && access(p, F_OK) != 0 && errno == ENOENT;
+        free(p);
+    }
+    return ok;
+}
+
+/* Push each element of a ':' list of absolute dirs without '$' (no
+ * $ORIGIN); false when one is not. */
+static bool push_dirs(ctk_strlist_t *l, const char *list, ctk_error_t *err, bool *nomem)
+{
+    char *copy = ctk_strdup(list, NULL), *rest = copy, *d;
+    bool ok = copy != NULL;
+
+    *nomem = !copy;
+    while (ok && (d = strsep(&rest, ":")))
+        if (!(ok = d[0] == '/' && !strchr(d, '$')))
+            ;
+        else if (!(ok = ctk_strlist_push(l, d, err)))
+            *nomem = true;
+    free(copy);
+    return ok;
+}
+
+/* Libs is -L<dir>..., -lcudart and rpaths of those dirs (see above):
+ * *ldirs and *rpath get the dirs.  *plain false: it is not. */
+static bool plain_libs(vjob_t *j, const ctk_strlist_t *libs, ctk_strlist_t *ldirs, ctk_strlist_t *rpath,
+                       bool *plain)
+{
+    bool cudart = false, nomem = false;
+
+    *plain = true;
+    for (size_t i = 0; *plain && i < libs->len; i++) {
+        const char *w = libs->items[i];
+
+        if (strncmp(w, "-L", 2) == 0)
+            *plain = push_dirs(ldirs, w + 2, j->err, &nomem) && !strchr(w, ':');
+        else if (strcmp(w, "-lcudart") == 0)
+            cudart = true;
+        else if (strcmp(w, "-Xlinker") == 0 && i + 1 < libs->len && strncmp(libs->items[i + 1], "-rpath=", 7) == 0)
+            *plain = push_dirs(rpath, libs->items[++i] + 7, j->err, &nomem);
+        else if ((strncmp(w, "-Wl,-rpath,", 11) == 0 || strncmp(w, "-Wl,-rpath=", 11) == 0) && !strchr(w + 11, ','))
+            *plain = push_dirs(rpath, w + 11, j->err, &nomem);
+        else
+            *plain = false;
+    }
+    if (nomem)
+        return false;
+    *plain = *plain && cudart && ldirs->len > 0;
+    for (size_t i = 0; *plain && i < ldirs->len; i++)
+        *plain = never_loaded_by_compilers(j, ldirs->items[i]);
+    for (size_t i = 0; *plain && i < rpath->len; i++) {
+        bool named = false;
+
+        for (size_t k = 0; !named && k < ldirs->len; k++)
+            named = ctk_same_file(rpath->items[i], ldirs->items[k]);
+        *plain = named;
+    }
+    return true;
+}
+
+/* The library search list of the compiler in env, in order
+ * (`c++ -print-search-dirs`: "libraries: =a:b:..."); *got false when it
+ * would not say. */
+static bool search_dirs(vjob_t *j, ctk_env_t *env, ctk_strlist_t *dirs, bool *got)
+{
+    const char *argv[] = {j->c->rep->cxx, "-print-search-dirs", NULL};
+    ctk_proc_result_t r;
+    const char *p;
+    bool ok, nomem = false;
+
+    *got = false;
+    ctk_proc_result_init(&r);
+    if (!(ok = run_step(j, argv, env, &r)))
+        goto out;
+    for (p = r.out; p && *p; p += strcspn(p, "\n"), p += *p == '\n')
+        if (strncmp(p, "libraries: =", 12) == 0) {
+            char *line = ctk_strndup(p + 12, strcspn(p + 12, "\n"), j->err), *rest = line, *d;
+
+            if (!(ok = line != NULL))
+                goto out;
+            while (!nomem && (d = strsep(&rest, ":")))
+                nomem = *d && !ctk_strlist_push(dirs, d, j->err);
+            free(line);
+            ok = !nomem;
+            *got = ok && ctk_proc_ok(&r) && dirs->len > 0;
+            break;
+        }
+out:
+    ctk_proc_result_fini(&r);
+    return ok;
+}
+
+/* The file a link searching a then b (either may be NULL) takes for the
+ * name base: libX.so or libX.a as ld takes -lX (a dir's .so before its
+ * .a), any other name as itself.  NULL: none holds it (or no memory). */
+static char *first_holder(const ctk_strlist_t *a, const ctk_strlist_t *b, const char *base)
+{
+    size_t n = strlen(base);
+    bool lib = strncmp(base, "lib", 3) == 0 &&
+               ((n > 6 && strcmp(base + n - 3, ".so") == 0) || (n > 5 && strcmp(base + n - 2, ".a") == 0));
+    size_t stem = lib ? (base[n - 1] == 'o' ? n - 3 : n - 2) : n;
+    const ctk_strlist_t *lists[] = {a, b};
+
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && i < lists[l]->len; i++) {
+            const char *suf[] = {lib ? ".so" : "", lib ? ".a" : NULL};
+
+            for (int s = 0; s < 2 && suf[s]; s++) {
+                char *p = ctk_printf(NULL, "%s/%.*s%s", lists[l]->items[i], (int)stem, base, suf[s]);
+
+                if (p && ctk_is_file(p))
+                    return p;
+                free(p);
+            }
+        }
+    return NULL;
+}
+
+/* Every file the .pc's link took is the one the module's link takes:
+ * the .pc searches its -L dirs, then the compiler's list g; the module
+ * the compiler's list m. */
+static bool takes_same_files(const char *trace, const ctk_strlist_t *ldirs, const ctk_strlist_t *g,
+                             const ctk_strlist_t *m)
+{
+    const char *line;
+    bool same = true;
+
+    for (line = trace; same && *line; line += strcspn(line, "\n"), line += *line == '\n') {
+        char file[4096], *pc, *mod;
+        const char *base;
+
+        trace_file(line, strcspn(line, "\n"), file, sizeof file);
+        if (!file[0] || !(base = strrchr(file, '/')) || !*++base)
+            continue; /* probe.o, given by its name */
+        pc = first_holder(ldirs, g, base);
+        mod = first_holder(m, NULL, base);
+        same = pc ? mod && ctk_same_file(pc, mod) : !mod;
+        free(pc);
+        free(mod);
+    }
+    return same;
+}
+
+/* dir may hold what the loader searches before dir itself. */
+static bool has_loader_subdirs(const char *dir)
+{
+    static const char *const sub[] = {"glibc-hwcaps", "tls", "haswell", "x86_64", "avx512_1", NULL};
+    bool has = false;
+
+    for (int i = 0; !has && sub[i]; i++) {
+        char *p = ctk_path_join(dir, sub[i], NULL);
+
+        has = !p || ctk_is_dir(p);
+        free(p);
+    }
+    return has;
+}
+
+/* Which of dirs first holds name: its index, or -1. */
+static long first_dir_with(const ctk_strlist_t *dirs, const char *name)
+{
+    for (size_t i = 0; i < dirs->len; i++) {
+        char *p = ctk_path_join(dirs->items[i], name, NULL);
+        bool here = p && access(p, F_OK) == 0;
+
+        free(p);
+        if (here)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Each shared library in the rpath dirs is found first through ldlp in
+ * the dir it is found first through the rpath. */
+static bool loads_same(const ctk_strlist_t *rpath, const char *ldlp)
+{
+    ctk_strlist_t lp;
+    bool nomem = false, same;
+
+    ctk_strlist_init(&lp);
+    same = ldlp && push_dirs(&lp, ldlp, NULL, &nomem);
+    for (size_t i = 0; same && i < lp.len; i++)
+        same = !has_loader_subdirs(lp.items[i]);
+    for (size_t i = 0; same && i < rpath->len; i++) {
+        DIR *d = opendir(rpath->items[i]);
+        struct dirent *e;
+
+        same = d && !has_loader_subdirs(rpath->items[i]);
+        while (same && (e = readdir(d))) {
+            long r, l;
+
+            if (!strstr(e->d_name, ".so"))
+                continue;
+            r = first_dir_with(rpath, e->d_name);
+            l = first_dir_with(&lp, e->d_name);
+            same = r >= 0 && l >= 0 && ctk_same_file(rpath->items[r], lp.items[l]);
+        }
+        if (d)
+            closedir(d);
+    }
+    ctk_strlist_fini(&lp);
+    return same;
+}
+
+/* Would the module's link, in menv, take what the .pc's took?  Its
+ * variables, for a link (see above). */
+static bool same_link_vars(vjob_t *j, const ctk_env_t *penv, const ctk_env_t *menv, bool *same)
+{
+    static const char *const headers[] = {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH",
+                                          NULL};
+    ctk_strlist_t diff;
+    bool ok;
+
+    ctk_strlist_init(&diff);
+    ok = ctk_env_diff(penv, menv, &diff, j->err);
+    *same = ok;
+    for (size_t i = 0; *same && i < diff.len; i++) {
+        const char *n = diff.items[i], *pv = ctk_env_get(penv, n), *mv = ctk_env_get(menv, n);
+        bool header = false;
+
+        for (int k = 0; headers[k] && !header; k++)
+            header = strcmp(n, headers[k]) == 0;
+        if (strcmp(n, "PATH") == 0)
+            *same = only_adds(j, mv, pv, no_link_tools);
+        else if (strcmp(n, "LD_LIBRARY_PATH") == 0)
+            *same = only_adds(j, mv, pv, never_loaded_by_compilers);
+        else
+            *same = header || strncmp(n, "NVCC_", 5) == 0 || not_read_by_compilers(n);
+    }
+    ctk_strlist_fini(&diff);
+    return ok;
+}
+
+/* Dirs of m that g lacks hold no shared library but CUDA's (a dir that
+ * does not exist holds none). */
+static bool added_dirs_cuda_only(vjob_t *j, const ctk_strlist_t *m, const ctk_strlist_t *g)
+{
+    for (size_t i = 0; i < m->len; i++) {
+        bool shared = false;
+
+        for (size_t k = 0; !shared && k < g->len; k++)
+            shared = strcmp(m->items[i], g->items[k]) == 0;
+        if (!shared && ctk_is_dir(m->items[i]) && !never_loaded_by_compilers(j, m->items[i]))
+            return false;
+    }
+    return true;
+}
+
+/* *same: may the .pc's program stand for the module's (see above)?
+ * false only on an internal error (j->err). */
+static bool same_link(vjob_t *j, ctk_env_t *menv, bool *same)
+{
+    ctk_env_t penv;
+    ctk_strlist_t ldirs, rpath, g, m;
+    bool ok, got;
+
+    *same = false;
+    if (!j->pc_exe || !j->pc_trace)
+        return true;
+    ctk_env_init(&penv);
+    ctk_strlist_init(&ldirs);
+    ctk_strlist_init(&rpath);
+    ctk_strlist_init(&g);
+    ctk_strlist_init(&m);
+    ok = plain_libs(j, &j->res->art[CTK_ART_PC].libs, &ldirs, &rpath, same);
+    if (ok && *same)
+        ok = pc_env(j, &penv) && same_link_vars(j, &penv, menv, same);
+    if (ok && *same)
+        *same = loads_same(&rpath, ctk_env_get(menv, "LD_LIBRARY_PATH"));
+    if (ok && *same && (ok = search_dirs(j, &penv, &g, &got)) && (*same = got))
+        ok = search_dirs(j, menv, &m, same);
+    if (ok && *same)
+        *same = added_dirs_cuda_only(j, &m, &g) && takes_same_files(j->pc_trace, &ldirs, &g, &m);
+    ctk_strlist_fini(&m);
+    ctk_strlist_fini(&g);
+    ctk_strlist_fini(&rpath);
+    ctk_strlist_fini(&ldirs);
+    ctk_env_fini(&penv);
+    return ok;
+}
+
 /* The Tcl module's environment is the Lua module's: the same compiler
  * runs on the same files with the same variables, so the probes built for
- * the Lua module are what the Tcl module would build.  Run those in the Tcl
- * environment instead of building them again. */
+ * the Lua module are what the Tcl module would build.  Run the programs the
+ * Lua module's check ran in the Tcl environment instead of building them
+ * again. */
 static bool reuse_module_probes(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
-    char *host = ctk_path_join(j->dir, "host_lmod", j->err), *cuda = ctk_path_join(j->dir, "probe_lmod", j->err);
-    bool ok = host && cuda && (a->built_by = ctk_strdup(ctk_art_name(CTK_ART_LMOD), j->err));
+    const char *lmod_linked = j->res->art[CTK_ART_LMOD].linked_by;
+    char *host = ctk_path_join(j->dir, "host_lmod", j->err);
+    const char *cuda = j->lmod_cuda, *cuda_base = cuda ? strrchr(cuda, '/') + 1 : NULL;
+    bool ok = host && (a->built_by = ctk_strdup(ctk_art_name(CTK_ART_LMOD), j->err)) &&
+              (!lmod_linked || (a->linked_by = ctk_strdup(lmod_linked, j->err)));
 
     if (ok && ctk_is_file(host))
         ok = launch(j, a, host, menv, &a->host) && judge_report(&j->jd, a, &a->host, "host_lmod");
-    if (ok && ctk_is_file(cuda))
-        ok = launch(j, a, cuda, menv, &a->cuda) && judge_report(&j->jd, a, &a->cuda, "probe_lmod") &&
+    if (ok && cuda)
+        ok = launch(j, a, cuda, menv, &a->cuda) && judge_report(&j->jd, a, &a->cuda, cuda_base) &&
              judge_launch(&j->jd, a, &a->cuda);
     free(host);
-    free(cuda);
     return ok;
 }
 
@@ -2028,56 +2430,70 @@ out:
     return ok;
 }
 
-static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
+/* The host C probe in the module's environment: `cc host_probe.c
+ * -lcudart`, run, or, where the .pc's compile and link both stand for the
+ * module's (parse_only), `cc -fsyntax-only host_probe.c`: the header
+ * lookup through CPATH is then the one thing the .pc's build did not
+ * prove, and the link and the run the .pc's program shows.  -MD only
+ * records which headers were read; lookup is untouched.  A build that
+ * fails is a finding.  false only for internal errors. */
+static bool module_host_probe(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv, bool parse_only)
 {
-    const char *tag = ctk_art_name(a->kind);
+    char exe[64], deps[80], *path = NULL;
+    const char *link[] = {j->c->rep->cc, "-MD", "-MF", deps, "host_probe.c", "-lcudart", "-Wl,--trace",
+                          "-o", exe, NULL};
+    const char *parse[] = {j->c->rep->cc, "-fsyntax-only", "-MD", "-MF", deps, "host_probe.c", NULL};
+    const char *const *argv = parse_only ? parse : link;
     ctk_proc_result_t r;
-    char host_exe[64], cuda_exe[64], *exe = NULL;
     bool ok = false;
 
-    if (a->kind == CTK_ART_TCL && j->same_env && !j->res->art[CTK_ART_LMOD].findings.len)
-        return reuse_module_probes(j, a, menv);
-    if (!check_module_nvcc(j, a, menv))
-        return false;
-    snprintf(host_exe, sizeof host_exe, "host_%s", tag);
-    snprintf(cuda_exe, sizeof cuda_exe, "probe_%s", tag);
+    snprintf(exe, sizeof exe, "host_%s", ctk_art_name(a->kind));
+    snprintf(deps, sizeof deps, "%s.d", exe);
     ctk_proc_result_init(&r);
-    {
-        /* -MD only records which headers were read; lookup is untouched */
-        char deps[80];
-        const char *argv[] = {j->c->rep->cc, "-MD", "-MF", deps, "host_probe.c", "-lcudart", "-Wl,--trace",
-                              "-o", host_exe, NULL};
-
-        snprintf(deps, sizeof deps, "%s.d", host_exe);
-        if (!run_step(j, argv, menv, &r))
-            goto out;
-        if (!ctk_proc_ok(&r)) {
-            ok = build_failure(j, a, "cc host_probe.c -lcudart", &r);
-            goto cuda;
-        }
-        if (!check_link_trace(j, a, "cc host_probe.c -lcudart", argv + 5, 1, r.out))
-            goto out;
-        if (!check_header_origin(j, a, deps))
-            goto out;
-        if (!(exe = ctk_path_join(j->dir, host_exe, j->err)))
-            goto out;
-        if (!launch(j, a, exe, menv, &a->host) || !judge_report(&j->jd, a, &a->host, host_exe))
-            goto out;
-        free(exe);
-        exe = NULL;
+    if (!run_step(j, argv, menv, &r))
+        goto out;
+    if (!ctk_proc_ok(&r)) {
+        ok = build_failure(j, a, parse_only ? "cc -fsyntax-only host_probe.c" : "cc host_probe.c -lcudart", &r);
+        goto out;
     }
-cuda:
+    if ((!parse_only && !check_link_trace(j, a, "cc host_probe.c -lcudart", link + 5, 1, r.out)) ||
+        !check_header_origin(j, a, deps))
+        goto out;
+    ok = parse_only || ((path = ctk_path_join(j->dir, exe, j->err)) && launch(j, a, path, menv, &a->host) &&
+                        judge_report(&j->jd, a, &a->host, exe));
+out:
+    free(path);
     ctk_proc_result_fini(&r);
-    ctk_proc_result_init(&r);
-    if (!j->probe_o) {
-        /* the .pc build failed: compile the object with the module's nvcc */
-        const char *argv[] = {a->nvcc ? a->nvcc : "nvcc", "-c", "probe.cu", "-o", "probe_mod.o", NULL};
+    return ok;
+}
 
+/* The CUDA probe in the module's environment: probe.o (the .pc's, else
+ * compiled by the module's nvcc) linked by `c++ probe.o -lcudart`, or,
+ * where the .pc's link stands for that (linked), the .pc's program; run.
+ * *exe gets the program's path.  false only for internal errors. */
+static bool module_cuda_probe(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv, bool linked, char **exe)
+{
+    char name[64];
+    const char *object = j->probe_o ? "probe.o" : "probe_mod.o";
+    const char *compile[] = {a->nvcc, "-c", "probe.cu", "-o", "probe_mod.o", NULL};
+    const char *link[] = {j->c->rep->cxx, object, "-lcudart", "-Wl,--trace", "-o", name, NULL};
+    ctk_proc_result_t r;
+    bool ok = false;
+
+    snprintf(name, sizeof name, "probe_%s", ctk_art_name(a->kind));
+    ctk_proc_result_init(&r);
+    if (linked) {
+        if (!(*exe = ctk_strdup(j->pc_exe, j->err)))
+            goto out;
+        snprintf(name, sizeof name, "probe_pc");
+        goto run;
+    }
+    if (!j->probe_o) { /* the .pc build failed: compile the object with the module's nvcc */
         if (!a->nvcc) {
             ok = true; /* CTK-PATH-001 already says why */
             goto out;
         }
-        if (!run_step(j, argv, menv, &r))
+        if (!run_step(j, compile, menv, &r))
             goto out;
         if (!ctk_proc_ok(&r)) {
             ok = build_failure(j, a, "nvcc -c probe.cu", &r);
@@ -2086,26 +2502,42 @@ cuda:
         ctk_proc_result_fini(&r);
         ctk_proc_result_init(&r);
     }
-    {
-        const char *argv[] = {j->c->rep->cxx, j->probe_o ? "probe.o" : "probe_mod.o", "-lcudart",
-                              "-Wl,--trace", "-o", cuda_exe, NULL};
-
-        if (!run_step(j, argv, menv, &r))
-            goto out;
-        if (!ctk_proc_ok(&r)) {
-            ok = build_failure(j, a, "c++ probe.o -lcudart", &r);
-            goto out;
-        }
-        if (!check_link_trace(j, a, "c++ probe.o -lcudart", argv + 2, 1, r.out))
-            goto out;
-        if (!(exe = ctk_path_join(j->dir, cuda_exe, j->err)))
-            goto out;
-        ok = launch(j, a, exe, menv, &a->cuda) && judge_report(&j->jd, a, &a->cuda, cuda_exe) &&
-             judge_launch(&j->jd, a, &a->cuda);
+    if (!run_step(j, link, menv, &r))
+        goto out;
+    if (!ctk_proc_ok(&r)) {
+        ok = build_failure(j, a, "c++ probe.o -lcudart", &r);
+        goto out;
     }
+    if (!check_link_trace(j, a, "c++ probe.o -lcudart", link + 2, 1, r.out) ||
+        !(*exe = ctk_path_join(j->dir, name, j->err)))
+        goto out;
+run:
+    ok = launch(j, a, *exe, menv, &a->cuda) && judge_report(&j->jd, a, &a->cuda, name) &&
+         judge_launch(&j->jd, a, &a->cuda);
 out:
-    free(exe);
     ctk_proc_result_fini(&r);
+    return ok;
+}
+
+static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
+{
+    char *exe = NULL;
+    bool linked, ok;
+
+    if (a->kind == CTK_ART_TCL && j->same_env && !j->res->art[CTK_ART_LMOD].findings.len)
+        return reuse_module_probes(j, a, menv);
+    if (!check_module_nvcc(j, a, menv) || !same_link(j, menv, &linked))
+        return false;
+    if (linked && !(a->linked_by = ctk_strdup(ctk_art_name(CTK_ART_PC), j->err)))
+        return false;
+    if (!module_host_probe(j, a, menv, linked && a->built_by))
+        return false;
+    ok = module_cuda_probe(j, a, menv, linked, &exe);
+    if (ok && exe && a->kind == CTK_ART_LMOD) {
+        j->lmod_cuda = exe;
+        exe = NULL;
+    }
+    free(exe);
     return ok;
 }
 
@@ -2471,6 +2903,9 @@ static void job_fini(vjob_t *j)
     ctk_strlist_fini(&j->pre_kv);
     ctk_pc_result_fini(&j->pc);
     free(j->probe_o);
+    free(j->pc_exe);
+    free(j->pc_trace);
+    free(j->lmod_cuda);
     free(j->nvcc_release);
     free(j->dir);
     free(j->full_name);

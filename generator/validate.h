@@ -94,6 +94,12 @@ typedef struct {
                                * sees is provably the same), "lmod" when the Tcl
                                * module runs the probes built for the Lua one;
                                * NULL when it ran its own */
+    char *linked_by;          /* lmod/tcl: "pc" when the CUDA program this module's
+                               * check ran is the .pc's, whose link provably took
+                               * the files the module's own would take and whose
+                               * program loads, in the module's environment, the
+                               * libraries the module's own would load; NULL when
+                               * it was linked for the module */
     ctk_probe_report_t host;  /* lmod/tcl: the host C probe */
     ctk_probe_report_t cuda;  /* the .cu probe */
     ctk_probe_report_t sass;  /* pc, where a GPU may run it: probe.cu with SASS for

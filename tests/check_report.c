@@ -151,6 +151,7 @@ static void art_fill(ctk_vart_t *a, ctk_art_t kind)
     switch (kind) {
     case CTK_ART_LMOD:
         a->built_by = xstrdup("pc");
+        a->linked_by = xstrdup("pc");
         a->verdict = CTK_VERDICT_FAIL;
         env_put(&a->env, "PATH", "/usr/local/cuda-13.0/bin:/usr/bin:/bin");
         env_put(&a->env, "CPATH", "/usr/local/cuda-13.0/include");
@@ -867,8 +868,8 @@ START_TEST(test_report_json_has_documented_shape)
 
     /* lmod: env, findings, both probes */
     a = json_array_get(arts, 0);
-    assert_keys(a, "kind,file,verdict,skip,cached,seconds,env,nvcc,nvcc_release,built_by,host_probe,"
-                   "cuda_probe,sass_probe,ptx_probe,launched,findings");
+    assert_keys(a, "kind,file,verdict,skip,cached,seconds,env,nvcc,nvcc_release,built_by,linked_by,"
+                   "host_probe,cuda_probe,sass_probe,ptx_probe,launched,findings");
     ck_assert_str_eq(jget_str(a, "kind"), "lmod");
     ck_assert_str_eq(jget_str(a, "file"), "/out/lmod/cudatoolkit/13.0.lua");
     ck_assert_str_eq(jget_str(a, "verdict"), "fail");
@@ -880,6 +881,7 @@ START_TEST(test_report_json_has_documented_shape)
     ck_assert_str_eq(jget_str(json_object_get(a, "env"), "EMPTY"), "");
     ck_assert_str_eq(jget_str(a, "nvcc_release"), "13.0");
     ck_assert_str_eq(jget_str(a, "built_by"), "pc");
+    ck_assert_str_eq(jget_str(a, "linked_by"), "pc");
     probe = json_object_get(a, "host_probe");
     assert_keys(probe,
                 "cudart_header,runtime,driver,devices,status,device,cc,kernel_ok,libcudart,visible");
@@ -918,8 +920,9 @@ START_TEST(test_report_json_has_documented_shape)
     /* pc: flags and version instead of env */
     a = json_array_get(arts, 2);
     assert_keys(a, "kind,file,verdict,skip,cached,seconds,cflags,libs,pc_version,nvcc,"
-                   "nvcc_release,built_by,host_probe,cuda_probe,sass_probe,ptx_probe,launched,findings");
+                   "nvcc_release,built_by,linked_by,host_probe,cuda_probe,sass_probe,ptx_probe,launched,findings");
     ck_assert(json_is_null(json_object_get(a, "built_by")));
+    ck_assert(json_is_null(json_object_get(a, "linked_by")));
     ck_assert_str_eq(jget_str(a, "kind"), "pc");
     ck_assert(json_is_true(json_object_get(a, "cached")));
     ck_assert_uint_eq(json_array_size(json_object_get(a, "libs")), 3);
@@ -1064,6 +1067,7 @@ static void assert_art_eq(const ctk_vart_t *x, const ctk_vart_t *y)
     ck_assert_pstr_eq(x->nvcc, y->nvcc);
     ck_assert_pstr_eq(x->nvcc_release, y->nvcc_release);
     ck_assert_pstr_eq(x->built_by, y->built_by);
+    ck_assert_pstr_eq(x->linked_by, y->linked_by);
     assert_probe_eq(&x->host, &y->host);
     assert_probe_eq(&x->cuda, &y->cuda);
     ck_assert_int_eq(x->launched, y->launched);
@@ -1123,6 +1127,7 @@ static const struct {
     { "\"nvcc_release\": \"13.0\",", "\"nvcc_release\": \"13.0\", \"extra\": 1,",
       "keys ctkgen does not write" },
     { "\"built_by\": \"pc\"", "\"built_by\": 1", "\"built_by\"" },
+    { "\"linked_by\": \"pc\"", "\"linked_by\": []", "\"linked_by\"" },
     { "\"findings\": [", "\"findings\": {\"x\": [", "is not valid JSON" },
     { "{", "[", "is not valid JSON" },
 };

@@ -667,6 +667,35 @@ START_TEST(test_sdk_parts_of_two_releases_fail)
 }
 END_TEST
 
+/* An ELF nvcc: its banner is looked for in .rodata, where a string
+ * literal is, and then in the whole file: here it follows the sections of
+ * a real executable (/bin/true, whose .rodata holds none), and says 12.6
+ * against headers of 13.0. */
+START_TEST(test_sdk_banner_of_an_elf_nvcc_outside_rodata)
+{
+    char *root = fake_toolkit("cuda", NULL, 13000);
+    char *nvcc = S("%s/bin/nvcc", root);
+    ctk_sdk_conf_t c;
+    ctk_error_t e;
+    FILE *in = fopen("/bin/true", "rb"), *out;
+    char buf[4096];
+    size_t n;
+
+    ck_assert_ptr_nonnull(in);
+    unlink(nvcc);
+    ck_assert_ptr_nonnull(out = fopen(nvcc, "wb"));
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    ck_assert(fputs("Cuda compilation tools, release 12.6, V12.6.99\n", out) >= 0);
+    ck_assert_int_eq(fclose(out), 0);
+    ck_assert_int_eq(chmod(nvcc, 0755), 0);
+    conf_init(&c, "13.0", root);
+    load_fails(&c, &e);
+    ck_assert_ptr_nonnull(strstr(e.text, S("nvcc (%s: \"release 12.6\")", nvcc)));
+}
+END_TEST
+
 /* the parts agree (13.0: the headers, and the banner of the fake nvcc
  * script, read as nvcc's executable is) and version.json says 12.4.1: a
  * warning, the file's word kept */
@@ -1800,6 +1829,7 @@ static Suite *sdk_suite(bool have_cuda)
     tcase_add_test(tc, test_sdk_versioned_only_libraries_are_named);
     tcase_add_test(tc, test_sdk_unversioned_names_need_nothing);
     tcase_add_test(tc, test_sdk_parts_of_two_releases_fail);
+    tcase_add_test(tc, test_sdk_banner_of_an_elf_nvcc_outside_rodata);
     tcase_add_test(tc, test_sdk_version_file_out_of_step_is_a_warning);
     tcase_add_test(tc, test_sdk_error_no_nvcc);
     tcase_add_test(tc, test_sdk_error_declared_version_mismatch);

@@ -78,12 +78,14 @@ for k in lmod tcl pc; do
         check "$k: the kernel ran and checked out" [ "$launched" = true ]
     fi
 done
+# the generated modules' CUDA probe is the .pc's program, run in each
+# module's environment (tests/validate_reuse.sh checks when it may be)
 for k in lmod tcl; do
-    lib=$(jq -r --arg k $k '.sdks[0].artifacts[] | select(.kind == $k) | .host_probe.libcudart' "$T/good.json")
-    check "$k: the host probe loaded this toolkit's libcudart ($lib)" \
+    lib=$(jq -r --arg k $k '.sdks[0].artifacts[] | select(.kind == $k) | .cuda_probe.libcudart' "$T/good.json")
+    check "$k: the CUDA probe, in the module's environment, loaded this toolkit's libcudart ($lib)" \
         [ "$(dirname "$(readlink -f "$lib")")" = "$(readlink -f "$B/lib64")" ]
-    hdr=$(jq -r --arg k $k '.sdks[0].artifacts[] | select(.kind == $k) | .host_probe.cudart_header' "$T/good.json")
-    check "$k: the host probe saw CUDART_VERSION of 13.0" [ "$hdr" -ge 13000 -a "$hdr" -lt 13010 ]
+    hdr=$(jq -r --arg k $k '.sdks[0].artifacts[] | select(.kind == $k) | .cuda_probe.cudart_header' "$T/good.json")
+    check "$k: the CUDA probe saw CUDART_VERSION of 13.0" [ "$hdr" -ge 13000 -a "$hdr" -lt 13010 ]
 done
 lib=$(jq -r '.sdks[0].artifacts[] | select(.kind == "pc") | .cuda_probe.libcudart' "$T/good.json")
 check "pc: the CUDA probe, run with no environment, loaded this toolkit's libcudart" \
@@ -253,7 +255,7 @@ rc=0; V -c "$T/two.json" -o "$T/two" --no-cache -j 2 > "$T/two-out.json" || rc=$
 check "-j 2 over two SDKs exits 0" [ "$rc" -eq 0 ]
 check "-j 2: both SDKs reported, in config order" \
     [ "$(jq -r '[.sdks[].module] | join(",")' "$T/two-out.json")" = "cudatoolkit/13.0,cudatoolkit/13.0-runfile" ]
-lib=$(jq -r '.sdks[1].artifacts[] | select(.kind == "lmod") | .host_probe.libcudart' "$T/two-out.json")
+lib=$(jq -r '.sdks[1].artifacts[] | select(.kind == "lmod") | .cuda_probe.libcudart' "$T/two-out.json")
 check "-j 2: the runfile SDK's module loads its own libcudart" \
     [ "$(dirname "$(readlink -f "$lib")")" = "$(readlink -f "$OTHER/lib64")" ]
 
