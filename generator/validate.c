@@ -138,6 +138,8 @@ typedef struct {
     size_t next;
     pthread_mutex_t nvcc_lock; /* held while an nvcc is asked its release */
     ctk_strlist_t nvcc_seen;  /* "FILE-IDENTITY\tRELEASE" of each nvcc asked (nvcc_lock) */
+    ctk_strlist_t base_dirs;  /* `c++ -print-search-dirs` in the base environment,
+                               * asked once (nvcc_lock); empty: not yet */
     bool failed;              /* a worker hit an internal error */
     ctk_error_t err;          /* the first such error */
 } vctx_t;
@@ -2174,6 +2176,28 @@ out:
     return ok;
 }
 
+/* search_dirs() in the .pc's environment: asked once per run where
+ * that is the base environment, as it is unless the SDK's host compiler
+ * comes from a module. */
+static bool pc_search_dirs(vjob_t *j, ctk_env_t *penv, ctk_strlist_t *dirs, bool *got)
+{
+    vctx_t *c = j->c;
+    bool ok = true;
+
+    if (j->pre[0] && !j->sdk->conf->host_compiler_ccbin)
+        return search_dirs(j, penv, dirs, got);
+    pthread_mutex_lock(&c->nvcc_lock);
+    if (!c->base_dirs.len && (ok = search_dirs(j, penv, &c->base_dirs, got)) && !*got) {
+        ctk_strlist_fini(&c->base_dirs); /* it would not say: nothing kept */
+        ctk_strlist_init(&c->base_dirs);
+    }
+    for (size_t i = 0; ok && i < c->base_dirs.len; i++)
+        ok = ctk_strlist_push(dirs, c->base_dirs.items[i], j->err);
+    *got = ok && dirs->len > 0;
+    pthread_mutex_unlock(&c->nvcc_lock);
+    return ok;
+}
+
 /* The file a link searching a then b (either may be NULL) takes for the
  * name base: libX.so or libX.a as ld takes -lX (a dir's .so before its
  * .a), any other name as itself.  NULL: none holds it (or no memory). */
@@ -2351,7 +2375,7 @@ static bool same_link(vjob_t *j, ctk_env_t *menv, bool *same)
         ok = pc_env(j, &penv) && same_link_vars(j, &penv, menv, same);
     if (ok && *same)
         *same = loads_same(&rpath, ctk_env_get(menv, "LD_LIBRARY_PATH"));
-    if (ok && *same && (ok = search_dirs(j, &penv, &g, &got)) && (*same = got))
+    if (ok && *same && (ok = pc_search_dirs(j, &penv, &g, &got)) && (*same = got))
         ok = search_dirs(j, menv, &m, same);
     if (ok && *same)
         *same = added_dirs_cuda_only(j, &m, &g) && takes_same_files(j->pc_trace, &ldirs, &g, &m);
@@ -3230,6 +3254,7 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
     ctk_env_init(&c.base);
     ctk_env_init(&caller);
     ctk_strlist_init(&c.nvcc_seen);
+    ctk_strlist_init(&c.base_dirs);
     pthread_mutex_init(&c.lock, NULL);
     pthread_mutex_init(&c.pc_lock, NULL);
     pthread_mutex_init(&c.nvcc_lock, NULL);
@@ -3336,6 +3361,7 @@ out:
     ctk_env_fini(&c.base);
     ctk_env_fini(&caller);
     ctk_strlist_fini(&c.nvcc_seen);
+    ctk_strlist_fini(&c.base_dirs);
     pthread_mutex_destroy(&c.lock);
     pthread_mutex_destroy(&c.pc_lock);
     pthread_mutex_destroy(&c.nvcc_lock);
