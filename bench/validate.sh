@@ -152,6 +152,7 @@ timed_validate() {
     check_report "$W/rep.json" "$tl"
     case $tl in
         warm) jq '[.sdks[].artifacts[] | select(.cached != true)] | length' "$W/rep.json" >>"$W/uncached" ;;
+        cold1) cp "$W/rep.json" "$W/cold.json" ;;
     esac
     sub "$t0" "$t1"
 }
@@ -365,6 +366,10 @@ echo "artifacts not from the cache, over all $R_WARM warm runs: $nc"
 echo "peak RSS, cold: ctkgen itself $RSS_COLD_SELF kB (VmHWM sampled), with its children $RSS_COLD_TREE kB (GNU time %M)"
 echo "peak RSS, warm: ctkgen itself $RSS_WARM_SELF kB (VmHWM sampled), with its children $RSS_WARM_TREE kB (GNU time %M)"
 echo "one SDK, -j1, per artifact (ctkgen -v): $(cat "$W/steps")"
+# shellcheck disable=SC2016 # jq's own $m
+echo "module artifacts of a cold -j1 run whose build another's stood for: $(jq -r '
+    [.sdks[].artifacts[] | select(.kind != "pc")] as $m
+    | "built_by \([$m[] | select(.built_by != null)] | length), linked_by \([$m[] | select(.linked_by != null)] | length), of \($m | length)"' "$W/cold.json")"
 echo "nvcc -c probe.cu alone: $NVCC_C s"
 [ ! -s "$W/programs" ] || echo "programs ctkgen started, one SDK, -j1, under strace (count, share of its time): $(tr '\n' ',' <"$W/programs" | sed 's/,$//; s/,/, /g')"
 echo "$TICKS0 $TICKS1" | awk '{ t = $4 - $1; printf "CPU during the timed runs: %.0f%% idle, %.1f%% stolen by the hypervisor\n", 100 * ($5 - $2) / t, 100 * ($6 - $3) / t }'
