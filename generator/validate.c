@@ -1672,16 +1672,24 @@ static bool check_link_trace(vjob_t *j, ctk_vart_t *a, const char *what, const c
 }
 
 /* Every word of libs is one nvcc and the compiler only link with: -L<dir>,
- * -l<name>, or -Xlinker and the word it passes on. */
+ * -l<name>, or -Xlinker and the word it passes on.  nvcc's own options
+ * spelt like -l<name> (-lineinfo, -ldir, -lto) are not. */
 static bool link_words_only(const ctk_strlist_t *libs)
 {
+    static const char *const nvcc_opts[] = {"-lineinfo", "-ldir", "-lto", NULL};
+
     for (size_t i = 0; i < libs->len; i++) {
         const char *w = libs->items[i];
 
-        if (strcmp(w, "-Xlinker") == 0 && i + 1 < libs->len)
+        if (strcmp(w, "-Xlinker") == 0 && i + 1 < libs->len) {
             i++;
-        else if ((strncmp(w, "-L", 2) != 0 && strncmp(w, "-l", 2) != 0) || !w[2])
+            continue;
+        }
+        if ((strncmp(w, "-L", 2) != 0 && strncmp(w, "-l", 2) != 0) || !w[2])
             return false;
+        for (int k = 0; nvcc_opts[k]; k++)
+            if (strcmp(w, nvcc_opts[k]) == 0)
+                return false;
     }
     return libs->len > 0;
 }
@@ -1699,7 +1707,6 @@ static bool compile_pc(vjob_t *j, const ctk_vart_t *a, const char *const *pre, c
 {
     const char **with = NULL;
     size_t n = 0, k = 0;
-    bool ok;
 
     *libs_read = false;
     if (link_words_only(&a->libs)) {
@@ -1723,8 +1730,7 @@ static bool compile_pc(vjob_t *j, const ctk_vart_t *a, const char *const *pre, c
         ctk_proc_result_fini(r);
         ctk_proc_result_init(r);
     }
-    ok = run_argv(j, pre, &a->cflags, post, env, r);
-    return ok;
+    return run_argv(j, pre, &a->cflags, post, env, r);
 }
 
 static bool build_pc(vjob_t *j, ctk_vart_t *a)
