@@ -19,9 +19,12 @@
 #                   (default .deps-local/environment-modules/usr/lib/modulecmd.tcl)
 #   LMOD_CMD        Lmod's libexec/lmod (default /usr/share/lmod/lmod/libexec/lmod)
 #   KEEP=1          keep the work directory
-#   STEPS           the steps to run, of: generate rerun callgrind strace
-#                   modules copies (default all; e.g. STEPS=modules: one
+#   STEPS           the steps to run, of: generate interleaved rerun callgrind
+#                   strace modules copies (default all; e.g. STEPS=modules: one
 #                   untimed generate, then step 5 alone)
+#   RI              rounds of the interleaved step (default 7): each times,
+#                   after a `sync` each, a fresh generate, `cp -r` of its
+#                   tree, and `cp -r` then `sync`
 #   CTKGEN_BEFORE   another ctkgen (e.g. an older build): step 5 measures the
 #                   tree it writes for the same site too
 #
@@ -80,9 +83,9 @@ MODULES_CMD=${MODULES_CMD:-$here/.deps-local/environment-modules/usr/lib/modulec
 LMOD_CMD=${LMOD_CMD:-/usr/share/lmod/lmod/libexec/lmod}
 
 die() { echo "$0: $*" >&2; exit 1; }
-STEPS=${STEPS:-generate rerun callgrind strace modules copies}
+STEPS=${STEPS:-generate interleaved rerun callgrind strace modules copies}
 for s in $(echo "$STEPS" | tr , ' '); do
-    case $s in generate | rerun | callgrind | strace | modules | copies) ;; *) die "STEPS: no step '$s'" ;; esac
+    case $s in generate | interleaved | rerun | callgrind | strace | modules | copies) ;; *) die "STEPS: no step '$s'" ;; esac
 done
 want() { case " $(echo "$STEPS" | tr , ' ') " in *" $1 "*) return 0 ;; esac; return 1; }
 [ -z "${CTKGEN_BEFORE:-}" ] || [ -x "$CTKGEN_BEFORE" ] || die "CTKGEN_BEFORE=$CTKGEN_BEFORE: not executable"
@@ -292,6 +295,32 @@ for f in "lmod/cudatoolkit/$mm-t$N.lua" "tcl/cudatoolkit/$mm-t$N" "pkgconfig/ctk
     sed "s|$W/hand|$OUT|g" "$W/hand/$f" | cmp -s - "$OUT/$f" || problem "sed loop: $f differs from generate's"
 done
 rm -rf "$W/hand"
+fi
+
+# ---- 1b. fresh generate against cp -r, interleaved, a sync before each ---------------
+# so that no command pays for the write-back another left behind, and a
+# change in the machine's load falls on all three alike
+if want interleaved; then
+RI=${RI:-7}
+: >"$W/il.gen"; : >"$W/il.cp"; : >"$W/il.cps"
+ri=0
+while [ $ri -lt "$RI" ]; do
+    rm -rf "$OUT" "$W/cpcopy"; sync
+    t0=$(now); gen "$W/site.json" "$OUT"; t1=$(now); sub "$t0" "$t1" >>"$W/il.gen"; echo >>"$W/il.gen"
+    sync
+    t0=$(now); cp -r "$OUT" "$W/cpcopy"; t1=$(now); sub "$t0" "$t1" >>"$W/il.cp"; echo >>"$W/il.cp"
+    rm -rf "$W/cpcopy"; sync
+    t0=$(now); cp -r "$OUT" "$W/cpcopy" && sync; t1=$(now); sub "$t0" "$t1" >>"$W/il.cps"; echo >>"$W/il.cps"
+    ri=$((ri + 1))
+done
+rm -rf "$W/cpcopy"
+check_out "$OUT" "$N" "generate, interleaved"
+for f in gen cp cps; do echo "  interleaved $f: $(tr '\n' ' ' <"$W/il.$f")" >&2; done
+IL_GEN=$(median <"$W/il.gen")
+IL_CP=$(median <"$W/il.cp")
+IL_CPS=$(median <"$W/il.cps")
+# the ratio of each round, generate ÷ cp -r
+IL_RATIOS=$(paste "$W/il.gen" "$W/il.cp" | awk '{ printf "%.2f ", $1 / $2 }')
 fi
 
 # ---- 2. unchanged re-run ----------------------------------------------------------------
@@ -507,6 +536,20 @@ mrow() { awk -v l="$1" -v s="$2" -v n="$N" -v g="$GEN" 'BEGIN { printf "| %s | %
 mrow "generate, empty OUT" "$GEN"
 mrow "cp -r of that OUT" "$CPR"
 mrow "sed loop, one sed per file" "$SED"
+fi
+if want interleaved; then
+echo
+echo "# fresh generate against cp -r, interleaved, a sync before each, medians of $RI"
+echo
+echo "| run | median, s | ÷ cp -r |"
+echo "| --- | ---: | ---: |"
+awk -v g="$IL_GEN" -v c="$IL_CP" -v s="$IL_CPS" 'BEGIN {
+    printf "| generate, empty OUT | %.3f | %.2f |\n", g, g / c
+    printf "| cp -r of that OUT | %.3f | 1.00 |\n", c
+    printf "| cp -r, then sync | %.3f | %.2f |\n", s, s / c
+    printf "\nratios of the medians: generate ÷ cp -r %.2f, generate ÷ (cp -r, then sync) %.2f\n", g / c, g / s
+}'
+echo "each round's generate ÷ cp -r: $IL_RATIOS"
 fi
 if want generate && want rerun; then
 mrow "generate, unchanged re-run" "$RERUN"

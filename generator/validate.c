@@ -1673,10 +1673,10 @@ static bool check_link_trace(vjob_t *j, ctk_vart_t *a, const char *what, const c
 
 /* Every word of libs is one nvcc and the compiler only link with: -L<dir>,
  * -l<name>, or -Xlinker and the word it passes on.  nvcc's own options
- * spelt like -l<name> (-lineinfo, -ldir, -lto) are not. */
+ * spelt like -l<name> (-lineinfo, -ldir, -lto, -lib, -link) are not. */
 static bool link_words_only(const ctk_strlist_t *libs)
 {
-    static const char *const nvcc_opts[] = {"-lineinfo", "-ldir", "-lto", NULL};
+    static const char *const nvcc_opts[] = {"-lineinfo", "-ldir", "-lto", "-lib", "-link", NULL};
 
     for (size_t i = 0; i < libs->len; i++) {
         const char *w = libs->items[i];
@@ -1790,7 +1790,7 @@ static bool build_pc(vjob_t *j, ctk_vart_t *a)
                                         (const char *const *)a->libs.items, a->libs.len, r.out))
             goto out;
         /* kept for the modules, whose link this one may stand for */
-        if (cxx_ok && a->findings.len == n_found) {
+        if (cxx_ok && a->findings.len == n_found && !r.truncated) {
             if (!(j->pc_exe = ctk_path_join(j->dir, "probe_pc", j->err)))
                 goto out;
             j->pc_trace = r.out;
@@ -1953,6 +1953,7 @@ static bool never_loaded_by_compilers(const vjob_t *j, const char *dir)
 {
     static const char *const cuda[] = {"libcu", "libnv", "libnpp", "libnccl", "libOpenCL", "libaccinj",
                                        "libcheckpoint", "libpcsamplingutil", NULL};
+    static const char *const not_cuda[] = {"libcurl", "libcups", "libnvpair", NULL}; /* spelt alike */
     DIR *d = opendir(dir);
     struct dirent *e;
     bool ok = d != NULL;
@@ -1965,6 +1966,8 @@ static bool never_loaded_by_compilers(const vjob_t *j, const char *dir)
             continue;
         for (int i = 0; cuda[i] && !known; i++)
             known = strncmp(e->d_name, cuda[i], strlen(cuda[i])) == 0;
+        for (int i = 0; not_cuda[i] && known; i++)
+            known = strncmp(e->d_name, not_cuda[i], strlen(not_cuda[i])) != 0;
         ok = known;
     }
     if (d)
@@ -2075,24 +2078,42 @@ static bool same_compile_env(vjob_t *j, const ctk_vart_t *a, const ctk_env_t *me
  *   others     header search variables (CPATH ...: a link of objects reads
  *              none), NVCC_* (nvcc's alone), and those no compiler reads
  *              (not_read_by_compilers); every other variable must be equal
+ *   staging    probes staged for a launcher to run elsewhere (--launcher
+ *              slurm) link their own: the loader there sees that machine's
+ *              files
+ *
+ * The model of ld's search is checked against the .pc's own link: it must
+ * find each traced file where that link took it.  Where compile and link
+ * both stand, and `cc` in the module's environment searches the list c++
+ * does, the host probe's C link would take the same files too: it is
+ * parsed, not built.
  */
 
 /* Programs a link runs by their name on PATH when the compiler's own
- * dirs lack them. */
-static const char *const link_tools[] = {"ld",      "ld.bfd",   "ld.gold",    "ld.lld", "ld.mold", "collect2",
-                                         "real-ld", "collect-ld", "lto-wrapper", "as",    NULL};
+ * dirs lack them, and compilers a wrapper (ccache, distcc) may look up
+ * there: the compilers' own names are checked too. */
+static const char *const link_tools[] = {"ld",     "ld.bfd",  "ld.gold", "ld.lld",  "ld.mold", "collect2",
+                                         "real-ld", "collect-ld", "lto-wrapper", "as", "cc", "c++",
+                                         "gcc",    "g++",     "clang",   "clang++", NULL};
+
+static bool absent_from(const char *dir, const char *name)
+{
+    char *p = ctk_path_join(dir, name, NULL);
+    bool absent = p && access(p, F_OK) != 0 && errno == ENOENT;
+
+    free(p);
+    return absent;
+}
 
 static bool no_link_tools(const vjob_t *j, const char *dir)
 {
+    const char *own[] = {strrchr(j->c->rep->cxx, '/'), strrchr(j->c->rep->cc, '/')};
     bool ok = true;
 
-    (void)j;
-    for (int i = 0; ok && link_tools[i]; i++) {
-        char *p = ctk_path_join(dir, link_tools[i], NULL);
-
-        ok = p && access(p, F_OK) != 0 && errno == ENOENT;
-        free(p);
-    }
+    for (int i = 0; ok && link_tools[i]; i++)
+        ok = absent_from(dir, link_tools[i]);
+    for (int i = 0; ok && i < 2; i++)
+        ok = !own[i] || absent_from(dir, own[i] + 1);
     return ok;
 }
 
@@ -2100,7 +2121,7 @@ static bool no_link_tools(const vjob_t *j, const char *dir)
  * $ORIGIN); false when one is not. */
 static bool push_dirs(ctk_strlist_t *l, const char *list, ctk_error_t *err, bool *nomem)
 {
-    char *copy = ctk_strdup(list, NULL), *rest = copy, *d;
+    char *copy = ctk_strdup(list, err), *rest = copy, *d;
     bool ok = copy != NULL;
 
     *nomem = !copy;
@@ -2150,12 +2171,12 @@ static bool plain_libs(vjob_t *j, const ctk_strlist_t *libs, ctk_strlist_t *ldir
     return true;
 }
 
-/* The library search list of the compiler in env, in order
- * (`c++ -print-search-dirs`: "libraries: =a:b:..."); *got false when it
- * would not say. */
-static bool search_dirs(vjob_t *j, ctk_env_t *env, ctk_strlist_t *dirs, bool *got)
+/* The library search list of the compiler cc in env, in order
+ * (`cc -print-search-dirs`: "libraries: =a:b:..."); *got false when it
+ * would not say, or named a dir that is not absolute. */
+static bool search_dirs(vjob_t *j, const char *cc, ctk_env_t *env, ctk_strlist_t *dirs, bool *got)
 {
-    const char *argv[] = {j->c->rep->cxx, "-print-search-dirs", NULL};
+    const char *argv[] = {cc, "-print-search-dirs", NULL};
     ctk_proc_result_t r;
     const char *p;
     bool ok, nomem = false;
@@ -2170,11 +2191,14 @@ static bool search_dirs(vjob_t *j, ctk_env_t *env, ctk_strlist_t *dirs, bool *go
 
             if (!(ok = line != NULL))
                 goto out;
-            while (!nomem && (d = strsep(&rest, ":")))
+            *got = true;
+            while (!nomem && (d = strsep(&rest, ":"))) {
+                *got &= !*d || *d == '/';
                 nomem = *d && !ctk_strlist_push(dirs, d, j->err);
+            }
             free(line);
             ok = !nomem;
-            *got = ok && ctk_proc_ok(&r) && dirs->len > 0;
+            *got = *got && ok && ctk_proc_ok(&r) && !r.truncated && dirs->len > 0;
             break;
         }
 out:
@@ -2191,9 +2215,9 @@ static bool pc_search_dirs(vjob_t *j, ctk_env_t *penv, ctk_strlist_t *dirs, bool
     bool ok = true;
 
     if (j->pre[0] && !j->sdk->conf->host_compiler_ccbin)
-        return search_dirs(j, penv, dirs, got);
+        return search_dirs(j, j->c->rep->cxx, penv, dirs, got);
     pthread_mutex_lock(&c->nvcc_lock);
-    if (!c->base_dirs.len && (ok = search_dirs(j, penv, &c->base_dirs, got)) && !*got) {
+    if (!c->base_dirs.len && (ok = search_dirs(j, j->c->rep->cxx, penv, &c->base_dirs, got)) && !*got) {
         ctk_strlist_fini(&c->base_dirs); /* it would not say: nothing kept */
         ctk_strlist_init(&c->base_dirs);
     }
@@ -2232,7 +2256,9 @@ static char *first_holder(const ctk_strlist_t *a, const ctk_strlist_t *b, const 
 
 /* Every file the .pc's link took is the one the module's link takes:
  * the .pc searches its -L dirs, then the compiler's list g; the module
- * the compiler's list m. */
+ * the compiler's list m.  A file the model finds elsewhere than the
+ * .pc's link did is a difference; one neither list holds was named by
+ * its path (an ld script's /lib/.../libc.so.6), the same in both. */
 static bool takes_same_files(const char *trace, const ctk_strlist_t *ldirs, const ctk_strlist_t *g,
                              const ctk_strlist_t *m)
 {
@@ -2248,7 +2274,8 @@ static bool takes_same_files(const char *trace, const ctk_strlist_t *ldirs, cons
             continue; /* probe.o, given by its name */
         pc = first_holder(ldirs, g, base);
         mod = first_holder(m, NULL, base);
-        same = pc ? mod && ctk_same_file(pc, mod) : !mod;
+        /* the model must find what the .pc's link took, where it searched */
+        same = pc ? ctk_same_file(pc, file) && mod && ctk_same_file(mod, file) : !mod;
         free(pc);
         free(mod);
     }
@@ -2292,7 +2319,8 @@ static bool loads_same(const ctk_strlist_t *rpath, const char *ldlp)
     bool nomem = false, same;
 
     ctk_strlist_init(&lp);
-    same = ldlp && push_dirs(&lp, ldlp, NULL, &nomem);
+    /* glibc splits LD_LIBRARY_PATH at ';' too: one is refused */
+    same = ldlp && !strchr(ldlp, ';') && push_dirs(&lp, ldlp, NULL, &nomem);
     for (size_t i = 0; same && i < lp.len; i++)
         same = !has_loader_subdirs(lp.items[i]);
     for (size_t i = 0; same && i < rpath->len; i++) {
@@ -2361,30 +2389,40 @@ static bool added_dirs_cuda_only(vjob_t *j, const ctk_strlist_t *m, const ctk_st
 }
 
 /* *same: may the .pc's program stand for the module's (see above)?
+ * *cc_too: and does `cc`, in menv, search what c++ does, so that the
+ * host probe's C link would take the same files?  Not where probes are
+ * staged to run elsewhere: the loader there sees that machine's files.
  * false only on an internal error (j->err). */
-static bool same_link(vjob_t *j, ctk_env_t *menv, bool *same)
+static bool same_link(vjob_t *j, ctk_env_t *menv, bool *same, bool *cc_too)
 {
     ctk_env_t penv;
-    ctk_strlist_t ldirs, rpath, g, m;
+    ctk_strlist_t ldirs, rpath, g, m, mc;
     bool ok, got;
 
-    *same = false;
-    if (!j->pc_exe || !j->pc_trace)
+    *same = *cc_too = false;
+    if (!j->pc_exe || !j->pc_trace || j->c->o->stage_dir)
         return true;
     ctk_env_init(&penv);
     ctk_strlist_init(&ldirs);
     ctk_strlist_init(&rpath);
     ctk_strlist_init(&g);
     ctk_strlist_init(&m);
+    ctk_strlist_init(&mc);
     ok = plain_libs(j, &j->res->art[CTK_ART_PC].libs, &ldirs, &rpath, same);
     if (ok && *same)
         ok = pc_env(j, &penv) && same_link_vars(j, &penv, menv, same);
     if (ok && *same)
         *same = loads_same(&rpath, ctk_env_get(menv, "LD_LIBRARY_PATH"));
     if (ok && *same && (ok = pc_search_dirs(j, &penv, &g, &got)) && (*same = got))
-        ok = search_dirs(j, menv, &m, same);
+        ok = search_dirs(j, j->c->rep->cxx, menv, &m, same);
     if (ok && *same)
         *same = added_dirs_cuda_only(j, &m, &g) && takes_same_files(j->pc_trace, &ldirs, &g, &m);
+    if (ok && *same && (ok = search_dirs(j, j->c->rep->cc, menv, &mc, &got)) && got) {
+        *cc_too = mc.len == m.len;
+        for (size_t i = 0; *cc_too && i < m.len; i++)
+            *cc_too = strcmp(mc.items[i], m.items[i]) == 0;
+    }
+    ctk_strlist_fini(&mc);
     ctk_strlist_fini(&m);
     ctk_strlist_fini(&g);
     ctk_strlist_fini(&rpath);
@@ -2486,6 +2524,16 @@ static bool module_host_probe(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv, bool pa
         ok = build_failure(j, a, parse_only ? "cc -fsyntax-only host_probe.c" : "cc host_probe.c -lcudart", &r);
         goto out;
     }
+    if (parse_only) { /* a compiler that wrote no deps file proves no lookup: build */
+        if (!(path = ctk_path_join(j->dir, deps, j->err)))
+            goto out;
+        if (!ctk_is_file(path)) {
+            ok = module_host_probe(j, a, menv, false);
+            goto out;
+        }
+        free(path);
+        path = NULL;
+    }
     if ((!parse_only && !check_link_trace(j, a, "cc host_probe.c -lcudart", link + 5, 1, r.out)) ||
         !check_header_origin(j, a, deps))
         goto out;
@@ -2552,15 +2600,15 @@ out:
 static bool build_module(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv)
 {
     char *exe = NULL;
-    bool linked, ok;
+    bool linked, cc_too, ok;
 
     if (a->kind == CTK_ART_TCL && j->same_env && !j->res->art[CTK_ART_LMOD].findings.len)
         return reuse_module_probes(j, a, menv);
-    if (!check_module_nvcc(j, a, menv) || !same_link(j, menv, &linked))
+    if (!check_module_nvcc(j, a, menv) || !same_link(j, menv, &linked, &cc_too))
         return false;
     if (linked && !(a->linked_by = ctk_strdup(ctk_art_name(CTK_ART_PC), j->err)))
         return false;
-    if (!module_host_probe(j, a, menv, linked && a->built_by))
+    if (!module_host_probe(j, a, menv, linked && cc_too && a->built_by))
         return false;
     ok = module_cuda_probe(j, a, menv, linked, &exe);
     if (ok && exe && a->kind == CTK_ART_LMOD) {

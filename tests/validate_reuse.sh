@@ -182,6 +182,23 @@ check "ownld: lmod linked its own" [ "$(runs ownld "$MODLINK")" -eq 1 ]
 check "ownld: lmod's program is its own" same_text "$(field ownld linked_by lmod)" null
 check "ownld: tcl, with the same environment, ran lmod's program" same_text "$(field ownld built_by tcl)" lmod
 
+# ---- 7b. a cc that searches other dirs than c++: the host probe is built ------
+# (gcc-11's search list names its own dirs: its C link could take other
+# files than c++'s, so the .pc's link stands for the CUDA probe alone)
+check "cc11: gcc-11 is installed (build-aux/deps.sh installs it)" command -v gcc-11
+if command -v gcc-11 >/dev/null 2>&1; then
+    rc=0
+    strace -f -qq -s 4096 -e trace=execve -e signal=none -o "$T/cc11.log" \
+        "$CTKGEN" -q validate -c "$T/site.json" -o "$OUT" --no-cache --json -j1 --cc "$(command -v gcc-11)" \
+        > "$T/cc11.json" || rc=$?
+    check "cc11: validate exits 0" [ "$rc" -eq 0 ]
+    check "cc11: lmod's program is still the .pc's" same_text "$(field cc11 linked_by lmod)" pc
+    check "cc11: the host probe was built and run by gcc-11" \
+        [ "$(runs cc11 'gcc-11", "-MD", "-MF", "host_lmod.d", "host_probe.c", "-lcudart"')" -eq 1 ]
+    check "cc11: ... and reported the toolkit's libcudart" \
+        same_text "$(readlink -f "$(field cc11 host_probe.libcudart lmod)")" "$(readlink -f "$CTK_TEST_CUDA/lib64/libcudart.so.13")"
+fi
+
 # ---- 8. Libs nvcc cannot read: nvcc -dryrun says so (CTK-PC-001) -------------
 d=$T/wl; rm -rf "$d"; cp -a "$OUT" "$d"
 sed -i 's/-Xlinker -rpath=\${libdir}/-Wl,-rpath,${libdir}/' "$d/pkgconfig/ctk-13.0.pc"
