@@ -80,29 +80,10 @@ static void lnk(const char *target, const char *rel)
     ck_assert_msg(symlink(target, p) == 0, "symlink %s", p);
 }
 
-/* A fake toolkit g_tmp/rel: bin/nvcc (a script that reports release
- * nvcc_release), include/cuda_runtime{,_api}.h with CUDART_VERSION cudart,
- * lib64/libcudart.so*, and version.json when json is non-NULL. */
+/* A fake toolkit g_tmp/rel (tu_fake_toolkit). */
 static char *fake_toolkit(const char *rel, const char *json, int cudart)
 {
-    char *root = S("%s/%s", g_tmp, rel);
-
-    wrx(S("%s/bin/nvcc", rel),
-        S("#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
-          "echo 'Cuda compilation tools, release %d.%d, V%d.%d.99'\n",
-          cudart / 1000, cudart % 1000 / 10, cudart / 1000, cudart % 1000 / 10));
-    wr(S("%s/include/cuda_runtime.h", rel), "#include \"cuda_runtime_api.h\"\n");
-    wr(S("%s/include/cuda_runtime_api.h", rel),
-       S("/* fake */\n#if !defined(__CUDA_RUNTIME_API_H__)\n#define CUDART_VERSION  %d\n#endif\n",
-         cudart));
-    wr(S("%s/lib64/libcudart.so.%d", rel, cudart / 1000), "");
-    lnk(S("libcudart.so.%d", cudart / 1000), S("%s/lib64/libcudart.so", rel));
-    if (json)
-        wr(S("%s/version.json", rel),
-           S("{\n  \"cuda\" : { \"name\" : \"CUDA SDK\", \"version\" : \"%s\" },\n"
-             "  \"cuda_nvcc\" : { \"name\" : \"CUDA NVCC\", \"version\" : \"%s\" }\n}\n",
-             json, json));
-    return root;
+    return keep(tu_fake_toolkit(g_tmp, rel, json, cudart));
 }
 
 /* cuBLAS in root/include and root/lib64 */

@@ -64,20 +64,10 @@ static void lnk(const char *target, const char *rel)
     ck_assert_int_eq(symlink(target, S("%s/%s", g_tmp, rel)), 0);
 }
 
-/* g_tmp/rel: bin/nvcc, include/cuda_runtime{,_api}.h saying cudart,
- * lib64/libcudart.so*, version.json saying json unless NULL. */
+/* A fake toolkit g_tmp/rel (tu_fake_toolkit). */
 static char *fake_toolkit(const char *rel, const char *json, int cudart)
 {
-    wrx(S("%s/bin/nvcc", rel),
-        S("#!/bin/sh\necho 'Cuda compilation tools, release %d.%d, V%d.%d.99'\n", cudart / 1000,
-          cudart % 1000 / 10, cudart / 1000, cudart % 1000 / 10));
-    wr(S("%s/include/cuda_runtime.h", rel), "#include \"cuda_runtime_api.h\"\n");
-    wr(S("%s/include/cuda_runtime_api.h", rel), S("#define CUDART_VERSION  %d\n", cudart));
-    wr(S("%s/lib64/libcudart.so.%d", rel, cudart / 1000), "");
-    lnk(S("libcudart.so.%d", cudart / 1000), S("%s/lib64/libcudart.so", rel));
-    if (json)
-        wr(S("%s/version.json", rel), S("{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"%s\"}}\n", json));
-    return S("%s/%s", g_tmp, rel);
+    return keep(tu_fake_toolkit(g_tmp, rel, json, cudart));
 }
 
 static void conf_init(ctk_sdk_conf_t *c, const char *version, const char *base)

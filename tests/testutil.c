@@ -100,6 +100,62 @@ char *tu_write(const char *dir, const char *rel, const char *text)
     return p;
 }
 
+/* tu_write() of the text fmt formats, made executable when exe. */
+static void fake_file(const char *dir, const char *rel, bool exe, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fake_file(const char *dir, const char *rel, bool exe, const char *fmt, ...)
+{
+    va_list ap;
+    char *text = NULL, *p;
+
+    va_start(ap, fmt);
+    ck_assert_int_ge(vasprintf(&text, fmt, ap), 0);
+    va_end(ap);
+    p = tu_write(dir, rel, text);
+    ck_assert_ptr_nonnull(p);
+    if (exe)
+        ck_assert_int_eq(chmod(p, 0755), 0);
+    free(p);
+    free(text);
+}
+
+char *tu_fake_toolkit(const char *dir, const char *rel, const char *json, int cudart)
+{
+    int ma = cudart / 1000, mi = cudart % 1000 / 10;
+    char *root = NULL, *f = NULL, *so = NULL;
+
+    ck_assert_int_ge(asprintf(&root, "%s/%s", dir, rel), 0);
+    ck_assert_int_ge(asprintf(&f, "%s/bin/nvcc", rel), 0);
+    fake_file(dir, f, true,
+              "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+              "echo 'Cuda compilation tools, release %d.%d, V%d.%d.99'\n", ma, mi, ma, mi);
+    free(f);
+    ck_assert_int_ge(asprintf(&f, "%s/include/cuda_runtime.h", rel), 0);
+    fake_file(dir, f, false, "#include \"cuda_runtime_api.h\"\n");
+    free(f);
+    ck_assert_int_ge(asprintf(&f, "%s/include/cuda_runtime_api.h", rel), 0);
+    fake_file(dir, f, false, "/* fake */\n#if !defined(__CUDA_RUNTIME_API_H__)\n#define CUDART_VERSION  %d\n#endif\n",
+              cudart);
+    free(f);
+    ck_assert_int_ge(asprintf(&f, "%s/lib64/libcudart.so.%d", rel, ma), 0);
+    fake_file(dir, f, false, "%s", "");
+    free(f);
+    ck_assert_int_ge(asprintf(&so, "libcudart.so.%d", ma), 0);
+    ck_assert_int_ge(asprintf(&f, "%s/lib64/libcudart.so", root), 0);
+    ck_assert_msg(symlink(so, f) == 0, "symlink %s: %s", f, strerror(errno));
+    free(f);
+    free(so);
+    if (json) {
+        ck_assert_int_ge(asprintf(&f, "%s/version.json", rel), 0);
+        fake_file(dir, f, false,
+                  "{\n  \"cuda\" : { \"name\" : \"CUDA SDK\", \"version\" : \"%s\" },\n"
+                  "  \"cuda_nvcc\" : { \"name\" : \"CUDA NVCC\", \"version\" : \"%s\" }\n}\n",
+                  json, json);
+        free(f);
+    }
+    return root;
+}
+
 char *tu_read(const char *path)
 {
     FILE *f = fopen(path, "rb");

@@ -27,6 +27,12 @@ char *tu_read(const char *path);
 /* Run a shell command line, return its exit status (-1 on failure to run). */
 int tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A fake toolkit dir/rel, returned (caller frees): bin/nvcc (a script
+ * that reports the release of cudart), include/cuda_runtime{,_api}.h with
+ * CUDART_VERSION cudart (e.g. 12040), lib64/libcudart.so*, and
+ * version.json saying json when it is non-NULL. */
+char *tu_fake_toolkit(const char *dir, const char *rel, const char *json, int cudart);
+
 /* Root of the real CUDA toolkit on this machine ($CTK_TEST_CUDA), or NULL. */
 const char *tu_cuda_root(void);
 /* Path to a directory of real layouts built by tests/fixtures.sh from the
