@@ -487,6 +487,132 @@ static void print_summary(const gen_opts_t *o, const ctk_config_t *cfg, ctk_sdk_
            cfg->pc_prefix, first);
 }
 
+/* ---- full-version names where the config does not say -------------------
+ * Without "full_version_aliases" in the config, the .modulerc files give
+ * each toolkit its X.Y.Z name only where the tree ctkgen wrote to OUT
+ * before already does: an earlier ctkgen wrote them unless told not to,
+ * and a site that upgrades must not lose a name its users load.  A new
+ * tree gets none, so that every module load and avail of the family reads
+ * the default and the SDKs' own aliases alone (docs/benchmarks.md,
+ * "Module commands at site scale").  The evidence is a .modulerc that
+ * ctkgen wrote, unchanged since (the manifest says so): its
+ * "full_version_aliases" line, which lmod-rc.lua and tcl-rc.lua write;
+ * in a file without one (an earlier ctkgen's, or the site's own
+ * templates'), a line giving a module version a name of the form X.Y.Z
+ * that no SDK's "aliases" holds, in the line's last quoted word. */
+
+/* s[0..n) is D.D.D, each D one or more digits, as sdk.c writes a full version. */
+static bool full_version_shape(const char *s, size_t n)
+{
+    size_t i, dots = 0;
+    bool digit = false;
+
+    for (i = 0; i < n; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            digit = true;
+        } else if (s[i] == '.' && digit && dots < 2) {
+            dots++;
+            digit = false;
+        } else {
+            return false;
+        }
+    }
+    return dots == 2 && digit;
+}
+
+static bool is_explicit_alias(const ctk_config_t *cfg, const char *s, size_t n)
+{
+    size_t i, k;
+
+    for (i = 0; i < cfg->n_sdks; i++)
+        for (k = 0; k < cfg->sdks[i].n_aliases; k++)
+            if (strlen(cfg->sdks[i].aliases[k]) == n && memcmp(cfg->sdks[i].aliases[k], s, n) == 0)
+                return true;
+    return false;
+}
+
+/* Is line[0..end) the "full_version_aliases" line saying value? */
+static bool rc_marks(const char *line, const char *end, const char *value)
+{
+    size_t n = (size_t)(end - line);
+
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\r'))
+        n--;
+    if (n < 3 || (strncmp(line, "-- ", 3) != 0 && strncmp(line, "## ", 3) != 0))
+        return false;
+    line += 3;
+    n -= 3;
+    return n == 22 + strlen(value) && strncmp(line, "full_version_aliases: ", 22) == 0 &&
+           strncmp(line + 22, value, n - 22) == 0;
+}
+
+/* Does a .modulerc(.lua)'s text give the full versions as names? */
+static bool rc_gives_full_names(const ctk_config_t *cfg, const char *text)
+{
+    const char *line = text;
+    bool shaped = false;
+
+    while (*line) {
+        const char *end = strchr(line, '\n'), *next, *q;
+
+        if (!end)
+            end = line + strlen(line);
+        next = *end ? end + 1 : end;
+        if (rc_marks(line, end, "true") || rc_marks(line, end, "false"))
+            return rc_marks(line, end, "true");
+        if (!shaped &&
+            (strncmp(line, "module_version(", 15) == 0 || strncmp(line, "module-version ", 15) == 0)) {
+            while (end > line && (end[-1] == ')' || end[-1] == ' ' || end[-1] == '\r'))
+                end--;
+            if (end - line > 1 && end[-1] == '"') {
+                for (q = end - 1; q > line && q[-1] != '"'; q--)
+                    ;
+                shaped = q > line && full_version_shape(q, (size_t)(end - 1 - q)) &&
+                         !is_explicit_alias(cfg, q, (size_t)(end - 1 - q));
+            }
+        }
+        line = next;
+    }
+    return shaped;
+}
+
+/* Settle cfg->full_version_aliases when the config left it out (-1), from
+ * the .modulerc files of OUT's tree (rec: its manifest; NULL: read it
+ * here).  false only for want of memory. */
+static bool full_names_of_tree(ctk_config_t *cfg, const char *absout, const ctk_records_t *rec,
+                               ctk_error_t *err)
+{
+    ctk_records_t *own = NULL;
+    bool ok = true;
+    size_t i;
+
+    cfg->full_version_aliases = 0;
+    if (!rec && !(rec = own = ctk_write_records(absout, err)))
+        return false;
+    for (i = 0; ok && i < 2 && cfg->full_version_aliases == 0; i++) {
+        char *rel = i == 0 ? ctk_printf(err, "lmod/%s/.modulerc.lua", cfg->module_name)
+                           : ctk_printf(err, "tcl/%s/.modulerc", cfg->module_name);
+        char *text = NULL;
+        size_t len;
+        int r = rel ? ctk_records_read(rec, absout, rel, &text, &len, err) : -1;
+
+        ok = r >= 0;
+        if (r == 1 && rc_gives_full_names(cfg, text))
+            cfg->full_version_aliases = 1;
+        free(text);
+        free(rel);
+    }
+    ctk_records_free(own);
+    if (ok && cfg->full_version_aliases == 1)
+        ctk_cli_warn("%s: the .modulerc files in %s give toolkits their full X.Y.Z versions as "
+                     "names, and the site config does not say whether to: kept, so that no name "
+                     "users load goes away; \"full_version_aliases\": true in the site config "
+                     "keeps them, false leaves them out (every module avail and module load of %s "
+                     "reads them; a new tree gets none)", cfg->module_name, absout,
+                     cfg->module_name);
+    return ok;
+}
+
 /* What is valid but may not be what the admin meant (advice.h), and the
  * full-version aliases left out (render.h). */
 static bool warn_advice(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const char *absout,
@@ -690,6 +816,8 @@ static int run(const gen_opts_t *o)
     absout = absolute_dir(o->outdir, &err);
     if (!absout || (!o->rerender && !(rec = ctk_write_records(absout, &err))) ||
         !(fc = ctk_factcache_read(absout, ctk_records_hash(rec), &err)))
+        goto fail;
+    if (cfg->full_version_aliases < 0 && !full_names_of_tree(cfg, absout, rec, &err))
         goto fail;
     if (!load_sdks(cfg, true, fc, sdks, &lrc, &err) ||
         !select_loaded(cfg, sdks, &part, good, &keep, &err))

@@ -1366,7 +1366,7 @@ typedef enum {
     K_ARGS,       /* extra_args */
     K_LINT,       /* the "lint" object: a lint policy */
     K_ERROR_ON,   /* "warning" or "error" */
-    K_STRICT,     /* a bool kept as 1/0 in an int (-1: not given) */
+    K_OPTBOOL,    /* a bool kept as 1/0 in an int (-1: not given) */
     K_RULES,      /* the policy's rules */
     K_CODES,      /* a rule's "code": a finding code, or an array of them */
     K_GLOBS,      /* a rule's "files": a glob, or an array of them */
@@ -1408,7 +1408,7 @@ static const keyspec_t top_keys[] = {
     { "pc_prefix", K_NAME, false, CF(pc_prefix), 0, -1 },
     { "pkgconfig_dir", K_PCDIR, false, CF(pkgconfig_dir), 0, -1 },
     { "pc_rpath", K_BOOL, false, CF(pc_rpath), 0, -1 },
-    { "full_version_aliases", K_BOOL, false, CF(full_version_aliases), 0, -1 },
+    { "full_version_aliases", K_OPTBOOL, false, CF(full_version_aliases), 0, -1 },
     { "modulecmd", K_FILE, false, CF(modulecmd), 0, -1 },
     { "help", K_TEXT, false, CF(help), 0, -1 },
     { "env", K_ENV, false, CF(env), CF(n_env), -1 },
@@ -1466,7 +1466,7 @@ static const keyspec_t partition_keys[] = {
 static const keyspec_t lint_keys[] = {
     { "$schema", K_IGNORE, false, 0, 0, -1 },
     { "error_on", K_ERROR_ON, false, LF(error_on), 0, -1 },
-    { "strict", K_STRICT, false, LF(strict), 0, -1 },
+    { "strict", K_OPTBOOL, false, LF(strict), 0, -1 },
     { "rules", K_RULES, false, 0, 0, -1 },
 };
 
@@ -2161,7 +2161,7 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
         return check_object(c, v, &lint_table, (char *)base + k->off, cfg, NULL);
     case K_ERROR_ON:
         return take_error_on(c, v, (int *)((char *)base + k->off));
-    case K_STRICT:
+    case K_OPTBOOL:
         if (!json_is_boolean(v))
             return fail(c, "expected true or false, got %s", type_name(v));
         *(int *)((char *)base + k->off) = json_is_true(v);
@@ -2537,7 +2537,7 @@ ctk_config_t *ctk_config_new(const char *source, ctk_error_t *err)
         return NULL;
     }
     cfg->pc_rpath = true;
-    cfg->full_version_aliases = true;
+    cfg->full_version_aliases = -1; /* generate decides from OUT */
     ctk_policy_init(&cfg->lint);
     if (!(cfg->source = ctk_strdup(source ? source : "<string>", err)) ||
         !(cfg->module_name = ctk_strdup(DEFAULT_MODULE_NAME, err)) ||
@@ -3031,7 +3031,8 @@ char *ctk_config_dump(const ctk_config_t *cfg, ctk_error_t *err)
         goto out;
     if (!cfg->pc_rpath && !put_new(&d, root, "pc_rpath", json_false()))
         goto out;
-    if (!cfg->full_version_aliases && !put_new(&d, root, "full_version_aliases", json_false()))
+    if (cfg->full_version_aliases >= 0 &&
+        !put_new(&d, root, "full_version_aliases", json_boolean(cfg->full_version_aliases)))
         goto out;
     if (!put_str(&d, root, "help", cfg->help) || !put_kvs(&d, root, "env", cfg->env, cfg->n_env) ||
         !put_kvs(&d, root, "properties", cfg->properties, cfg->n_properties) ||

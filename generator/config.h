@@ -133,11 +133,14 @@ typedef struct {
     char *pkgconfig_dir;    /* where the .pc files will live for users;
                                NULL: OUT/pkgconfig made absolute */
     bool pc_rpath;          /* add a run path to the .pc Libs (default true) */
-    bool full_version_aliases; /* the .modulerc files also give each toolkit
-                               its full X.Y.Z version as a name (default
-                               true); false: only the default and each SDK's
-                               own "aliases", one line per toolkit fewer for
-                               every module command to read */
+    int full_version_aliases; /* the .modulerc files also give each toolkit
+                               its full X.Y.Z version as a name: 1 as given
+                               true, 0 as given false (only the default and
+                               each SDK's own "aliases", one line per
+                               toolkit fewer for every module command to
+                               read), -1 not given: generate decides from
+                               the tree it writes (cmd_generate.c,
+                               full_names_of_tree), render takes it as 0 */
     char *modulecmd;        /* Environment Modules' modulecmd.tcl for validate; NULL: find it */
     char *help;             /* site-wide help text; NULL if absent */
     ctk_kv_t *env;          /* site-wide extra environment variables */

@@ -1398,7 +1398,7 @@ bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_
     bool ok = false;
     char *cost;
 
-    if (!cfg->full_version_aliases)
+    if (cfg->full_version_aliases <= 0)
         return true; /* no automatic name, so none yields to another */
     if (!names_init(&nm, sdks, n_sdks, err))
         return false;
@@ -1472,7 +1472,7 @@ out:
 }
 
 /* The data of the .modulerc files: the default, each SDK's own aliases and,
- * unless "full_version_aliases" is false, each toolkit's X.Y.Z.  Both
+ * where "full_version_aliases" is 1, each toolkit's X.Y.Z.  Both
  * module systems read the whole file on every load and avail: at 1000
  * toolkits the X.Y.Z lines cost Environment Modules 5.2 0.92 of an avail
  * and 0.49 of a load again, Lmod 0.11 and 0.08, which is what the key's
@@ -1497,13 +1497,14 @@ static ctk_lval_t *rc_val(build_t *b, const ctk_config_t *cfg, ctk_sdk_t *const 
     bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
     bput(b, m, "default", ctk_lval_str(ctk_render_default(cfg, sdks, n)));
     bput(b, m, "default_implicit", ctk_lval_bool(!cfg->default_version));
+    bput(b, m, "full_version_aliases", ctk_lval_bool(cfg->full_version_aliases > 0));
     for (i = 0; i < n; i++) {
         ctk_lval_t *e = ctk_lval_map(), *al = ctk_lval_list();
 
         bput(b, e, "version", ctk_lval_str(sdks[i]->module_version));
         for (k = 0; k < sdks[i]->conf->n_aliases; k++)
             bpush(b, al, ctk_lval_str(sdks[i]->conf->aliases[k]));
-        if (cfg->full_version_aliases && full_alias(&nm, sdks, i, &other) == FULL_KEPT)
+        if (cfg->full_version_aliases > 0 && full_alias(&nm, sdks, i, &other) == FULL_KEPT)
             bpush(b, al, ctk_lval_str(sdks[i]->version_full));
         bput(b, e, "aliases", al);
         bpush(b, mods, e);

@@ -58,7 +58,7 @@ typedef struct {
  *   never on LD_LIBRARY_PATH (a loader reads no scripts).
  * Checks names for collisions (aliases, full versions, default).
  * Both .modulerc files name the default (ctk_render_default()) and each
- * SDK's "aliases"; with cfg->full_version_aliases also each toolkit's full
+ * SDK's "aliases"; with cfg->full_version_aliases 1 also each toolkit's full
  * X.Y.Z version where it has one that no other name takes (else nothing
  * more: one line per toolkit there is read by every load and avail).
  * An SDK's modulefiles and .pc files are rendered from its inputs: the
@@ -130,7 +130,7 @@ const char *ctk_render_default(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, 
  * that every module avail and load of the family reads them and that
  * "full_version_aliases": false leaves them out.  Appended to notes
  * (copies); nothing when every alias is written and they are few, or when
- * cfg->full_version_aliases is off.  Fails only for memory (CTK_E_NOMEM). */
+ * cfg->full_version_aliases is not 1.  Fails only for memory (CTK_E_NOMEM). */
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err);
 

@@ -1043,10 +1043,38 @@ out:
     return r;
 }
 
+/* OUT/rel when m lists it and its bytes hash as m records: 1 with *data
+ * (caller frees) and *len, 0 when not (not listed, absent, changed, not a
+ * regular file, unreadable), -1 with err for want of memory alone. */
+static int read_recorded(const manifest_t *m, const char *outdir, const char *rel, char **data,
+                         size_t *len, ctk_error_t *err)
+{
+    const mentry_t *me = manifest_find(m, rel);
+    ctk_error_t e;
+    int got;
+
+    *data = NULL;
+    *len = 0;
+    if (!me)
+        return 0;
+    ctk_error_init(&e);
+    got = ctk_write_read(outdir, rel, MAX_FILE_BYTES, data, len, &e);
+    if (got < 0 && e.code == CTK_E_NOMEM) {
+        if (err && !ctk_error_is_set(err))
+            *err = e;
+        return -1;
+    }
+    if (got == 1 && !hash_differs(*data, *len, me->hash))
+        return 1;
+    free(*data);
+    *data = NULL;
+    *len = 0;
+    return 0;
+}
+
 int ctk_write_owns(const char *outdir, const char *rel, ctk_error_t *err)
 {
     manifest_t man = {NULL, 0, NULL};
-    const mentry_t *me;
     char *data = NULL;
     size_t len = 0;
     ctk_error_t e;
@@ -1057,29 +1085,16 @@ int ctk_write_owns(const char *outdir, const char *rel, ctk_error_t *err)
         return 0;
     /* a manifest or file that cannot be read or parsed says "no"; only
      * want of memory is an error */
-    if (r < 0 && e.code == CTK_E_NOMEM)
-        goto fail;
-    if (r < 0) {
+    if (r < 0 && e.code == CTK_E_NOMEM) {
+        if (err && !ctk_error_is_set(err))
+            *err = e;
         manifest_fini(&man);
-        return 0;
+        return -1;
     }
-    r = 0;
-    if ((me = manifest_find(&man, rel))) {
-        int got = ctk_write_read(outdir, rel, MAX_FILE_BYTES, &data, &len, &e);
-
-        if (got < 0 && e.code == CTK_E_NOMEM)
-            goto fail;
-        r = got == 1 && !hash_differs(data, len, me->hash);
-    }
+    r = r < 0 ? 0 : read_recorded(&man, outdir, rel, &data, &len, err);
     free(data);
     manifest_fini(&man);
     return r;
-fail:
-    if (err && !ctk_error_is_set(err))
-        *err = e;
-    free(data);
-    manifest_fini(&man);
-    return -1;
 }
 
 struct ctk_records {
@@ -1118,6 +1133,16 @@ bool ctk_records_find(const ctk_records_t *rec, const char *rel, char hash[17], 
     memcpy(hash, me->hash, 17);
     memcpy(input, me->input, 17);
     return true;
+}
+
+int ctk_records_read(const ctk_records_t *rec, const char *outdir, const char *rel, char **data,
+                     size_t *len, ctk_error_t *err)
+{
+    *data = NULL;
+    *len = 0;
+    if (!rec || relpath_problem(rel))
+        return 0;
+    return read_recorded(&rec->m, outdir, rel, data, len, err);
 }
 
 uint64_t ctk_write_manifest_hash(const char *data, size_t len)

@@ -109,6 +109,13 @@ void ctk_records_free(ctk_records_t *rec);
 /* The hash of the manifest's bytes as read (ctk_write_manifest_hash); 0
  * when there was none to rely on. */
 uint64_t ctk_records_hash(const ctk_records_t *rec);
+/* OUT/rel as ctkgen wrote it: 1 when the manifest lists rel and its
+ * bytes now hash as recorded, with *data (NUL-terminated, caller frees)
+ * and *len; 0 when not (not listed, absent, changed since, not a regular
+ * file, unreadable: read as ctk_write_read() reads); -1 with err only for
+ * want of memory (CTK_E_NOMEM). */
+int ctk_records_read(const ctk_records_t *rec, const char *outdir, const char *rel, char **data,
+                     size_t *len, ctk_error_t *err);
 /* How many files the manifest lists. */
 size_t ctk_records_count(const ctk_records_t *rec);
 /* Every file the manifest lists, into out as reused (ctk_outset_reuse):

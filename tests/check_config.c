@@ -1634,7 +1634,7 @@ START_TEST(test_config_loads_issue_example_with_defaults)
     ck_assert_str_eq(cfg->pc_prefix, "ctk");
     ck_assert_ptr_null(cfg->pkgconfig_dir);
     ck_assert(cfg->pc_rpath);
-    ck_assert(cfg->full_version_aliases);
+    ck_assert_int_eq(cfg->full_version_aliases, -1);
     ck_assert_ptr_null(cfg->help);
     ck_assert_uint_eq(cfg->n_env, 0);
     ck_assert(!cfg->validation.present);
@@ -1744,17 +1744,18 @@ START_TEST(test_config_loads_every_key)
 }
 END_TEST
 
-/* "full_version_aliases": true when absent, as given otherwise */
+/* "full_version_aliases": 1 or 0 as given, -1 when absent (generate
+ * settles it from the tree it writes) */
 static const struct {
     const char *doc;
-    bool want;
+    int want;
 } fva_cases[] = {
-    { "{'sdks': [{'version': '12.4', 'base': '/x'}]}", true },
-    { "{'full_version_aliases': true, 'sdks': [{'version': '12.4', 'base': '/x'}]}", true },
-    { "{'full_version_aliases': false, 'sdks': [{'version': '12.4', 'base': '/x'}]}", false },
+    { "{'sdks': [{'version': '12.4', 'base': '/x'}]}", -1 },
+    { "{'full_version_aliases': true, 'sdks': [{'version': '12.4', 'base': '/x'}]}", 1 },
+    { "{'full_version_aliases': false, 'sdks': [{'version': '12.4', 'base': '/x'}]}", 0 },
 };
 
-START_TEST(test_config_full_version_aliases_true_unless_false)
+START_TEST(test_config_full_version_aliases_as_given)
 {
     ctk_config_t *cfg = load_ok(fva_cases[_i].doc);
 
@@ -2505,7 +2506,7 @@ START_TEST(test_config_new_and_add_sdk_dump_and_load_back)
     ck_assert_str_eq(cfg->family, "cuda");
     ck_assert_str_eq(cfg->pc_prefix, "ctk");
     ck_assert(cfg->pc_rpath);
-    ck_assert(cfg->full_version_aliases);
+    ck_assert_int_eq(cfg->full_version_aliases, -1);
     ck_assert_uint_eq(cfg->n_sdks, 0);
     sdk = ctk_config_add_sdk(cfg, "13.0", "/usr/local/cuda-13.0", &err);
     ck_assert_ptr_nonnull(sdk);
@@ -2660,7 +2661,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_config_loads_issue_example_with_defaults);
     tcase_add_test(tc, test_config_loads_every_key);
-    tcase_add_loop_test(tc, test_config_full_version_aliases_true_unless_false, 0,
+    tcase_add_loop_test(tc, test_config_full_version_aliases_as_given, 0,
                         sizeof fva_cases / sizeof fva_cases[0]);
     tcase_add_loop_test(tc, test_config_accepts_version, 0, N_OF(good_versions));
     tcase_add_loop_test(tc, test_config_strips_trailing_slashes, 0, N_OF(slashes));

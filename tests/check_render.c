@@ -773,9 +773,11 @@ START_TEST(test_render_multi_sdk_modulerc_matches_golden)
 }
 END_TEST
 
-/* With "full_version_aliases": false the .modulerc files hold the default and
- * the config's own aliases, one line each, and no X.Y.Z name; nothing to
- * note, not even the 13.0.0 that 13.0 and 13.0-hpc share. */
+/* With "full_version_aliases": false (0), or not settled (-1, which only
+ * generate settles), the .modulerc files hold the default and the config's
+ * own aliases, one line each, and no X.Y.Z name, and say so in their
+ * "full_version_aliases" line; nothing to note, not even the 13.0.0 that
+ * 13.0 and 13.0-hpc share. */
 START_TEST(test_render_modulerc_without_full_version_aliases)
 {
     ctk_sdk_t *sdks[3];
@@ -792,10 +794,18 @@ START_TEST(test_render_modulerc_without_full_version_aliases)
     ck_assert(ctk_render_notes(cfg, sdks, 3, &notes, &err));
     ck_assert_uint_eq(notes.len, 1); /* by default: the shared 13.0.0 */
     ctk_strlist_fini(&notes);
-    cfg->full_version_aliases = false;
+    ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s", err.text);
+    ck_assert(strstr(out_file(&out, "lmod/cudatoolkit/.modulerc.lua"),
+                     "\n-- full_version_aliases: true\n"));
+    ck_assert(strstr(out_file(&out, "tcl/cudatoolkit/.modulerc"), "\n## full_version_aliases: true\n"));
+    ctk_outset_fini(&out);
+    ctk_outset_init(&out);
+    cfg->full_version_aliases = _i == 0 ? 0 : -1;
     ck_assert_msg(ctk_render_all(cfg, sdks, 3, &o, &out, &err), "%s", err.text);
     lrc = out_file(&out, "lmod/cudatoolkit/.modulerc.lua");
     trc = out_file(&out, "tcl/cudatoolkit/.modulerc");
+    ck_assert(strstr(lrc, "\n-- full_version_aliases: false\n"));
+    ck_assert(strstr(trc, "\n## full_version_aliases: false\n"));
     ck_assert_str_eq(strstr(lrc, "module_version("),
                      "module_version(\"cudatoolkit/13.0\", \"default\")\n"
                      "module_version(\"cudatoolkit/12.9\", \"legacy\")\n"
@@ -1568,7 +1578,7 @@ int main(void)
     tcase_add_test(tc, test_render_properties_site_then_sdk);
     tcase_add_test(tc, test_render_whatis_names_only_what_the_toolkit_holds);
     tcase_add_test(tc, test_render_multi_sdk_modulerc_matches_golden);
-    tcase_add_test(tc, test_render_modulerc_without_full_version_aliases);
+    tcase_add_loop_test(tc, test_render_modulerc_without_full_version_aliases, 0, 2);
     tcase_add_loop_test(tc, test_render_default_follows_the_rule, 0,
                         sizeof default_cases / sizeof default_cases[0]);
     tcase_add_loop_test(tc, test_render_notes_name_dropped_full_version_aliases, 0,

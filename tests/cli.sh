@@ -280,8 +280,9 @@ while [ "$i" -le 101 ]; do
     printf '{ "cuda": { "name": "CUDA SDK", "version": "13.0.%s" } }\n' "$i" >"$T/many/t$i/version.json"
     i=$((i + 1))
 done
-many_config "$T/many100.json" 100
-many_config "$T/many101.json" 101
+many_config "$T/many100.json" 100 '"full_version_aliases": true'
+many_config "$T/many101.json" 101 '"full_version_aliases": true'
+many_config "$T/many101-unset.json" 101
 many_config "$T/many101-off.json" 101 '"full_version_aliases": false'
 costs() { grep -c 'full-version names' "$T/err"; }
 check "generate of 100 toolkits: exit 0" run 0 "$CTKGEN" generate -c "$T/many100.json" -o "$T/m100"
@@ -300,6 +301,12 @@ check "101 toolkits with \"full_version_aliases\": false: exit 0" \
     run 0 "$CTKGEN" generate -c "$T/many101-off.json" -o "$T/m101-off"
 check "  no note" [ "$(costs)" -eq 0 ]
 check "  no full-version name in the .modulerc" lacks '"13\.0\.[0-9]*"$' "$T/m101-off/tcl/cudatoolkit/.modulerc"
+check "101 toolkits, the key left out, a new tree: exit 0" \
+    run 0 "$CTKGEN" generate -c "$T/many101-unset.json" -o "$T/m101-unset"
+check "  no note" [ "$(costs)" -eq 0 ]
+check "  no warning at all" sh -c '! grep -q warning "$1"' - "$T/err"
+check "  no full-version name in the .modulerc" lacks '"13\.0\.[0-9]*"$' "$T/m101-unset/tcl/cudatoolkit/.modulerc"
+check "  nor in the .modulerc.lua" lacks '"13\.0\.[0-9]*")$' "$T/m101-unset/lmod/cudatoolkit/.modulerc.lua"
 check "validate -q: an error still prints, exit 3" run 3 "$CTKGEN" validate -q -c "$T/none.json"
 check "validate -q: the error is on stderr" grep -q "error:" "$T/err"
 for cmd in generate validate scan lint; do

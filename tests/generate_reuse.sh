@@ -98,19 +98,86 @@ check "the tree is what a full render writes" agrees "$T/site3.json"
 
 # ---- the site's "full_version_aliases" ----------------------------------------------
 # it decides only the .modulerc files, which are always rendered: no
-# toolkit's own files depend on it, so every toolkit is reused
+# toolkit's own files depend on it, so every toolkit is reused.  Left out,
+# a new tree gets no X.Y.Z name and a tree whose .modulerc files have them
+# keeps them, with a warning (cmd_generate.c, full_names_of_tree)
+rc_full() { grep -q "module_version(\"cudatoolkit/$mm-t2\", \"$mm\.4\")" "$OUT/lmod/cudatoolkit/.modulerc.lua" &&
+    grep -q "^module-version \"cudatoolkit/$mm-t2\" \"$mm\.4\"\$" "$OUT/tcl/cudatoolkit/.modulerc"; }
+rc_nofull() { lacks "\"$mm\.[0-9]*\")" "$OUT/lmod/cudatoolkit/.modulerc.lua" &&
+    lacks "\"$mm\.[0-9]*\"\$" "$OUT/tcl/cudatoolkit/.modulerc"; }
+undecided() { grep -q 'the site config does not say whether to: kept' "$T/gen.log"; }
+rc_updated() {
+    grep -q '^  updated *lmod/cudatoolkit/\.modulerc\.lua$' "$T/gen.log" &&
+        grep -q '^  updated *tcl/cudatoolkit/\.modulerc$' "$T/gen.log"
+}
+check "left out, the new tree's .modulerc files name no full version" rc_nofull
+sed 's/^{ /{ "full_version_aliases": true, /' "$T/site3.json" >"$T/site5.json"
+check "a re-run with \"full_version_aliases\": true" gen -c "$T/site5.json"
+check "  renders no toolkit" reused 3
+check "  rewrites both .modulerc files" rc_updated
+check "  which name t2's full version" rc_full
+check "  the tree is what a full render writes" agrees "$T/site5.json"
+check "  and no warning of an undecided key" lacks 'does not say whether' "$T/gen.log"
+before=$(stamps)
+check "the key left out again, over a tree that has the names" gen -c "$T/site3.json"
+check "  keeps them" rc_full
+check "  writes nothing" same_text "$before" "$(stamps)"
+check "  warns that the config does not say, naming both values" \
+    grep -q "ctkgen: warning: cudatoolkit: the .modulerc files in $OUT give toolkits their full X.Y.Z versions as names, .*\"full_version_aliases\": true in the site config keeps them, false leaves them out" "$T/gen.log"
+check "  --rerender keeps them too" gen --rerender -c "$T/site3.json"
+check "    (still nothing written)" same_text "$before" "$(stamps)"
 sed 's/^{ /{ "full_version_aliases": false, /' "$T/site3.json" >"$T/site4.json"
 check "a re-run with \"full_version_aliases\": false" gen -c "$T/site4.json"
 check "  renders no toolkit" reused 3
-check "  rewrites the .modulerc.lua" grep -q '^  updated *lmod/cudatoolkit/\.modulerc\.lua$' "$T/gen.log"
-check "  and the .modulerc" grep -q '^  updated *tcl/cudatoolkit/\.modulerc$' "$T/gen.log"
-check "  which name no full version" lacks "\"$mm\.[0-9]*\")" "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  rewrites both .modulerc files" rc_updated
+check "  which name no full version" rc_nofull
 check "  the tree is what a full render writes" agrees "$T/site4.json"
-check "the key back at its default" gen -c "$T/site3.json"
-check "  renders no toolkit" reused 3
-check "  and names t2's full version again" \
-    grep -q "module_version(\"cudatoolkit/$mm-t2\", \"$mm\.4\")" "$OUT/lmod/cudatoolkit/.modulerc.lua"
+before=$(stamps)
+check "the key left out again, over a tree without the names" gen -c "$T/site3.json"
+check "  adds none" rc_nofull
+check "  writes nothing" same_text "$before" "$(stamps)"
+check "  and does not warn" lacks 'does not say whether' "$T/gen.log"
 check "  the tree is what a full render writes" agrees "$T/site3.json"
+# a name of the X.Y.Z form the config gives itself is no sign of the
+# full-version names: a second run must not add them
+site "$T/site6.json" "$T/tk/t1" "$T/tk/t4" "$T/tk/t3" ', "env": { "CTK_SITE_NOTE": "x" }, "aliases": ["'"$mm"'.77"]'
+check "an explicit alias $mm.77 of the X.Y.Z form, key left out" gen -c "$T/site6.json"
+check "  is written" grep -q "module_version(\"cudatoolkit/$mm-t2\", \"$mm\.77\")" "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  a second run" gen -c "$T/site6.json"
+check "  still names no full version" lacks "\"$mm\.4\")" "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  and does not warn" lacks 'does not say whether' "$T/gen.log"
+check "  the tree is what a full render writes" agrees "$T/site6.json"
+check "the explicit alias dropped again" gen -c "$T/site3.json"
+check "  still names no full version" lacks "\"$mm\.4\")" "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  (the files say so)" grep -qx -- '-- full_version_aliases: false' "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  and does not warn" lacks 'does not say whether' "$T/gen.log"
+# a tree an earlier ctkgen wrote: .modulerc files without the
+# "full_version_aliases" line (templates of their own stand for that
+# ctkgen), with the names: a full-version name is the sign
+mkdir -p "$T/oldtpl"
+for f in lmod-rc.lua tcl-rc.lua; do
+    grep -v 'full_version_aliases: ' "$top_srcdir/templates/$f" >"$T/oldtpl/$f"
+done
+check "a tree from .modulerc templates without the line, names on" gen -c "$T/site5.json" -t "$T/oldtpl"
+check "  (its files lack the line)" lacks 'full_version_aliases: ' "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "  the key left out, built-in templates" gen -c "$T/site3.json"
+check "    keeps the names" rc_full
+check "    warns that the config does not say" undecided
+check "    and records the line" grep -qx -- '-- full_version_aliases: true' "$OUT/lmod/cudatoolkit/.modulerc.lua"
+check "a tree from those templates, names off" gen -c "$T/site4.json" -t "$T/oldtpl"
+check "  the key left out, built-in templates" gen -c "$T/site3.json"
+check "    adds none" rc_nofull
+check "    and does not warn" lacks 'does not say whether' "$T/gen.log"
+# a full-version line edited into a .modulerc by hand proves nothing: only
+# what the manifest records as ctkgen's counts
+check "a tree from those templates, names off, again" gen -c "$T/site4.json" -t "$T/oldtpl"
+printf '%s\n' "module_version(\"cudatoolkit/$mm-t2\", \"$mm.4\")" >>"$OUT/lmod/cudatoolkit/.modulerc.lua"
+"$CTKGEN" -v generate -o "$OUT" -c "$T/site3.json" >"$T/gen.log" 2>&1
+check "  a full-version line added by hand is refused as an edit (exit 3)" [ $? -eq 3 ]
+check "  and not taken as the tree's names" lacks 'does not say whether' "$T/gen.log"
+check "  --force" gen --force -c "$T/site3.json"
+check "    writes no name" rc_nofull
+check "    the tree is what a full render writes" agrees "$T/site3.json"
 
 # ---- files on disk that are not as recorded ----------------------------------------
 rm "$OUT/tcl/cudatoolkit/$mm-t3"

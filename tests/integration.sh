@@ -136,8 +136,12 @@ JSON
 done
 
 # the default module, and the full-version alias of a toolkit with
-# version.json (written unless "full_version_aliases" is false: 5d)
-out=$T/out-standalone
+# version.json, written on request ("full_version_aliases": true: 5d)
+out=$T/out-standalone-full
+sed 's/"default": "13.0",/"default": "13.0", "full_version_aliases": true,/' "$T/standalone.json" \
+    >"$T/standalone-full.json"
+check "standalone, \"full_version_aliases\": true: generate" \
+    "$CTKGEN" -q generate -c "$T/standalone-full.json" -o "$out"
 for sys in lmod tcl; do
     v=$(load_and_run "$sys" "$out/$sys" cudatoolkit 'echo "$CUDA_HOME"' 2>/dev/null)
     check "$sys: 'module load cudatoolkit' loads the default" [ "$v" = "$FIX/standalone/cuda-13.0" ]
@@ -557,7 +561,10 @@ default_is() {
     check "$1: Lmod and Environment Modules load the same toolkit ('$got_lmod' / '$got_tcl')" \
         [ -n "$got_lmod" -a "$got_lmod" = "$got_tcl" ]
 }
-# highest version wins: 13.0-a holds 13.0.7, 13.0-z 13.0.0
+# highest version wins: 13.0-a holds 13.0.7, 13.0-z 13.0.0 (d-unset: the
+# same, the full-version names left to the tree, which is new)
+def_config "$T/d-unset.json" "" "13.0-z=$STD" "13.0-a=$V7/cuda"
+DC_TOP='"full_version_aliases": true'
 def_config "$T/d-high.json" "" "13.0-z=$STD" "13.0-a=$V7/cuda"
 # a tie (both 13.0.0): the first in config order
 def_config "$T/d-tie.json" "" "13.0-a=$STD" "13.0-b=$HB"
@@ -570,9 +577,11 @@ def_config "$T/d-nopatch.json" "" "13.0-z=$FIX/noversion/cuda-13.0" "13.0-a=$STD
 def_config "$T/d-names.json" "" "13.0=$STD" "13.0-hpc=$HB"
 # the configured default, here through an alias
 def_config "$T/d-conf.json" 13 "13.0-z=$STD" "13.0-a=$V7/cuda=latest" "13.0-m=$HB=13"
-for c in d-high d-tie d-nopatch d-names d-conf; do
+DC_TOP=
+for c in d-unset d-high d-tie d-nopatch d-names d-conf; do
     check "$c: generate" "$CTKGEN" -q generate -c "$T/$c.json" -o "$T/$c"
 done
+default_is d-unset 13.0-a
 default_is d-high 13.0-a
 default_is d-tie 13.0-a
 default_is d-nopatch 13.0-a
@@ -589,6 +598,17 @@ for sys in lmod tcl; do
     done
     r=$(in_modules "$sys" "$T/d-high/$sys" 'module is-avail cudatoolkit/13.0.7; echo "STATUS=$?"' 2>/dev/null)
     check "d-high/$sys: 'module is-avail cudatoolkit/13.0.7' says yes ($r)" [ "$r" = STATUS=0 ]
+done
+# the key left out, on a new tree: no X.Y.Z name, each SDK by its own
+for sys in lmod tcl; do
+    for fv in 13.0.0 13.0.7; do
+        r=$(in_modules "$sys" "$T/d-unset/$sys" "module load cudatoolkit/$fv; echo \"STATUS=\$?\"; echo \"LOADED=\${LOADEDMODULES-}\"" 2>/dev/null)
+        check "d-unset/$sys: cudatoolkit/$fv is not a module (loaded: '$(loaded_of "$r")')" no_cuda "$r"
+    done
+    r=$(in_modules "$sys" "$T/d-unset/$sys" 'module is-avail cudatoolkit/13.0.7; echo "STATUS=$?"' 2>/dev/null)
+    check "d-unset/$sys: 'module is-avail cudatoolkit/13.0.7' says no ($r)" [ "$r" = STATUS=1 ]
+    v=$(in_modules "$sys" "$T/d-unset/$sys" 'module load cudatoolkit/13.0-z && echo "$CUDA_HOME"' 2>/dev/null)
+    check "d-unset/$sys: cudatoolkit/13.0-z loads its toolkit (got '$v')" [ "$v" = "$STD" ]
 done
 # "full_version_aliases": false: the .modulerc files hold the default and
 # the config's own aliases, nothing more; an X.Y.Z name is no module, while
