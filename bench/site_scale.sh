@@ -393,14 +393,17 @@ sed -i '/^module-version /{/ default$/!d}' "$W/trim/tcl/cudatoolkit/.modulerc"
 [ "$(grep -c '^module_version(' "$W/trim/lmod/cudatoolkit/.modulerc.lua")" -eq 1 ] || problem "trimmed .modulerc.lua: not one line"
 [ "$(grep -c '^module-version ' "$W/trim/tcl/cudatoolkit/.modulerc")" -eq 1 ] || problem "trimmed .modulerc: not one line"
 MTREES="out trim"
-# the same site leaving the X.Y.Z names out, when CTKGEN knows the key
-sed '2a\  "full_version_aliases": false,' "$W/site.json" >"$W/site-nofull.json"
-if "$CTKGEN" -q generate -c "$W/site-nofull.json" -o "$W/nofull" 2>"$W/gen.err"; then
-    MTREES="$MTREES nofull"
-else
-    echo "step 5: $CTKGEN does not take full_version_aliases; no such tree" >&2
-    rm -rf "$W/nofull"
-fi
+# the same site with the X.Y.Z names left out and asked for, when CTKGEN
+# knows the key (a new tree without it: "out")
+for fv in nofull:false full:true; do
+    sed "2a\\  \"full_version_aliases\": ${fv#*:}," "$W/site.json" >"$W/site-${fv%%:*}.json"
+    if "$CTKGEN" -q generate -c "$W/site-${fv%%:*}.json" -o "$W/${fv%%:*}" 2>"$W/gen.err"; then
+        MTREES="$MTREES ${fv%%:*}"
+    else
+        echo "step 5: $CTKGEN does not take full_version_aliases; no ${fv%%:*} tree" >&2
+        rm -rf "$W/${fv%%:*}"
+    fi
+done
 if [ -n "${CTKGEN_BEFORE:-}" ]; then
     "$CTKGEN_BEFORE" -q generate -c "$W/site.json" -o "$W/before" 2>"$W/gen.err" ||
         { cat "$W/gen.err" >&2; die "CTKGEN_BEFORE: generate failed"; }
@@ -609,6 +612,7 @@ while read -r sys act tree wall irm; do
         out) tl="as written" ;;
         trim) tl="default only" ;;
         nofull) tl="as written, full_version_aliases false" ;;
+        full) tl="as written, full_version_aliases true" ;;
         before) tl="as written by CTKGEN_BEFORE" ;;
     esac
     tl="$tl, $(names "$tree") in .modulerc"

@@ -583,13 +583,14 @@ static bool full_names_of_tree(ctk_config_t *cfg, const char *absout, const ctk_
                                ctk_error_t *err)
 {
     ctk_records_t *own = NULL;
-    bool ok = true;
+    bool ok = true, read = false;
     size_t i;
 
     cfg->full_version_aliases = 0;
     if (!rec && !(rec = own = ctk_write_records(absout, err)))
         return false;
-    for (i = 0; ok && i < 2 && cfg->full_version_aliases == 0; i++) {
+    /* ctkgen writes both with the same names: the first as written decides */
+    for (i = 0; ok && !read && i < 2; i++) {
         char *rel = i == 0 ? ctk_printf(err, "lmod/%s/.modulerc.lua", cfg->module_name)
                            : ctk_printf(err, "tcl/%s/.modulerc", cfg->module_name);
         char *text = NULL;
@@ -597,6 +598,7 @@ static bool full_names_of_tree(ctk_config_t *cfg, const char *absout, const ctk_
         int r = rel ? ctk_records_read(rec, absout, rel, &text, &len, err) : -1;
 
         ok = r >= 0;
+        read = r == 1;
         if (r == 1 && rc_gives_full_names(cfg, text))
             cfg->full_version_aliases = 1;
         free(text);
