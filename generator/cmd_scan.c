@@ -12,6 +12,7 @@
 #include <ctkconf.h>
 
 #include "cli.h"
+#include "cmd_common.h"
 #include "cmds.h"
 #include "config.h"
 #include "discover.h"

@@ -20,6 +20,7 @@
 #include <ctkconf.h>
 
 #include "cli.h"
+#include "cmd_common.h"
 #include "cmds.h"
 #include "config.h"
 #include "discover.h"
@@ -542,7 +543,7 @@ int ctk_cmd_validate(int argc, char **argv)
         goto fail;
     }
     /* every SDK's error at once; links pinned as generate pins them */
-    if (!ctk_cmd_load_sdks(cfg, false, sdks, &rc, &err))
+    if (!ctk_cmd_load_sdks(cfg, false, NULL, sdks, &rc, &err))
         goto fail;
     if (rc != CTK_EXIT_OK)
         goto done;
