@@ -271,7 +271,7 @@ static int print_report(const ctk_vreport_t *rep, const ctk_validate_cli_t *o, c
         ctk_cli_warn("Tcl modulefiles not checked: %s", rep->tcl_skip);
     if (rep->cache_warning)
         ctk_cli_warn("%s", rep->cache_warning);
-    if ((o->json || o->html) && !(json = ctk_report_json(rep, err)))
+    if ((o->json || o->html) && !(json = ctk_vreport_json(rep, err)))
         return ctk_cli_error(err);
     if (o->html && !write_html(o->html, json, err)) {
         free(json);

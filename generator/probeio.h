@@ -9,8 +9,7 @@
  *   cuda (kernels/probe.cu): the same keys ("status" for "device_status")
  *     plus "device":"NVIDIA H200","cc":"9.0","kernel_ok":true and
  *     "visible":"0" (CUDA_VISIBLE_DEVICES; null when unset).
- * Strings are JSON-escaped by the probes.  Parsed in report.c (jansson
- * stays there).
+ * Strings are JSON-escaped by the probes.  Parsed in probeio.c.
  */
 #ifndef CTK_PROBEIO_H
 #define CTK_PROBEIO_H
@@ -42,5 +41,8 @@ void ctk_probe_report_fini(ctk_probe_report_t *r);
  * CTK_E_JSON with a message naming the key.  r initialised by the caller;
  * left initialised and empty on failure. */
 bool ctk_probe_report_parse(const char *out, ctk_probe_report_t *r, ctk_error_t *err);
+/* A compute capability "9.0" into 9, 0: digits, one dot, digits (at most
+ * four each); false otherwise. */
+bool ctk_probe_parse_cc(const char *s, int *major, int *minor);
 
 #endif

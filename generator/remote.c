@@ -8,7 +8,7 @@
 #include "cache.h"
 #include "proc.h"
 #include "quote.h"
-#include "report.h"
+#include "verdict.h"
 #include "slurm.h"
 #include "trust.h"
 #include "util.h"
@@ -1243,7 +1243,7 @@ static bool judge_compute(const ctk_remote_t *r, size_t pi, ctk_vreport_t *rep, 
         ctk_error_init(&perr);
         long status = rc ? strtol(rc, NULL, 10) : -1;
 
-        if ((status == 0 || status == 1) && ctk_report_cells_from_json(json, rep, pi, &perr)) {
+        if ((status == 0 || status == 1) && ctk_vreport_cells_from_json(json, rep, pi, &perr)) {
             for (size_t i = 0; i < rep->n_sdks && !vp->gpu; i++) {
                 const ctk_vart_t *c = ctk_vreport_cell(rep, i, pi, CTK_ART_PC);
 

@@ -27,7 +27,7 @@
 
 #include "report_html.h"
 
-#include "jsonload.h"
+#include "jsonio.h"
 #include "util.h"
 
 #include <jansson.h>

@@ -49,7 +49,6 @@
 #include "probeio.h"
 #include "quote.h"
 #include "render.h"
-#include "report.h"
 #include "trust.h"
 #include "sandbox.h"
 #include "tcl2lua.h"
@@ -76,39 +75,8 @@ extern char **environ;
 #define ART_MAX_BYTES (4u << 20)
 #define CACHE_SEP "\n\036\n" /* record separator between artifacts in a cache entry */
 
-const char *ctk_art_name(ctk_art_t a)
-{
-    switch (a) {
-    case CTK_ART_LMOD: return "lmod";
-    case CTK_ART_TCL: return "tcl";
-    case CTK_ART_PC: return "pc";
-    case CTK_ART__COUNT: break;
-    }
-    return "?";
-}
 
-const char *ctk_verdict_name(ctk_verdict_t v)
-{
-    switch (v) {
-    case CTK_VERDICT_PASS: return "pass";
-    case CTK_VERDICT_SKIP: return "skip";
-    case CTK_VERDICT_FAIL: return "fail";
-    }
-    return "?";
-}
 
-ctk_skip_kind_t ctk_vart_skip_kind(const ctk_vart_t *a)
-{
-    if (a->verdict != CTK_VERDICT_SKIP)
-        return CTK_SKIP_NONE;
-    /* judge_launch() sets these two only after the probes were built,
-     * linked and run against the artifact's environment */
-    if (a->skip_code &&
-        (strcmp(a->skip_code, "CTK-SKIP-001") == 0 || strcmp(a->skip_code, "CTK-SKIP-002") == 0 ||
-         strcmp(a->skip_code, "CTK-SKIP-005") == 0))
-        return CTK_SKIP_LAUNCH;
-    return CTK_SKIP_UNCHECKED;
-}
 
 /* ---- shared state --------------------------------------------------------- */
 
@@ -808,22 +776,7 @@ bool ctk_validate_judge_run(const ctk_sdk_t *sdk, const ctk_vlaunch_t *l, const 
     return l->probe != CTK_PROBE_CUDA || judge_launch(&jd, cell, rep);
 }
 
-ctk_vart_t *ctk_vreport_cell(const ctk_vreport_t *r, size_t i, size_t p, ctk_art_t a)
-{
-    return &r->cells[(i * r->n_parts + p) * CTK_ART__COUNT + (size_t)a];
-}
 
-const char *ctk_part_state_name(ctk_part_state_t s)
-{
-    switch (s) {
-    case CTK_PART_RAN: return "ran";
-    case CTK_PART_NOT_SUBMITTED: return "not_submitted";
-    case CTK_PART_PENDING_TIMEOUT: return "pending_timeout";
-    case CTK_PART_LOST: return "lost";
-    case CTK_PART_CANCELLED: return "cancelled";
-    }
-    return "?";
-}
 
 /* ---- evaluation ------------------------------------------------------------------- */
 
@@ -2734,7 +2687,7 @@ static bool cache_load(vjob_t *j, const char *key)
             *sep = '\0';
         /* the record keeps this run's path, whatever the entry says */
         j->res->art[a].file = NULL;
-        loaded = ctk_report_art_from_json(p, &j->res->art[a], &e);
+        loaded = ctk_vart_from_json(p, &j->res->art[a], &e);
         free(j->res->art[a].file);
         j->res->art[a].file = file;
         if (!loaded)
@@ -2768,7 +2721,7 @@ static void cache_store(vjob_t *j, const char *key)
     ctk_buf_init(&b);
     ctk_error_init(&e);
     for (int a = 0; a < CTK_ART__COUNT; a++) {
-        char *t = ctk_report_art_to_json(&j->res->art[a], &e);
+        char *t = ctk_vart_to_json(&j->res->art[a], &e);
 
         if (!t)
             goto out;
@@ -2790,15 +2743,6 @@ out:
 
 /* ---- one SDK ----------------------------------------------------------------------------- */
 
-void ctk_vart_settle(ctk_vart_t *a)
-{
-    if (ctk_findings_count(&a->findings, CTK_SEV_ERROR) > 0)
-        a->verdict = CTK_VERDICT_FAIL;
-    else if (a->skip_code)
-        a->verdict = CTK_VERDICT_SKIP;
-    else
-        a->verdict = CTK_VERDICT_PASS;
-}
 
 static void progress(vjob_t *j, ctk_art_t a)
 {
@@ -3433,65 +3377,4 @@ bool ctk_vreport_prepare(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t
     return setup_results(cfg, sdks, out, err);
 }
 
-void ctk_vreport_init(ctk_vreport_t *r)
-{
-    memset(r, 0, sizeof *r);
-}
 
-void ctk_vreport_fini(ctk_vreport_t *r)
-{
-    if (!r)
-        return;
-    for (size_t i = 0; r->sdks && i < r->n_sdks; i++) {
-        ctk_vsdk_t *s = &r->sdks[i];
-
-        for (int a = 0; a < CTK_ART__COUNT; a++) {
-            ctk_vart_fini(&s->art[a]);
-            free(s->art[a].file);
-        }
-        free(s->module);
-        free(s->pc_name);
-        free(s->version);
-        free(s->root);
-    }
-    free(r->sdks);
-    for (size_t i = 0; i < r->n_launches; i++) {
-        free(r->launches[i].name);
-        free(r->launches[i].exe);
-        ctk_strlist_fini(&r->launches[i].env);
-    }
-    free(r->launches);
-    for (size_t i = 0; r->cells && i < r->n_sdks * r->n_parts * CTK_ART__COUNT; i++) {
-        ctk_vart_fini(&r->cells[i]);
-        free(r->cells[i].file);
-    }
-    free(r->cells);
-    for (size_t i = 0; i < r->n_parts; i++) {
-        ctk_vpart_t *p = &r->parts[i];
-
-        free(p->name);
-        free(p->gres_request);
-        free(p->gres);
-        free(p->features);
-        free(p->job_id);
-        free(p->reason);
-        free(p->node);
-        free(p->host);
-        free(p->cvd);
-        free(p->gpu);
-        free(p->nvidia);
-    }
-    free(r->parts);
-    free(r->launcher);
-    free(r->outdir);
-    free(r->cc);
-    free(r->cxx);
-    free(r->cc_version);
-    free(r->driver);
-    free(r->tcl_modsys);
-    free(r->tcl_skip);
-    free(r->tcl_user);
-    free(r->cache_warning);
-    free(r->lmod);
-    memset(r, 0, sizeof *r);
-}

@@ -826,7 +826,7 @@ START_TEST(test_report_json_has_documented_shape)
 
     report_fill(&r);
     ctk_error_init(&err);
-    text = ctk_report_json(&r, &err);
+    text = ctk_vreport_json(&r, &err);
     ck_assert_msg(text != NULL, "%s", err.text);
     ck_assert(text[strlen(text) - 1] == '\n');
     assert_contains(text, "\n  \"ctkgen\": ");  /* indented by 2 */
@@ -952,7 +952,7 @@ START_TEST(test_report_json_of_nothing_is_valid)
     json_t *root;
 
     memset(&r, 0, sizeof r);
-    text = ctk_report_json(&r, NULL);
+    text = ctk_vreport_json(&r, NULL);
     ck_assert_ptr_nonnull(text);
     root = parse_json(text);
     ck_assert(json_is_null(json_object_get(root, "outdir")));
@@ -985,7 +985,7 @@ START_TEST(test_report_json_survives_hostile_strings)
     r.outdir = xstrdup(hostile);
     add_finding(&a->findings, "CTK-BUILD-002", hostile, 3, hostile);
     env_put(&a->env, "BAD\xffNAME", hostile);
-    text = ctk_report_json(&r, NULL);
+    text = ctk_vreport_json(&r, NULL);
     ck_assert_ptr_nonnull(text);
     assert_lacks(text, "\x1b");
     ck_assert(strcasestr(text, "\\u001b") != NULL); /* jansson writes \u001B */
@@ -1001,7 +1001,7 @@ START_TEST(test_report_json_survives_hostile_strings)
     json_decref(root);
 
     /* the cache form is as robust */
-    art_text = ctk_report_art_to_json(a, NULL);
+    art_text = ctk_vart_to_json(a, NULL);
     ck_assert_ptr_nonnull(art_text);
     json_decref(parse_json(art_text));
     free(art_text);
@@ -1081,20 +1081,20 @@ START_TEST(test_art_json_round_trips)
 
     art_fill(&a, (ctk_art_t)_i);
     ctk_error_init(&err);
-    text = ctk_report_art_to_json(&a, &err);
+    text = ctk_vart_to_json(&a, &err);
     ck_assert_msg(text != NULL, "%s", err.text);
     art_init(&b, (ctk_art_t)_i);
-    ck_assert_msg(ctk_report_art_from_json(text, &b, &err), "%s\n%s", err.text, text);
+    ck_assert_msg(ctk_vart_from_json(text, &b, &err), "%s\n%s", err.text, text);
     assert_art_eq(&a, &b);
     ck_assert(b.cached);
     /* and back to the same text */
     a.cached = true;
     free(text);
-    text = ctk_report_art_to_json(&a, NULL);
-    again = ctk_report_art_to_json(&b, NULL);
+    text = ctk_vart_to_json(&a, NULL);
+    again = ctk_vart_to_json(&b, NULL);
     ck_assert_str_eq(again, text);
     /* reading into a record that holds a result replaces it */
-    ck_assert(ctk_report_art_from_json(text, &b, &err));
+    ck_assert(ctk_vart_from_json(text, &b, &err));
     assert_art_eq(&a, &b);
     free(again);
     free(text);
@@ -1140,7 +1140,7 @@ START_TEST(test_art_from_json_rejects_what_to_json_never_writes)
     char *text, *at, *bad;
 
     art_fill(&a, CTK_ART_LMOD);
-    text = ctk_report_art_to_json(&a, NULL);
+    text = ctk_vart_to_json(&a, NULL);
     ck_assert_ptr_nonnull(text);
     at = strstr(text, bad_entries[_i].find);
     ck_assert_msg(at != NULL, "\"%s\" not in\n%s", bad_entries[_i].find, text);
@@ -1148,7 +1148,7 @@ START_TEST(test_art_from_json_rejects_what_to_json_never_writes)
                      at + strlen(bad_entries[_i].find));
     art_fill(&b, CTK_ART_LMOD);
     ctk_error_init(&err);
-    ck_assert_msg(!ctk_report_art_from_json(bad, &b, &err), "accepted:\n%s", bad);
+    ck_assert_msg(!ctk_vart_from_json(bad, &b, &err), "accepted:\n%s", bad);
     ck_assert_int_eq(err.code, CTK_E_JSON);
     ck_assert_str_eq(err.source, "cache entry");
     assert_contains(err.text, bad_entries[_i].want);
@@ -1169,18 +1169,18 @@ START_TEST(test_art_from_json_rejects_empty_and_other_kinds)
     char *text;
 
     art_fill(&a, CTK_ART_PC);
-    text = ctk_report_art_to_json(&a, NULL);
+    text = ctk_vart_to_json(&a, NULL);
     art_init(&b, CTK_ART_TCL);
     ctk_error_init(&err);
-    ck_assert(!ctk_report_art_from_json(text, &b, &err));
+    ck_assert(!ctk_vart_from_json(text, &b, &err));
     ck_assert_int_eq(err.code, CTK_E_JSON);
     ctk_error_init(&err);
-    ck_assert(!ctk_report_art_from_json(NULL, &b, &err));
+    ck_assert(!ctk_vart_from_json(NULL, &b, &err));
     ck_assert_int_eq(err.code, CTK_E_JSON);
     ctk_error_init(&err);
-    ck_assert(!ctk_report_art_from_json("", &b, &err));
+    ck_assert(!ctk_vart_from_json("", &b, &err));
     ck_assert_int_eq(err.code, CTK_E_JSON);
-    ck_assert(!ctk_report_art_from_json("null", &b, NULL));
+    ck_assert(!ctk_vart_from_json("null", &b, NULL));
     ck_assert_int_eq(b.kind, CTK_ART_TCL);
     free(text);
     ctk_vart_fini(&a);
@@ -1418,7 +1418,7 @@ START_TEST(test_report_json_splits_the_skips)
     json_t *root, *sum;
 
     report_fill_skips(&r);
-    text = ctk_report_json(&r, NULL);
+    text = ctk_vreport_json(&r, NULL);
     ck_assert_ptr_nonnull(text);
     root = parse_json(text);
     sum = json_object_get(root, "summary");
@@ -1443,17 +1443,17 @@ static char *sweep_text;
 
 static void *op_report_json(ctk_error_t *err)
 {
-    return ctk_report_json(&sweep_report, err);
+    return ctk_vreport_json(&sweep_report, err);
 }
 
 static void *op_art_to_json(ctk_error_t *err)
 {
-    return ctk_report_art_to_json(&sweep_art, err);
+    return ctk_vart_to_json(&sweep_art, err);
 }
 
 static void *op_art_from_json(ctk_error_t *err)
 {
-    return ctk_report_art_from_json(sweep_text, &sweep_into, err) ? &sweep_into : NULL;
+    return ctk_vart_from_json(sweep_text, &sweep_into, err) ? &sweep_into : NULL;
 }
 
 static ctk_probe_report_t sweep_probe;
@@ -1505,15 +1505,15 @@ START_TEST(test_out_of_memory_is_reported_and_leaks_nothing)
     int i;
 
     report_fill(&sweep_report);
-    n = tu_alloc_sweep("ctk_report_json", op_report_json, release_free);
+    n = tu_alloc_sweep("ctk_vreport_json", op_report_json, release_free);
     ck_assert_int_gt(n, 50);
     report_free(&sweep_report);
 
     art_fill(&sweep_art, CTK_ART_LMOD);
-    tu_alloc_sweep("ctk_report_art_to_json", op_art_to_json, release_free);
-    sweep_text = ctk_report_art_to_json(&sweep_art, NULL);
+    tu_alloc_sweep("ctk_vart_to_json", op_art_to_json, release_free);
+    sweep_text = ctk_vart_to_json(&sweep_art, NULL);
     art_init(&sweep_into, CTK_ART_LMOD);
-    n = tu_alloc_sweep("ctk_report_art_from_json", op_art_from_json, release_art);
+    n = tu_alloc_sweep("ctk_vart_from_json", op_art_from_json, release_art);
     ck_assert_int_gt(n, 20);
     free(sweep_text);
     ctk_vart_fini(&sweep_art);
