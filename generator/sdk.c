@@ -3,6 +3,7 @@
 #include <ctype.h>
 
 #include "sdk.h"
+#include "proc.h"
 #include "trust.h"
 
 #include <dirent.h>
@@ -11,18 +12,13 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -423,144 +419,38 @@ static int try_header(const char *incdir, ctk_version_t *out, ctk_error_t *err)
     return rc;
 }
 
-static long long now_ms(void)
+/* Run argv (no shell; argv[0] a path) with ctkgen's own environment and
+ * stdin on /dev/null, through the one process runner (proc.h: its own
+ * session, killed with every descendant at the deadline, NVCC_TIMEOUT_MS).
+ * 1 when it exited with status 0, with its stdout in *outp (with_stderr:
+ * followed by its stderr; caller frees; at most NVCC_OUTPUT_MAX bytes of
+ * each); 0 when it could not run, failed, timed out or was interrupted;
+ * -1 for want of memory. */
+static int run_capture(char *const argv[], bool with_stderr, char **outp, ctk_error_t *err)
 {
-    struct timespec ts;
+    ctk_proc_spec_t spec;
+    ctk_proc_result_t r;
+    ctk_error_t e;
+    int rc = 0;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Run argv (no shell) with stdin on /dev/null, stderr on /dev/null or
- * (with_stderr) with stdout, and collect its stdout into *outp (caller frees; at most NVCC_OUTPUT_MAX bytes kept).
- * The child runs in its own process group, which is killed when it has not
- * finished within timeout_ms.  Returns 1 when it exited with status 0,
- * 0 when it could not run, failed or timed out, -1 on allocation failure. */
-static int run_capture(char *const argv[], int timeout_ms, bool with_stderr, char **outp,
-                       ctk_error_t *err)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    bool fa_ok = false, attr_ok = false, reaped = false, killed = false;
-    int pfd[2] = {-1, -1};
-    pid_t pid = -1;
-    ctk_buf_t b;
-    long long deadline = now_ms() + timeout_ms;
-    sigset_t none, dfl;
-    int status = 0, rc = 0;
-
-    ctk_buf_init(&b);
     *outp = NULL;
-    if (pipe2(pfd, O_CLOEXEC) != 0)
-        goto out;
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        goto out;
-    fa_ok = true;
-    if (posix_spawnattr_init(&attr) != 0)
-        goto out;
-    attr_ok = true;
-    sigemptyset(&none);
-    sigemptyset(&dfl);
-    sigaddset(&dfl, SIGPIPE);
-    if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) != 0 ||
-        posix_spawn_file_actions_adddup2(&fa, pfd[1], 1) != 0 ||
-        (with_stderr ? posix_spawn_file_actions_adddup2(&fa, pfd[1], 2)
-                     : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)) != 0 ||
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                            POSIX_SPAWN_SETSIGDEF) != 0 ||
-        posix_spawnattr_setpgroup(&attr, 0) != 0 ||
-        posix_spawnattr_setsigmask(&attr, &none) != 0 ||
-        posix_spawnattr_setsigdefault(&attr, &dfl) != 0)
-        goto out;
-    if (posix_spawn(&pid, argv[0], &fa, &attr, argv, environ) != 0) {
-        pid = -1;
-        goto out;
-    }
-    close(pfd[1]);
-    pfd[1] = -1;
-
-    for (;;) {
-        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-        long long left = deadline - now_ms();
-        char chunk[4096];
-        ssize_t n;
-        int pr;
-
-        if (left <= 0) {
-            killed = true;
-            break;
-        }
-        pr = poll(&p, 1, (int)left);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr < 0)
-            break;
-        if (pr == 0)
-            continue; /* the deadline check above ends the loop */
-        n = read(pfd[0], chunk, sizeof chunk);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (n <= 0)
-            break;
-        if (b.len < NVCC_OUTPUT_MAX && !ctk_buf_append(&b, chunk, (size_t)n)) {
+    memset(&spec, 0, sizeof spec);
+    spec.argv = (const char *const *)argv;
+    spec.envp = (const char *const *)environ;
+    spec.timeout_s = NVCC_TIMEOUT_MS / 1000.0;
+    spec.max_output = NVCC_OUTPUT_MAX;
+    ctk_proc_result_init(&r);
+    ctk_error_init(&e);
+    if (!ctk_proc_run(&spec, &r, &e)) {
+        if (e.code == CTK_E_NOMEM) {
             ctk_error_nomem(err);
             rc = -1;
-            killed = true;
-            break;
         }
+    } else if (ctk_proc_ok(&r)) {
+        *outp = with_stderr ? ctk_printf(err, "%s%s", r.out, r.err) : ctk_strdup(r.out, err);
+        rc = *outp ? 1 : -1;
     }
-    /* stdout is closed: give the child the rest of its time to exit */
-    while (!killed) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-
-        if (w == pid) {
-            reaped = true;
-            break;
-        }
-        if (w < 0 && errno != EINTR)
-            break;
-        if (now_ms() >= deadline) {
-            killed = true;
-            break;
-        }
-        {
-            struct timespec ts = {0, 10 * 1000 * 1000};
-
-            nanosleep(&ts, NULL);
-        }
-    }
-    if (!reaped) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-    }
-    pid = -1;
-    if (rc == 0 && reaped && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        if (!ctk_buf_append(&b, "", 0)) {
-            ctk_error_nomem(err);
-            rc = -1;
-            goto out;
-        }
-        *outp = ctk_buf_take(&b, NULL);
-        rc = 1;
-    }
-out:
-    if (pid > 0) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-    }
-    if (pfd[0] >= 0)
-        close(pfd[0]);
-    if (pfd[1] >= 0)
-        close(pfd[1]);
-    if (attr_ok)
-        posix_spawnattr_destroy(&attr);
-    if (fa_ok)
-        posix_spawn_file_actions_destroy(&fa);
-    ctk_buf_fini(&b);
+    ctk_proc_result_fini(&r);
     return rc;
 }
 
@@ -587,7 +477,7 @@ static int try_nvcc(const char *nvcc, ctk_sdk_exec_t *ex, ctk_version_t *out, ct
     argv[0] = copy;
     argv[1] = (char *)"--version";
     argv[2] = NULL;
-    r = run_capture(argv, NVCC_TIMEOUT_MS, false, &text, err);
+    r = run_capture(argv, false, &text, err);
     if (r <= 0) {
         rc = r;
         goto out;
@@ -619,7 +509,7 @@ char *ctk_sdk_nvcc_here(const char *nvcc, ctk_error_t *err)
 
     if (!(argv[0] = ctk_strdup(nvcc, err)))
         return NULL;
-    if (run_capture(argv, NVCC_TIMEOUT_MS, true, &text, err) > 0 && (p = strstr(text, key))) {
+    if (run_capture(argv, true, &text, err) > 0 && (p = strstr(text, key))) {
         p += sizeof key - 1;
         end = p + strcspn(p, "\r\n");
         if (*p == '/' && end > p)
