@@ -50,11 +50,14 @@ if [ ! -f "$B/Makefile" ]; then
 fi
 make -C "$B" -s libctk.a >/dev/null
 libs=$(pkg-config --libs lua5.4 jansson libpkgconf)
+# generator/ is grouped by stage; each folder is on the include path
+layers=
+for l in cli audit prove output model sandbox base; do layers="$layers -I$top/generator/$l"; done
 status=0
 for t in $targets; do
     src="$top/tests/fuzz/fuzz_$t.c"
     [ -f "$src" ] || { echo "fuzz.sh: no target '$t'" >&2; exit 2; }
-    "$CLANG" -O1 -g -fsanitize=fuzzer $SAN -I"$top/generator" -I"$B/generator" -I"$B" $(pkg-config --cflags lua5.4 jansson libpkgconf) \
+    "$CLANG" -O1 -g -fsanitize=fuzzer $SAN $layers -I"$B" $(pkg-config --cflags lua5.4 jansson libpkgconf) \
         -o "$B/fuzz_$t" "$src" "$B/libctk.a" $libs
     work=$(mktemp -d "${TMPDIR:-/tmp}/ctkgen-fuzz-$t-XXXXXX")
     cp "$top/tests/fuzz/corpus/$t/"* "$work/"

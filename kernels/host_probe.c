@@ -7,7 +7,7 @@
  * it was compiled against, the runtime and driver versions it sees, the
  * device count (or the error instead), and the path of the libcudart the
  * dynamic loader really picked.  Keys and their order are documented in
- * generator/probeio.h.  Plain C99 and libc only: the probe must build with
+ * generator/prove/probeio.h.  Plain C99 and libc only: the probe must build with
  * whatever compiler the module puts first.
  */
 #define _GNU_SOURCE

@@ -2,7 +2,7 @@
  * pkg-config flags of a ctk-<version>.pc.
  * SPDX-License-Identifier: MIT
  *
- * Prints one JSON line (keys and order in generator/probeio.h).  Without a
+ * Prints one JSON line (keys and order in generator/prove/probeio.h).  Without a
  * usable GPU it says so in "status" and exits 0: the caller reports that as
  * a skip, never as a pass.  "driver" is 0 exactly when there is no usable
  * NVIDIA driver (none installed, or only the toolkit's stub libcuda), so

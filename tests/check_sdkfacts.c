@@ -566,7 +566,7 @@ static char *member_line(const char *t, const char *key)
  * record is named in the text, or is the record's own structure. */
 START_TEST(test_every_field_of_sdk_h_is_in_the_text)
 {
-    char *path = keep(tu_srcpath("generator/sdk.h"));
+    char *path = keep(tu_srcpath("generator/model/sdk.h"));
     char *h = keep(tu_read(path));
     const char *str_keys[N_STR], *list_keys[N_LIST];
     ctk_sdk_t *s = full_record();

@@ -68,7 +68,7 @@ differs() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
 # same_bytes FILE1 FILE2: FILE1 has content and FILE2 the same bytes (two
 # empty outputs of failed runs compare equal)
 same_bytes() { [ -s "$1" ] && cmp -s "$1" "$2"; }
-# trusted_dir DIR: ctkgen's rule for running a program (generator/trust.h),
+# trusted_dir DIR: ctkgen's rule for running a program (generator/base/trust.h),
 # for a directory: DIR and every directory above it, as spelled and as
 # resolved, are owned by root or this user and writable by no group and no
 # others (a link on the way: owned by root or this user).  Says why not.

@@ -20,7 +20,7 @@
  */
 #include <ctkconf.h>
 
-#include "config.h" /* generator/config.h: this directory comes first */
+#include "config.h" /* generator/model/config.h: this directory comes first */
 #include "sdk.h"
 #include "util.h"
 
