@@ -30,7 +30,6 @@
 #include "jsonio.h"
 #include "util.h"
 
-#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,126 @@
+#!/bin/sh
+# check-layers.sh - the rules of docs/architecture.md, checked.
+# SPDX-License-Identifier: MIT
+#
+# usage: sh build-aux/check-layers.sh [SRCDIR [BUILDDIR]]
+#   SRCDIR    the source tree (default: the one this script is in)
+#   BUILDDIR  where the objects are (default SRCDIR); with objects there,
+#             the calls between modules are checked too (nm)
+#
+# The layers of generator/, top to bottom (model and sandbox side by side):
+#   cli > audit > prove > output > model | sandbox > base
+# Rules:
+#   1. a file includes headers of its own folder or of folders below it;
+#   2. with objects: a module calls only functions of its own folder or of
+#      folders below it, and every function it exports is named ctk_*;
+#   3. only cli/ writes to stdout or stderr;
+#   4. only sandbox/ includes Lua's headers (it owns every lua_State);
+#   5. jansson.h only in base/jsonio.h, model/config.c and model/sdk.c;
+#      libpkgconf only in prove/pc.c;
+#   6. only base/proc.c starts or reaps a process.
+# Prints each breach as "FILE: rule: what" and exits 1 when there is one;
+# 0 with one line of counts otherwise; 2 for bad usage or no such tree.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+src=${1:-$here}
+build=${2:-$src}
+G=$src/generator
+[ -d "$G/base" ] || { echo "check-layers.sh: no $G/base: not a ctkgen source tree" >&2; exit 2; }
+LAYERS="cli audit prove output model sandbox base"
+
+rank() {
+    case $1 in
+        cli) echo 0 ;; audit) echo 1 ;; prove) echo 2 ;; output) echo 3 ;;
+        model | sandbox) echo 4 ;; base) echo 5 ;; *) echo 9 ;;
+    esac
+}
+# may FROM use TO? (same folder, or TO lower; model and sandbox never each other)
+may_use() {
+    [ "$1" = "$2" ] && return 0
+    [ "$(rank "$1")" -lt "$(rank "$2")" ]
+}
+
+breaches=$(mktemp "${TMPDIR:-/tmp}/check-layers-XXXXXX")
+trap 'rm -f "$breaches"' EXIT INT TERM
+breach() { printf '%s: %s: %s\n' "$1" "$2" "$3" >>"$breaches"; }
+
+# header -> folder, for every header of generator/
+headers=$(for l in $LAYERS; do for h in "$G/$l"/*.h; do [ -e "$h" ] && echo "${h##*/} $l"; done; done)
+folder_of_header() { printf '%s\n' "$headers" | awk -v h="$1" '$1 == h { print $2; exit }'; }
+
+nfiles=0 nincludes=0
+for l in $LAYERS; do
+    for f in "$G/$l"/*.c "$G/$l"/*.h; do
+        [ -e "$f" ] || continue
+        nfiles=$((nfiles + 1))
+        rel=${f#"$src"/}
+        # 1. includes point down
+        for inc in $(sed -n 's/^#include "\([^"]*\.h\)".*/\1/p' "$f"); do
+            to=$(folder_of_header "$inc")
+            [ -n "$to" ] || continue # ctkconf.h, kernels' headers
+            nincludes=$((nincludes + 1))
+            may_use "$l" "$to" || breach "$rel" "include" "$inc is in $to/, above or beside $l/"
+        done
+        # 3. who prints: calls outside comments (a line starting / * or *)
+        if [ "$l" != cli ] && [ "${f%.c}" != "$f" ]; then
+            grep -nE '(^|[^A-Za-z0-9_])(printf|vprintf|puts|putchar|perror)[[:space:]]*\(|[(,[:space:]]std(out|err)[[:space:]]*[,)]|(^|[^A-Za-z0-9_])write[[:space:]]*\((1|2|STDOUT_FILENO|STDERR_FILENO)[[:space:]]*,' "$f" |
+                grep -vE '^[0-9]+:[[:space:]]*(/\*|\*|//)' | while IFS=: read -r n _; do
+                    breach "$rel:$n" "print" "only cli/ writes to stdout or stderr"
+                done
+        fi
+        # 4. Lua's headers
+        if [ "$l" != sandbox ] && grep -qE '^#include <(lua|lauxlib|lualib)\.h>' "$f"; then
+            breach "$rel" "lua" "only sandbox/ includes Lua's headers"
+        fi
+        # 5. jansson and libpkgconf
+        case $rel in generator/base/jsonio.h | generator/model/config.c | generator/model/sdk.c) ;; *)
+            grep -q '^#include <jansson.h>' "$f" && breach "$rel" "jansson" "only base/jsonio.h, model/config.c and model/sdk.c include jansson.h" ;;
+        esac
+        case $rel in generator/prove/pc.c) ;; *)
+            grep -q '^#include <libpkgconf/' "$f" && breach "$rel" "libpkgconf" "only prove/pc.c includes libpkgconf" ;;
+        esac
+        # 6. processes
+        case $rel in generator/base/proc.c) ;; *)
+            grep -nE '(^|[^A-Za-z0-9_])(posix_spawnp?|fork|vfork|execve|execvp|execv|execl|execlp|popen|system|waitpid|wait4|waitid)[[:space:]]*\(' "$f" |
+                grep -vE '^[0-9]+:[[:space:]]*(/\*|\*|//)' | while IFS=: read -r n _; do
+                    breach "$rel:$n" "process" "only base/proc.c starts or reaps a process"
+                done ;;
+        esac
+    done
+done
+
+# 2. calls, from the objects when they are built
+ncalls=-
+objs=$(for l in $LAYERS; do ls "$build/generator/$l"/*.o 2>/dev/null; done)
+if [ -n "$objs" ] && command -v nm >/dev/null; then
+    for o in $objs; do
+        l=${o%/*}; l=${l##*/}; m=${o##*/}; m=${m%.o}
+        nm "$o" | awk -v l="$l" -v m="$m" '$2 ~ /^[TDBR]$/ { print "D", $3, l, m } $1 == "U" { print "U", $2, l, m }'
+    done | awk '
+        $1 == "D" { def[$2] = $3 " " $4; if ($2 !~ /^ctk_/ && $2 !~ /^_/ && $2 != "main") print "export", $4, $3, $2 }
+        $1 == "U" { use[++n] = $2 " " $3 " " $4 }
+        END { for (i = 1; i <= n; i++) { split(use[i], u, " "); if (u[1] in def) { split(def[u[1]], d, " ")
+              if (d[2] != u[3]) print "call", u[3], u[2], u[1], d[1], d[2] } } }' >"$breaches.calls"
+    ncalls=0
+    while read -r kind m l sym to tm; do
+        case $kind in
+            export) breach "generator/$l/$m.o" "export" "$sym is exported without the ctk_ prefix" ;;
+            call)
+                ncalls=$((ncalls + 1))
+                may_use "$l" "$to" || breach "generator/$l/$m.o" "call" "$sym of $to/$tm, above or beside $l/" ;;
+        esac
+    done <"$breaches.calls"
+    rm -f "$breaches.calls"
+fi
+
+if [ -s "$breaches" ]; then
+    sort "$breaches"
+    echo "check-layers.sh: $(wc -l <"$breaches") breach(es) of docs/architecture.md's rules" >&2
+    exit 1
+fi
+if [ "$ncalls" = - ]; then
+    calls="calls not checked (no objects under $build/generator)"
+else
+    calls="$ncalls calls between modules"
+fi
+echo "check-layers.sh: $nfiles files, $nincludes includes between modules, $calls: every rule holds"

@@ -1,0 +1,57 @@
+#!/bin/sh
+# architecture.sh - build-aux/check-layers.sh holds on the tree, and finds
+# each kind of breach planted in a copy of it (docs/architecture.md).
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/lib.sh"
+
+CHK=$top_srcdir/build-aux/check-layers.sh
+B=${top_builddir:-$top_srcdir}
+check "the tree keeps every rule (includes, and calls from the built objects)" \
+    sh -c "sh '$CHK' '$top_srcdir' '$B' >'$T/ok.log' 2>&1"
+check "  and says how much it looked at" grep -Eq '^check-layers.sh: [0-9]+ files, [0-9]+ includes between modules, [0-9]+ calls between modules: every rule holds$' "$T/ok.log"
+
+# a copy of the sources, one breach at a time
+S=$T/src
+mkdir -p "$S/build-aux"
+cp -r "$top_srcdir/generator" "$S/"
+find "$S/generator" -name '*.o' -delete
+cp "$CHK" "$S/build-aux/"
+check "the copy keeps every rule" sh "$S/build-aux/check-layers.sh" "$S"
+# plant FILE LINE: add LINE after the file's first #include, expect RULE
+plant() {
+    cp "$S/generator/$1" "$T/keep"
+    awk -v add="$2" '{ print } !done && /^#include/ { print add; done = 1 }' "$T/keep" >"$S/generator/$1"
+    sh "$S/build-aux/check-layers.sh" "$S" >"$T/out.log" 2>&1
+    rc=$?
+    cp "$T/keep" "$S/generator/$1"
+    [ "$rc" -eq 1 ] && grep -q "^generator/$1[:0-9]*: $3: " "$T/out.log"
+}
+check "a model file including a cli header" plant model/sdk.c '#include "report.h"' include
+check "a base file including an output header" plant base/util.c '#include "write.h"' include
+check "model including sandbox (side by side, neither above)" plant model/config.c '#include "luahost.h"' include
+check "a prove file writing to stderr" plant prove/pc.c 'static void f(void) { fprintf(stderr, "x"); }' print
+check "an output file calling printf" plant output/render.c 'static void f(void) { printf("x"); }' print
+cp "$S/generator/output/render.c" "$T/keep"
+awk '{ print } !done && /^#include/ { print "/* printf(\"x\") named in a comment */"; done = 1 }' "$T/keep" >"$S/generator/output/render.c"
+check "  but not one named in a comment" sh "$S/build-aux/check-layers.sh" "$S"
+cp "$T/keep" "$S/generator/output/render.c"
+check "Lua's headers outside sandbox/" plant output/render.c '#include <lua.h>' lua
+check "jansson outside its three files" plant prove/verdict.c '#include <jansson.h>' jansson
+check "libpkgconf outside prove/pc.c" plant audit/lint.c '#include <libpkgconf/libpkgconf.h>' libpkgconf
+check "a process started outside base/proc.c" plant model/sdk.c 'static int f(void) { return system("x"); }' process
+check "popen outside base/proc.c" plant prove/slurm.c 'static void *f(void) { return popen("x", "r"); }' process
+
+# the call rule, from objects: base/ calling cli/'s ctk_cli_warn
+printf 'void ctk_cli_warn(const char *, ...);\nvoid ctk_up(void) { ctk_cli_warn("x"); }\n' >"$T/up.c"
+printf 'void ctk_cli_warn(const char *f, ...) { (void)f; }\n' >"$T/cli.c"
+mkdir -p "$T/b/generator/base" "$T/b/generator/cli"
+cc -c -o "$T/b/generator/base/up.o" "$T/up.c" && cc -c -o "$T/b/generator/cli/cli.o" "$T/cli.c"
+rc=0
+sh "$S/build-aux/check-layers.sh" "$S" "$T/b" >"$T/out.log" 2>&1 || rc=$?
+check "a base object calling cli/'s ctk_cli_warn (exit 1)" [ "$rc" -eq 1 ]
+check "  named as a call breach" grep -q '^generator/base/up.o: call: ctk_cli_warn of cli/cli, above or beside base/$' "$T/out.log"
+printf 'int helper(void) { return 1; }\n' >"$T/h.c"
+cc -c -o "$T/b/generator/base/h.o" "$T/h.c"
+sh "$S/build-aux/check-layers.sh" "$S" "$T/b" >"$T/out.log" 2>&1
+check "  an export without ctk_ is named" grep -q '^generator/base/h.o: export: helper is exported without the ctk_ prefix$' "$T/out.log"
+finish
