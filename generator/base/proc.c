@@ -887,236 +887,341 @@ static int spawn_fork(const ctk_proc_spec_t *spec, const char *prog, const char 
 
 /* ---- running one program --------------------------------------------------------- */
 
-bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t *err)
+/* One run of ctk_proc_run(), from the spec's checks to the result. */
+typedef struct {
+    const ctk_proc_spec_t *spec;
+    ctk_proc_result_t *r;
+    ctk_error_t *err;
+    const char *const *envp;  /* spec->envp, or an empty one */
+    char *found;              /* argv[0] as found in the child's PATH */
+    int outp[2], errp[2];     /* the pipes; the streams own the read ends */
+    stream_t s[2];            /* stdout, stderr */
+    pid_t pid;                /* the child, until it is reaped; -1 */
+    int pidfd;
+    bool registered;          /* pid is in the kids table */
+    bool stopping;            /* interrupted: the group has had SIGTERM */
+    double t0, deadline;      /* deadline 0: none */
+} run_t;
+
+static void run_init(run_t *run, const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t *err)
 {
     static const char *const no_env[] = { NULL };
-    const char *const *envp = spec->envp ? spec->envp : no_env;
-    const char *prog, *path_var = NULL;
-    char *found = NULL;
-    int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, pidfd = -1, rc, status, why = 0, step = 0;
-    bool ok = false, registered = false, setup_failed = false;
-    stream_t s[2];
-    pid_t pid = -1;
-    double t0 = now_s(), deadline = 0;
-    int backoff = POLL_MIN_MS;
-    bool stopping = false;    /* interrupted: the group has had SIGTERM */
     size_t i;
 
-    ctk_proc_result_fini(r);
-    memset(s, 0, sizeof s);
+    memset(run, 0, sizeof *run);
+    run->spec = spec;
+    run->r = r;
+    run->err = err;
+    run->envp = spec->envp ? spec->envp : no_env;
+    run->outp[0] = run->outp[1] = run->errp[0] = run->errp[1] = -1;
+    run->pid = -1;
+    run->pidfd = -1;
+    run->t0 = now_s();
     for (i = 0; i < 2; i++) {
-        s[i].fd = -1;
-        ctk_buf_init(&s[i].buf);
-        s[i].cap = spec->max_output ? spec->max_output : DEFAULT_MAX_OUTPUT;
+        run->s[i].fd = -1;
+        ctk_buf_init(&run->s[i].buf);
+        run->s[i].cap = spec->max_output ? spec->max_output : DEFAULT_MAX_OUTPUT;
     }
+}
+
+/* A spec that can run now: an argv, a timeout for a cleanup step, and no
+ * interrupt (after one, only cleanup steps start). */
+static bool may_start(const ctk_proc_spec_t *spec, ctk_error_t *err)
+{
     if (!spec->argv || !spec->argv[0]) {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_proc_run: empty argv");
-        goto out;
+        return false;
     }
     if (spec->cleanup && spec->timeout_s <= 0) {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_proc_run: a cleanup step needs a timeout");
-        goto out;
+        return false;
     }
     if (ctk_proc_interrupted() && !spec->cleanup) {
         set_interrupted(err, spec->argv[0], false); /* nothing new starts */
-        goto out;
+        return false;
     }
-    pthread_once(&subreaper_once, become_subreaper);
+    return true;
+}
 
-    /* argv[0] is found in the child's PATH, not ours (execvp would use
-     * ours).  A path is checked here too: where posix_spawn cannot report
-     * a failed exec (older libcs, valgrind) the child would just exit 127.
-     * With run_as the search is ctkgen's (root's): a program only the new
-     * user may not run is an exec error (EACCES), reported as a result. */
-    prog = spec->argv[0];
-    for (i = 0; envp[i]; i++)
-        if (strncmp(envp[i], "PATH=", 5) == 0)
-            path_var = envp[i] + 5;
-    found = ctk_env_path_search(path_var, prog, spec->cwd, &why, err);
-    if (!found) {
-        if (why == ENOMEM)
-            goto out;
-        r->spawn_errno = why ? why : ENOENT;
-        goto done;
-    }
-    prog = found;
+/* argv[0] is found in the child's PATH, not ours (execvp would use ours).
+ * A path is checked here too: where posix_spawn cannot report a failed
+ * exec (older libcs, valgrind) the child would just exit 127.  With
+ * run_as the search is ctkgen's (root's): a program only the new user may
+ * not run is an exec error (EACCES), reported as a result.  1 found, 0 not
+ * (r->spawn_errno says why), -1 error. */
+static int find_program(run_t *run)
+{
+    const char *path_var = NULL;
+    int why = 0;
+    size_t i;
 
-    if (!make_pipe(outp) || !make_pipe(errp)) {
-        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot create a pipe: %s", strerror(errno));
-        goto out;
+    for (i = 0; run->envp[i]; i++)
+        if (strncmp(run->envp[i], "PATH=", 5) == 0)
+            path_var = run->envp[i] + 5;
+    run->found = ctk_env_path_search(path_var, run->spec->argv[0], run->spec->cwd, &why, run->err);
+    if (run->found)
+        return 1;
+    if (why == ENOMEM)
+        return -1;
+    run->r->spawn_errno = why ? why : ENOENT;
+    return 0;
+}
+
+static bool open_streams(run_t *run)
+{
+    if (!make_pipe(run->outp) || !make_pipe(run->errp)) {
+        ctk_error_set(run->err, CTK_E_ENV, NULL, 0, 0, "cannot create a pipe: %s", strerror(errno));
+        return false;
     }
     /* the streams own the read ends from here on */
-    s[0].fd = outp[0];
-    s[1].fd = errp[0];
-    outp[0] = errp[0] = -1;
+    run->s[0].fd = run->outp[0];
+    run->s[1].fd = run->errp[0];
+    run->outp[0] = run->errp[0] = -1;
     if (!kids_reserve()) {
-        ctk_error_nomem(err);
-        goto out;
+        ctk_error_nomem(run->err);
+        return false;
     }
+    return true;
+}
+
+/* What a failed spawn (rc, the errno) means: 0 a result (r->spawn_errno:
+ * the program could not be started), -1 ctkgen's own failure (err). */
+static int spawn_failed(run_t *run, int rc, int step, bool setup_failed)
+{
+    const ctk_proc_spec_t *spec = run->spec;
+
+    if (spec->run_as) {
+        if (step == STEP_EXEC || step == STEP_CWD) {
+            run->r->spawn_errno = rc; /* as posix_spawn reports them */
+            return 0;
+        }
+        if (step == STEP_IDENTITY)
+            ctk_error_set(run->err, CTK_E_ENV, NULL, 0, 0, "cannot run %s as uid %u gid %u: %s", spec->argv[0],
+                          (unsigned)spec->run_as_uid, (unsigned)spec->run_as_gid, strerror(rc));
+        else
+            ctk_error_set(run->err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s",
+                          spec->argv[0], strerror(rc));
+        return -1;
+    }
+    if (setup_failed) {
+        ctk_error_set(run->err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
+                      "cannot set up process spawning: %s", strerror(rc));
+        return -1;
+    }
+    if (spawn_machinery_errno(rc)) {
+        ctk_error_set(run->err, CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s", spec->argv[0], strerror(rc));
+        return -1;
+    }
+    run->r->spawn_errno = rc;
+    return 0;
+}
+
+/* Spawn the child (as another user with run_as) and register it.  1
+ * started, 0 could not be started (a result), -1 error. */
+static int start_child(run_t *run)
+{
+    const ctk_proc_spec_t *spec = run->spec;
+    bool setup_failed = false;
+    int rc, step = 0;
 
     pthread_rwlock_rdlock(&spawn_lock);
     if (spec->run_as)
-        rc = spawn_fork(spec, prog, envp, outp[1], errp[1], &pid, &step);
+        rc = spawn_fork(spec, run->found, run->envp, run->outp[1], run->errp[1], &run->pid, &step);
     else
-        rc = spawn_posix(spec, prog, envp, outp[1], errp[1], &pid, &setup_failed);
+        rc = spawn_posix(spec, run->found, run->envp, run->outp[1], run->errp[1], &run->pid, &setup_failed);
     if (rc == 0) {
-        kids_add(pid);
-        registered = true;
+        kids_add(run->pid);
+        run->registered = true;
     }
     pthread_rwlock_unlock(&spawn_lock);
-    close_fd(&outp[1]);
-    close_fd(&errp[1]);
+    close_fd(&run->outp[1]);
+    close_fd(&run->errp[1]);
     if (rc != 0) {
-        pid = -1;
-        if (spec->run_as) {
-            if (step == STEP_EXEC || step == STEP_CWD) {
-                r->spawn_errno = rc; /* as posix_spawn reports them */
-                goto done;
-            }
-            if (step == STEP_IDENTITY)
-                ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot run %s as uid %u gid %u: %s", spec->argv[0],
-                              (unsigned)spec->run_as_uid, (unsigned)spec->run_as_gid, strerror(rc));
-            else
-                ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s",
-                              spec->argv[0], strerror(rc));
-            goto out;
-        }
-        if (setup_failed) {
-            ctk_error_set(err, rc == ENOMEM ? CTK_E_NOMEM : CTK_E_ENV, NULL, 0, 0,
-                          "cannot set up process spawning: %s", strerror(rc));
-            goto out;
-        }
-        if (spawn_machinery_errno(rc)) {
-            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "cannot start %s: %s", spec->argv[0], strerror(rc));
-            goto out;
-        }
-        r->spawn_errno = rc;
-        goto done;
+        run->pid = -1;
+        return spawn_failed(run, rc, step, setup_failed);
     }
     /* both spawns return after the exec, so the session and group exist now */
-    pidfd = open_pidfd(pid);
+    run->pidfd = open_pidfd(run->pid);
     if (spec->timeout_s > 0)
-        deadline = t0 + spec->timeout_s;
+        run->deadline = run->t0 + spec->timeout_s;
+    return 1;
+}
+
+/* The poll set of one wait: the open streams, the pidfd (or, without one,
+ * a timeout that backs off) and the interrupt pipe until the child is
+ * being stopped.  Returns how many entries; *timeout in ms for poll. */
+static nfds_t poll_set(run_t *run, struct pollfd pfd[4], int *timeout, int *backoff)
+{
+    nfds_t n = 0;
+    size_t i;
+
+    *timeout = ms_until(run->deadline);
+    for (i = 0; i < 2; i++) {
+        if (run->s[i].fd >= 0) {
+            pfd[n].fd = run->s[i].fd;
+            pfd[n].events = POLLIN;
+            pfd[n].revents = 0;
+            n++;
+        }
+    }
+    if (run->pidfd >= 0) {
+        pfd[n].fd = run->pidfd;
+        pfd[n].events = POLLIN;
+        pfd[n].revents = 0;
+        n++;
+    } else if (*timeout < 0 || *timeout > *backoff) {
+        *timeout = *backoff;
+        *backoff = *backoff * 2 > POLL_MAX_MS ? POLL_MAX_MS : *backoff * 2;
+    }
+    if (intr_pipe[0] >= 0 && !run->stopping) {
+        pfd[n].fd = intr_pipe[0];
+        pfd[n].events = POLLIN;
+        pfd[n].revents = 0;
+        n++;
+    }
+    return n;
+}
+
+/* Read its output until the child exits, the deadline passes (timed_out)
+ * or an interrupt's grace ends.  false only for a failed poll. */
+static bool watch_child(run_t *run)
+{
+    int backoff = POLL_MIN_MS;
 
     for (;;) {
         struct pollfd pfd[4];
-        nfds_t n = 0;
-        int timeout = ms_until(deadline), got;
+        int timeout;
+        nfds_t n = poll_set(run, pfd, &timeout, &backoff);
+        size_t i;
 
-        for (i = 0; i < 2; i++) {
-            if (s[i].fd >= 0) {
-                pfd[n].fd = s[i].fd;
-                pfd[n].events = POLLIN;
-                pfd[n].revents = 0;
-                n++;
-            }
-        }
-        if (pidfd >= 0) {
-            pfd[n].fd = pidfd;
-            pfd[n].events = POLLIN;
-            pfd[n].revents = 0;
-            n++;
-        } else if (timeout < 0 || timeout > backoff) {
-            timeout = backoff;
-            backoff = backoff * 2 > POLL_MAX_MS ? POLL_MAX_MS : backoff * 2;
-        }
-        if (intr_pipe[0] >= 0 && !stopping) {
-            pfd[n].fd = intr_pipe[0];
-            pfd[n].events = POLLIN;
-            pfd[n].revents = 0;
-            n++;
-        }
-        got = poll(pfd, n, timeout);
-        if (got < 0 && errno != EINTR) {
-            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "poll: %s", strerror(errno));
-            goto out;
+        if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
+            ctk_error_set(run->err, CTK_E_ENV, NULL, 0, 0, "poll: %s", strerror(errno));
+            return false;
         }
         for (i = 0; i < 2; i++)
-            if (s[i].fd >= 0)
-                pump(&s[i], READS_PER_WAKE);
-        if (child_exited(pid))
-            break;
-        if (!stopping && !spec->cleanup && ctk_proc_interrupted()) {
+            if (run->s[i].fd >= 0)
+                pump(&run->s[i], READS_PER_WAKE);
+        if (child_exited(run->pid))
+            return true;
+        if (!run->stopping && !run->spec->cleanup && ctk_proc_interrupted()) {
             /* a chance to clean up, then the deadline below ends it;
              * SIGCONT: a stopped process acts on SIGTERM only once resumed */
-            stopping = true;
-            kill(-pid, SIGTERM);
-            kill(-pid, SIGCONT);
-            deadline = now_s() + STOP_GRACE_S;
+            run->stopping = true;
+            kill(-run->pid, SIGTERM);
+            kill(-run->pid, SIGCONT);
+            run->deadline = now_s() + STOP_GRACE_S;
             continue;
         }
-        if (deadline > 0 && now_s() >= deadline) {
-            r->timed_out = !stopping;
-            break;
+        if (run->deadline > 0 && now_s() >= run->deadline) {
+            run->r->timed_out = !run->stopping;
+            return true;
         }
     }
+}
 
-    /* At the deadline: the whole group, then every other descendant.
-     * After a normal exit: stragglers.  The child is unreaped until here,
-     * so -pid is still its group and its session. */
-    end_child(pid);
-    if (!reap(pid, &status)) {
-        kids_remove(pid);
-        registered = false;
-        pid = -1;
-        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "lost the exit status of %s: %s", spec->argv[0],
+/* At the deadline: the whole group, then every other descendant.  After a
+ * normal exit: stragglers.  The child is unreaped until here, so -pid is
+ * still its group and its session.  Then the rest of its output and how it
+ * ended.  false: its status was lost, or an interrupt stopped it. */
+static bool settle_child(run_t *run)
+{
+    int status;
+    size_t i;
+
+    end_child(run->pid);
+    if (!reap(run->pid, &status)) {
+        kids_remove(run->pid);
+        run->registered = false;
+        run->pid = -1;
+        ctk_error_set(run->err, CTK_E_ENV, NULL, 0, 0, "lost the exit status of %s: %s", run->spec->argv[0],
                       strerror(errno));
-        goto out;
+        return false;
     }
-    kids_remove(pid);
-    registered = false;
-    pid = -1;
-    if (stopping) {
+    kids_remove(run->pid);
+    run->registered = false;
+    run->pid = -1;
+    if (run->stopping) {
         atomic_fetch_add(&intr_stopped, 1);
-        set_interrupted(err, spec->argv[0], true);
-        goto out;
+        set_interrupted(run->err, run->spec->argv[0], true);
+        return false;
     }
     /* every writer is gone: what is left in the pipes ends in EOF */
     for (i = 0; i < 2; i++)
-        pump(&s[i], DRAIN_READS);
+        pump(&run->s[i], DRAIN_READS);
     if (WIFEXITED(status)) {
-        r->exit_status = WEXITSTATUS(status);
-        r->timed_out = false; /* it exited by itself just as time ran out */
+        run->r->exit_status = WEXITSTATUS(status);
+        run->r->timed_out = false; /* it exited by itself just as time ran out */
     } else if (WIFSIGNALED(status)) {
-        r->term_signal = WTERMSIG(status);
+        run->r->term_signal = WTERMSIG(status);
     }
+    return true;
+}
 
-done:
+/* The captured streams into the result, NUL-terminated. */
+static bool take_output(run_t *run)
+{
+    ctk_proc_result_t *r = run->r;
+    size_t i;
+
     for (i = 0; i < 2; i++) {
-        if (s[i].buf.failed) {
-            ctk_error_nomem(err);
-            goto out;
-        }
-        if (!ctk_buf_append(&s[i].buf, "", 0)) {
-            ctk_error_nomem(err);
-            goto out;
+        if (run->s[i].buf.failed || !ctk_buf_append(&run->s[i].buf, "", 0)) {
+            ctk_error_nomem(run->err);
+            return false;
         }
     }
-    r->truncated = s[0].truncated || s[1].truncated;
-    r->out = ctk_buf_take(&s[0].buf, &r->out_len);
-    r->err = ctk_buf_take(&s[1].buf, &r->err_len);
-    r->seconds = now_s() - t0;
-    ok = true;
+    r->truncated = run->s[0].truncated || run->s[1].truncated;
+    r->out = ctk_buf_take(&run->s[0].buf, &r->out_len);
+    r->err = ctk_buf_take(&run->s[1].buf, &r->err_len);
+    r->seconds = now_s() - run->t0;
+    return true;
+}
 
-out:
-    if (pid > 0) {
+static void run_fini(run_t *run)
+{
+    int status;
+    size_t i;
+
+    if (run->pid > 0) {
         /* an error after a successful spawn: nothing may outlive the call */
-        end_child(pid);
-        reap(pid, &status);
-        if (registered)
-            kids_remove(pid);
+        end_child(run->pid);
+        reap(run->pid, &status);
+        if (run->registered)
+            kids_remove(run->pid);
     }
-    if (pidfd >= 0)
-        close(pidfd);
-    close_fd(&outp[0]);
-    close_fd(&outp[1]);
-    close_fd(&errp[0]);
-    close_fd(&errp[1]);
+    if (run->pidfd >= 0)
+        close(run->pidfd);
+    close_fd(&run->outp[0]);
+    close_fd(&run->outp[1]);
+    close_fd(&run->errp[0]);
+    close_fd(&run->errp[1]);
     for (i = 0; i < 2; i++) {
-        close_fd(&s[i].fd);
-        ctk_buf_fini(&s[i].buf);
+        close_fd(&run->s[i].fd);
+        ctk_buf_fini(&run->s[i].buf);
     }
-    free(found);
+    free(run->found);
+}
+
+bool ctk_proc_run(const ctk_proc_spec_t *spec, ctk_proc_result_t *r, ctk_error_t *err)
+{
+    run_t run;
+    bool ok = false;
+    int got;
+
+    ctk_proc_result_fini(r);
+    run_init(&run, spec, r, err);
+    if (!may_start(spec, err))
+        goto out;
+    pthread_once(&subreaper_once, become_subreaper);
+    /* not found, or not started: a result with spawn_errno, no output */
+    if ((got = find_program(&run)) < 0)
+        goto out;
+    if (got && (!open_streams(&run) || (got = start_child(&run)) < 0))
+        goto out;
+    if (got && (!watch_child(&run) || !settle_child(&run)))
+        goto out;
+    ok = take_output(&run);
+out:
+    run_fini(&run);
     if (!ok)
         ctk_proc_result_fini(r);
     return ok;
