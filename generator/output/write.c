@@ -1341,221 +1341,291 @@ ctk_plan_t *ctk_write_plan_keep(const char *outdir, const ctk_outset_t *set,
     return ctk_write_plan_rec(outdir, set, keep, NULL, err);
 }
 
+/* One plan being made: what ctk_write_plan_rec() reads and holds. */
+typedef struct {
+    const ctk_outset_t *set;
+    const ctk_strlist_t *keep;
+    ctk_error_t *err;
+    ctk_plan_t *plan;
+    const ctk_outfile_t **files;   /* set's files, sorted by path */
+    const mentry_t **kept;         /* records kept as they were (keep) */
+    size_t n_kept;
+    manifest_t man, pend;          /* the manifest, the pending one */
+    bool have_manifest, borrowed;  /* borrowed: man is rec's, not ours to free */
+    char *mpath, *mdata, *ppath, *pdata;
+    size_t mlen, plen;
+    int outfd;                     /* OUT, or -1 when it does not exist yet */
+    dircache_t dc;                 /* the directory of the file read last */
+    char prefix[PATH_MAX];
+} planner_t;
+
+static bool planner_init(planner_t *pl, const char *outdir, const ctk_outset_t *set, const ctk_strlist_t *keep,
+                         ctk_error_t *err)
+{
+    size_t n = strlen(outdir);
+
+    memset(pl, 0, sizeof *pl);
+    pl->set = set;
+    pl->keep = keep;
+    pl->err = err;
+    pl->outfd = -1;
+    dircache_init(&pl->dc);
+    if (!(pl->plan = calloc(1, sizeof *pl->plan))) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    ctk_strlist_init(&pl->plan->notes);
+    while (n > 1 && outdir[n - 1] == '/')
+        n--;
+    return (pl->plan->outdir = ctk_strndup(outdir, n, err)) &&
+           (pl->mpath = ctk_path_join(pl->plan->outdir, CTK_MANIFEST_NAME, err));
+}
+
+static void planner_fini(planner_t *pl)
+{
+    dircache_drop(&pl->dc);
+    if (pl->outfd >= 0)
+        close(pl->outfd);
+    if (!pl->borrowed)
+        manifest_fini(&pl->man);
+    manifest_fini(&pl->pend);
+    free(pl->mdata);
+    free(pl->mpath);
+    free(pl->pdata);
+    free(pl->ppath);
+    free(pl->files);
+    free(pl->kept);
+    ctk_plan_free(pl->plan);
+}
+
+/* A sorted view of the outset; no path may be both a file and a dir. */
+static bool sort_outputs(planner_t *pl)
+{
+    const ctk_outset_t *set = pl->set;
+    size_t i;
+
+    if (!(pl->files = malloc((set->n ? set->n : 1) * sizeof *pl->files))) {
+        ctk_error_nomem(pl->err);
+        return false;
+    }
+    for (i = 0; i < set->n; i++)
+        pl->files[i] = &set->files[i];
+    sort_unless_sorted(pl->files, set->n, sizeof *pl->files, outfile_ptr_cmp);
+    for (i = 0; i < set->n && !set->from_records; i++) {
+        const char *rel = pl->files[i]->relpath, *s;
+
+        for (s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
+            /* relpath_problem() has bounded the length by PATH_MAX */
+            memcpy(pl->prefix, rel, (size_t)(s - rel));
+            pl->prefix[s - rel] = '\0';
+            if (outset_holds(set, pl->files, pl->prefix)) {
+                ctk_error_set(pl->err, CTK_E_INTERNAL, rel, 0, 0,
+                              "output path lies below %s, which is also an output file", pl->prefix);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* OUT's manifest (rec's parse when it is the same bytes) and an
+ * interrupted run's pending manifest, each only when this user could
+ * have written it (trust_record). */
+static bool read_manifests(planner_t *pl, const ctk_records_t *rec)
+{
+    ctk_plan_t *plan = pl->plan;
+    struct stat st;
+    int r;
+
+    pl->outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pl->outfd < 0 && errno != ENOENT) {
+        ctk_error_set(pl->err, CTK_E_IO, plan->outdir, 0, 0, "cannot open output directory: %s",
+                      strerror(errno));
+        return false;
+    }
+    if (pl->outfd < 0)
+        return true;
+    r = read_leaf(pl->outfd, CTK_MANIFEST_NAME, pl->mpath, MAX_FILE_BYTES, &pl->mdata, &pl->mlen, &st, pl->err);
+    if (r < 0 || (r == 1 && !trust_record(plan, pl->mpath, &st, &r, pl->err)))
+        return false;
+    pl->have_manifest = r == 1;
+    if (pl->have_manifest && rec && rec->bytes && ctk_write_manifest_hash(pl->mdata, pl->mlen) == rec->bytes) {
+        pl->man = rec->m; /* the same bytes, parsed before: borrowed */
+        pl->borrowed = true;
+    } else if (pl->have_manifest && !manifest_parse(pl->mpath, pl->mdata, pl->mlen, &pl->man, pl->err)) {
+        return false;
+    }
+    if (!(pl->ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, pl->err)))
+        return false;
+    r = read_leaf(pl->outfd, CTK_PENDING_NAME, pl->ppath, MAX_FILE_BYTES, &pl->pdata, &pl->plen, &st, pl->err);
+    if (r < 0 || (r == 1 && !trust_record(plan, pl->ppath, &st, &r, pl->err)))
+        return false;
+    plan->pending = r == 1;
+    return !plan->pending || manifest_parse(pl->ppath, pl->pdata, pl->plen, &pl->pend, pl->err);
+}
+
+/* The change for output file f: compared with what is on disk, or, for a
+ * file not rendered (f->reuse), checked against its record. */
+static bool plan_output(planner_t *pl, const ctk_outfile_t *f)
+{
+    ctk_plan_t *plan = pl->plan;
+    ctk_change_t *c = plan_add(plan, f->relpath, pl->err);
+    char where[CTK_ERROR_SOURCE_MAX], *old = NULL;
+    size_t oldlen = 0, stop = 0;
+    walk_t w;
+
+    if (!c)
+        return false;
+    c->new_data = f->data;
+    c->new_len = f->len;
+    if (f->reuse[0] && pl->set->verified && pl->borrowed) {
+        c->kind = CTK_CHANGE_SAME; /* proved on disk as recorded: not read */
+        return true;
+    }
+    w = probe(&pl->dc, pl->outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, &c->seen, pl->err);
+    if (w == WALK_FAILED) {
+        free(old);
+        return false;
+    }
+    if (f->reuse[0]) {
+        /* not rendered: right only if the recorded bytes are still there */
+        if (w != WALK_FOUND || hash_differs(old, oldlen, f->reuse))
+            plan->stale++;
+        c->kind = CTK_CHANGE_SAME;
+        free(old);
+        return true;
+    }
+    if (w == WALK_NOTDIR) {
+        /* a file ctkgen wrote there and no longer produces gives way
+         * (apply removes it first); anything else is in the way */
+        memcpy(pl->prefix, f->relpath, stop);
+        pl->prefix[stop] = '\0';
+        if (!manifest_find(&pl->man, pl->prefix) && !manifest_find(&pl->pend, pl->prefix)) {
+            ctk_error_set(pl->err, CTK_E_CONFLICT, shown(where, plan->outdir, pl->prefix, stop), 0, 0,
+                          "is not a directory, but ctkgen needs one here for %s", f->relpath);
+            free(old);
+            return false;
+        }
+        w = WALK_ABSENT;
+    }
+    if (w == WALK_ABSENT) {
+        c->kind = CTK_CHANGE_CREATE;
+    } else if (bytes_equal(old, oldlen, f->data, f->len)) {
+        c->kind = CTK_CHANGE_SAME;
+        free(old);
+    } else {
+        c->kind = CTK_CHANGE_UPDATE;
+        c->conflict = !ours(&pl->man, &pl->pend, f->relpath, old, oldlen);
+        c->old_data = old;
+        c->old_len = oldlen;
+    }
+    return true;
+}
+
+/* A file the manifest (or the pending one) lists and the outset does not:
+ * removed, or kept as it is when keep names it. */
+static bool plan_leftover(planner_t *pl, const mentry_t *me)
+{
+    ctk_change_t *c;
+    char *old = NULL;
+    size_t oldlen = 0, stop = 0;
+    walk_t w = probe(&pl->dc, pl->outfd, pl->plan->outdir, me->rel, &old, &oldlen, &stop, NULL, pl->err);
+
+    if (w != WALK_FOUND) {
+        free(old);
+        return w != WALK_FAILED; /* else already gone */
+    }
+    if (pl->keep && ctk_strlist_contains(pl->keep, me->rel)) {
+        pl->kept[pl->n_kept++] = me; /* as it is, and recorded as it was */
+        free(old);
+        return true;
+    }
+    if (!(c = plan_add(pl->plan, me->rel, pl->err))) {
+        free(old);
+        return false;
+    }
+    c->kind = CTK_CHANGE_REMOVE;
+    c->conflict = !ours(&pl->man, &pl->pend, me->rel, old, oldlen);
+    c->old_data = old;
+    c->old_len = oldlen;
+    return true;
+}
+
+/* Every change: each output file, then what ctkgen wrote before (the
+ * manifest, and an interrupted run's pending manifest) and no longer
+ * produces. */
+static bool plan_changes(planner_t *pl)
+{
+    const ctk_outset_t *set = pl->set;
+    size_t i;
+
+    pl->plan->items = malloc((set->n + pl->man.n + pl->pend.n + 1) * sizeof *pl->plan->items);
+    pl->kept = malloc((pl->man.n + pl->pend.n + 1) * sizeof *pl->kept);
+    if (!pl->plan->items || !pl->kept) {
+        ctk_error_nomem(pl->err);
+        return false;
+    }
+    for (i = 0; i < set->n; i++)
+        if (!plan_output(pl, pl->files[i]))
+            return false;
+    /* an outset of exactly the manifest's files (the same manifest, taken
+       whole) leaves none of them out */
+    for (i = set->from_records && pl->borrowed ? pl->man.n : 0; i < pl->man.n + pl->pend.n; i++) {
+        const mentry_t *me = i < pl->man.n ? &pl->man.v[i] : &pl->pend.v[i - pl->man.n];
+
+        if (outset_holds(set, pl->files, me->rel))
+            continue;
+        if (i >= pl->man.n && manifest_find(&pl->man, me->rel))
+            continue; /* listed in both: seen already */
+        if (!plan_leftover(pl, me))
+            return false;
+    }
+    sort_unless_sorted(pl->plan->items, pl->plan->n, sizeof *pl->plan->items, change_cmp);
+    return true;
+}
+
+/* The new manifest's text, and whether it differs from the one on disk. */
+static bool plan_manifest(planner_t *pl)
+{
+    ctk_plan_t *plan = pl->plan;
+    const ctk_outset_t *set = pl->set;
+    ctk_buf_t mb;
+
+    if (pl->n_kept > 1)
+        qsort(pl->kept, pl->n_kept, sizeof *pl->kept, mentry_ptr_cmp);
+    ctk_buf_init(&mb);
+    if (set->from_records && set->verified && pl->borrowed && pl->n_kept == 0)
+        /* the same files with the same records: the manifest as it is (a
+           run of this build wrote it, so it is what manifest_text gives) */
+        ctk_buf_append(&mb, pl->mdata, pl->mlen);
+    else
+        manifest_text(&mb, pl->files, set->n, pl->kept, pl->n_kept);
+    if (mb.failed) {
+        ctk_buf_fini(&mb);
+        ctk_error_nomem(pl->err);
+        return false;
+    }
+    plan->manifest = ctk_buf_take(&mb, &plan->manifest_len);
+    plan->manifest_changed = plan->pending || !pl->have_manifest ||
+                             !bytes_equal(pl->mdata, pl->mlen, plan->manifest, plan->manifest_len);
+    return true;
+}
+
 ctk_plan_t *ctk_write_plan_rec(const char *outdir, const ctk_outset_t *set,
                                const ctk_strlist_t *keep, const ctk_records_t *rec,
                                ctk_error_t *err)
 {
-    char where[CTK_ERROR_SOURCE_MAX], prefix[PATH_MAX];
-    const ctk_outfile_t **files = NULL;
-    const mentry_t **kept = NULL;
-    ctk_plan_t *plan = NULL, *res = NULL;
-    manifest_t man = {NULL, 0, NULL}, pend = {NULL, 0, NULL};
-    char *mpath = NULL, *mdata = NULL, *old = NULL, *ppath = NULL, *pdata = NULL;
-    size_t mlen = 0, oldlen = 0, plen = 0, i, n, stop = 0, n_kept = 0;
-    bool have_manifest = false, borrowed = false;
-    struct stat st;
-    ctk_buf_t mb;
-    dircache_t dc; /* the directory of the file read last */
-    int outfd = -1, r;
+    planner_t pl;
+    ctk_plan_t *res = NULL;
 
-    ctk_buf_init(&mb);
-    dircache_init(&dc);
-    plan = calloc(1, sizeof *plan);
-    if (!plan) {
-        ctk_error_nomem(err);
-        goto out;
+    if (planner_init(&pl, outdir, set, keep, err) && sort_outputs(&pl) && read_manifests(&pl, rec) &&
+        plan_changes(&pl) &&
+        /* temp files apply will leave alone, said now */
+        (pl.outfd < 0 || sweep_tmp(pl.outfd, pl.plan, false, &pl.plan->notes, err)) && plan_manifest(&pl)) {
+        res = pl.plan;
+        pl.plan = NULL;
     }
-    ctk_strlist_init(&plan->notes);
-    n = strlen(outdir);
-    while (n > 1 && outdir[n - 1] == '/')
-        n--;
-    plan->outdir = ctk_strndup(outdir, n, err);
-    if (!plan->outdir)
-        goto out;
-    mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err);
-    if (!mpath)
-        goto out;
-
-    /* a sorted view of the outset; no path may be both a file and a dir */
-    files = malloc((set->n ? set->n : 1) * sizeof *files);
-    if (!files) {
-        ctk_error_nomem(err);
-        goto out;
-    }
-    for (i = 0; i < set->n; i++)
-        files[i] = &set->files[i];
-    sort_unless_sorted(files, set->n, sizeof *files, outfile_ptr_cmp);
-    for (i = 0; i < set->n && !set->from_records; i++) {
-        const char *rel = files[i]->relpath, *s;
-
-        for (s = strchr(rel, '/'); s; s = strchr(s + 1, '/')) {
-            /* relpath_problem() has bounded the length by PATH_MAX */
-            memcpy(prefix, rel, (size_t)(s - rel));
-            prefix[s - rel] = '\0';
-            if (outset_holds(set, files, prefix)) {
-                ctk_error_set(err, CTK_E_INTERNAL, rel, 0, 0,
-                              "output path lies below %s, which is also an output file", prefix);
-                goto out;
-            }
-        }
-    }
-
-    outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (outfd < 0 && errno != ENOENT) {
-        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot open output directory: %s",
-                      strerror(errno));
-        goto out;
-    }
-    if (outfd >= 0) {
-        r = read_leaf(outfd, CTK_MANIFEST_NAME, mpath, MAX_FILE_BYTES, &mdata, &mlen, &st, err);
-        if (r < 0 || (r == 1 && !trust_record(plan, mpath, &st, &r, err)))
-            goto out;
-        have_manifest = r == 1;
-        if (have_manifest && rec && rec->bytes &&
-            ctk_write_manifest_hash(mdata, mlen) == rec->bytes) {
-            man = rec->m; /* the same bytes, parsed before: borrowed */
-            borrowed = true;
-        } else if (have_manifest && !manifest_parse(mpath, mdata, mlen, &man, err)) {
-            goto out;
-        }
-        if (!(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
-            goto out;
-        r = read_leaf(outfd, CTK_PENDING_NAME, ppath, MAX_FILE_BYTES, &pdata, &plen, &st, err);
-        if (r < 0 || (r == 1 && !trust_record(plan, ppath, &st, &r, err)))
-            goto out;
-        plan->pending = r == 1;
-        if (plan->pending && !manifest_parse(ppath, pdata, plen, &pend, err))
-            goto out;
-    }
-
-    plan->items = malloc((set->n + man.n + pend.n + 1) * sizeof *plan->items);
-    kept = malloc((man.n + pend.n + 1) * sizeof *kept);
-    if (!plan->items || !kept) {
-        ctk_error_nomem(err);
-        goto out;
-    }
-    for (i = 0; i < set->n; i++) {
-        const ctk_outfile_t *f = files[i];
-        ctk_change_t *c = plan_add(plan, f->relpath, err);
-        walk_t w;
-
-        if (!c)
-            goto out;
-        c->new_data = f->data;
-        c->new_len = f->len;
-        if (f->reuse[0] && set->verified && borrowed) {
-            c->kind = CTK_CHANGE_SAME; /* proved on disk as recorded: not read */
-            continue;
-        }
-        w = probe(&dc, outfd, plan->outdir, f->relpath, &old, &oldlen, &stop, &c->seen, err);
-        if (w == WALK_FAILED)
-            goto out;
-        if (f->reuse[0]) {
-            /* not rendered: right only if the recorded bytes are still there */
-            if (w != WALK_FOUND || hash_differs(old, oldlen, f->reuse))
-                plan->stale++;
-            c->kind = CTK_CHANGE_SAME;
-            free(old);
-            old = NULL;
-            continue;
-        }
-        if (w == WALK_NOTDIR) {
-            /* a file ctkgen wrote there and no longer produces gives way
-             * (apply removes it first); anything else is in the way */
-            memcpy(prefix, f->relpath, stop);
-            prefix[stop] = '\0';
-            if (!manifest_find(&man, prefix) && !manifest_find(&pend, prefix)) {
-                ctk_error_set(err, CTK_E_CONFLICT, shown(where, plan->outdir, prefix, stop), 0,
-                              0, "is not a directory, but ctkgen needs one here for %s",
-                              f->relpath);
-                goto out;
-            }
-            w = WALK_ABSENT;
-        }
-        if (w == WALK_ABSENT) {
-            c->kind = CTK_CHANGE_CREATE;
-        } else if (bytes_equal(old, oldlen, f->data, f->len)) {
-            c->kind = CTK_CHANGE_SAME;
-            free(old);
-        } else {
-            c->kind = CTK_CHANGE_UPDATE;
-            c->conflict = !ours(&man, &pend, f->relpath, old, oldlen);
-            c->old_data = old;
-            c->old_len = oldlen;
-        }
-        old = NULL;
-    }
-    /* what ctkgen wrote before (the manifest, and an interrupted run's
-     * pending manifest) and no longer produces */
-    /* an outset of exactly the manifest's files (the same manifest, taken
-       whole) leaves none of them out */
-    for (i = set->from_records && borrowed ? man.n : 0; i < man.n + pend.n; i++) {
-        const mentry_t *me = i < man.n ? &man.v[i] : &pend.v[i - man.n];
-        ctk_change_t *c;
-        walk_t w;
-
-        if (outset_holds(set, files, me->rel))
-            continue;
-        if (i >= man.n && manifest_find(&man, me->rel))
-            continue; /* listed in both: seen already */
-        w = probe(&dc, outfd, plan->outdir, me->rel, &old, &oldlen, &stop, NULL, err);
-        if (w == WALK_FAILED)
-            goto out;
-        if (w != WALK_FOUND)
-            continue; /* already gone */
-        if (keep && ctk_strlist_contains(keep, me->rel)) {
-            kept[n_kept++] = me; /* as it is, and recorded as it was */
-            free(old);
-            old = NULL;
-            continue;
-        }
-        c = plan_add(plan, me->rel, err);
-        if (!c)
-            goto out;
-        c->kind = CTK_CHANGE_REMOVE;
-        c->conflict = !ours(&man, &pend, me->rel, old, oldlen);
-        c->old_data = old;
-        c->old_len = oldlen;
-        old = NULL;
-    }
-    sort_unless_sorted(plan->items, plan->n, sizeof *plan->items, change_cmp);
-    /* temp files apply will leave alone, said now */
-    if (outfd >= 0 && !sweep_tmp(outfd, plan, false, &plan->notes, err))
-        goto out;
-
-    if (n_kept > 1)
-        qsort(kept, n_kept, sizeof *kept, mentry_ptr_cmp);
-    if (set->from_records && set->verified && borrowed && n_kept == 0)
-        /* the same files with the same records: the manifest as it is (a
-           run of this build wrote it, so it is what manifest_text gives) */
-        ctk_buf_append(&mb, mdata, mlen);
-    else
-        manifest_text(&mb, files, set->n, kept, n_kept);
-    if (mb.failed) {
-        ctk_error_nomem(err);
-        goto out;
-    }
-    plan->manifest = ctk_buf_take(&mb, &plan->manifest_len);
-    plan->manifest_changed = plan->pending || !have_manifest ||
-                             !bytes_equal(mdata, mlen, plan->manifest, plan->manifest_len);
-    res = plan;
-    plan = NULL;
-out:
-    ctk_buf_fini(&mb);
-    dircache_drop(&dc);
-    if (outfd >= 0)
-        close(outfd);
-    free(old);
-    if (!borrowed)
-        manifest_fini(&man);
-    manifest_fini(&pend);
-    free(mdata);
-    free(mpath);
-    free(pdata);
-    free(ppath);
-    free(files);
-    free(kept);
-    ctk_plan_free(plan);
+    planner_fini(&pl);
     return res;
 }
 
