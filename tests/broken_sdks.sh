@@ -36,6 +36,8 @@ check "two broken SDKs: and the second one's" err_has tb "/sdks/2/base: SDK 12.6
 check "two broken SDKs: a last line names both" \
     err_has tb "ctkgen: error: 2 of 3 SDKs did not load: cudatoolkit/12.4 (/sdks/1), cudatoolkit/12.6 (/sdks/2); nothing was written (--keep-going writes the others)"
 check "two broken SDKs: nothing written" [ ! -e "$T/tb-out" ]
+check "two broken SDKs: that last line once, and no word of files left as they were" \
+    eval "[ \"\$(grep -c 'SDKs did not load' '$T/tb.err')\" -eq 1 ] && ! grep -q 'left as they were' '$T/tb.err'"
 rc=0; "$CTKGEN" validate -c "$T/two-broken.json" -o "$T/tb-out" >/dev/null 2>"$T/tbv.err" || rc=$?
 check "validate: exit 3 and both errors" eval "[ $rc -eq 3 ] && grep -q '/sdks/1/base' '$T/tbv.err' && grep -q '/sdks/2/base' '$T/tbv.err'"
 

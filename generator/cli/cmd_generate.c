@@ -473,170 +473,225 @@ static bool run_key(const ctk_config_t *cfg, const ctk_factcache_t *fc,
     return true;
 }
 
-static int run(const gen_opts_t *o)
-{
+/* One generate run, from the config to the tree written. */
+typedef struct {
+    const gen_opts_t *o;
     ctk_error_t err;
-    ctk_config_t *cfg = NULL;
-    ctk_sdk_t **sdks = NULL;
-    ctk_outset_t out;
-    ctk_plan_t *plan = NULL;
-    ctk_lock_t *lock = NULL;
-    char *absout = NULL, *pcdir = NULL, *linkdir = NULL, *diff = NULL;
-    ctk_render_opts_t ropts;
+    ctk_config_t *cfg;
+    ctk_sdk_t **sdks;      /* cfg->n_sdks records, NULL for each that did not load */
     ctk_config_t part;     /* the SDKs that loaded: cfg itself unless --keep-going dropped some */
-    ctk_sdk_t **good = NULL;
+    ctk_sdk_t **good;      /* their records */
     ctk_strlist_t keep;    /* with --keep-going: paths of the SDKs that did not load */
-    ctk_records_t *rec = NULL;
-    ctk_factcache_t *fc = NULL;
-    uint64_t key = 0, files_was = 0, files_now = 0;
-    bool have_key = false, as_recorded = false;
-    size_t reused = 0;
-    int rc = CTK_EXIT_OK, lrc = CTK_EXIT_OK;
-    size_t i;
+    int lrc;               /* how loading went: CTK_EXIT_OK or the exit code of the worst */
+    char *absout, *pcdir, *linkdir;
+    ctk_records_t *rec;    /* OUT's manifest; NULL with --rerender */
+    ctk_factcache_t *fc;
+    ctk_render_opts_t ropts;
+    size_t reused;         /* toolkits not rendered */
+    bool have_key;         /* key: what every file renders from (run_key) */
+    uint64_t key, files_was;
+    bool as_recorded;      /* reused whole, and the files were as the last run left them */
+    ctk_outset_t out;
+    ctk_lock_t *lock;
+    ctk_plan_t *plan;
+} gen_t;
 
-    ctk_error_init(&err);
-    ctk_outset_init(&out);
-    ctk_strlist_init(&keep);
-    memset(&part, 0, sizeof part);
-    cfg = o->scan ? ctk_cmd_scan_config(o->scan_dirs, o->n_scan_dirs, o->max_depth, true, &err)
-                  : ctk_cmd_load_config(o->config, &err);
+/* The config (or a scan), OUT's records, the SDKs loaded and those that
+ * loaded picked out. */
+static bool gen_load(gen_t *g)
+{
+    const gen_opts_t *o = g->o;
+    ctk_config_t *cfg;
+    size_t n;
+
+    g->cfg = cfg = o->scan ? ctk_cmd_scan_config(o->scan_dirs, o->n_scan_dirs, o->max_depth, true, &g->err)
+                           : ctk_cmd_load_config(o->config, &g->err);
     if (!cfg)
-        goto fail;
-    sdks = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *sdks);
-    good = calloc(cfg->n_sdks ? cfg->n_sdks : 1, sizeof *good);
-    if (!sdks || !good) {
-        ctk_error_nomem(&err);
-        goto fail;
+        return false;
+    n = cfg->n_sdks ? cfg->n_sdks : 1;
+    if (!(g->sdks = calloc(n, sizeof *g->sdks)) || !(g->good = calloc(n, sizeof *g->good))) {
+        ctk_error_nomem(&g->err);
+        return false;
     }
-    absout = absolute_dir(o->outdir, &err);
-    if (!absout || (!o->rerender && !(rec = ctk_write_records(absout, &err))) ||
-        !(fc = ctk_factcache_read(absout, ctk_records_hash(rec), &err)))
-        goto fail;
-    if (cfg->full_version_aliases < 0 && !full_names_of_tree(cfg, absout, rec, &err))
-        goto fail;
-    if (!ctk_cmd_load_sdks(cfg, true, fc, sdks, &lrc, &err) ||
-        !select_loaded(cfg, sdks, &part, good, &keep, &err))
-        goto fail;
-    if (lrc != CTK_EXIT_OK && (!o->keep_going || part.n_sdks == 0)) {
-        rc = failed_sdks(cfg, sdks, lrc, o->keep_going ? "none did: nothing was written"
-                                                       : "nothing was written (--keep-going "
-                                                         "writes the others)");
-        goto done;
-    }
-    pcdir = cfg->pkgconfig_dir ? ctk_strdup(cfg->pkgconfig_dir, &err)
-                               : ctk_path_join(absout, "pkgconfig", &err);
-    if (!pcdir)
-        goto fail;
+    g->absout = absolute_dir(o->outdir, &g->err);
+    if (!g->absout || (!o->rerender && !(g->rec = ctk_write_records(g->absout, &g->err))) ||
+        !(g->fc = ctk_factcache_read(g->absout, ctk_records_hash(g->rec), &g->err)))
+        return false;
+    if (cfg->full_version_aliases < 0 && !full_names_of_tree(cfg, g->absout, g->rec, &g->err))
+        return false;
+    return ctk_cmd_load_sdks(cfg, true, g->fc, g->sdks, &g->lrc, &g->err) &&
+           select_loaded(cfg, g->sdks, &g->part, g->good, &g->keep, &g->err);
+}
+
+/* Where the .pc files and the link dir will be, into the render options. */
+static bool gen_dirs(gen_t *g)
+{
+    const ctk_config_t *cfg = g->cfg;
+
+    g->pcdir = cfg->pkgconfig_dir ? ctk_strdup(cfg->pkgconfig_dir, &g->err)
+                                  : ctk_path_join(g->absout, "pkgconfig", &g->err);
+    if (!g->pcdir)
+        return false;
     /* OUT/lib sits beside OUT/pkgconfig wherever that is deployed */
     if (cfg->pkgconfig_dir) {
-        char *slash = strrchr(pcdir, '/');
+        char *slash = strrchr(g->pcdir, '/');
 
-        linkdir = slash && slash != pcdir
-                      ? ctk_printf(&err, "%.*s/lib", (int)(slash - pcdir), pcdir)
-                      : ctk_strdup("/lib", &err);
+        g->linkdir = slash && slash != g->pcdir
+                         ? ctk_printf(&g->err, "%.*s/lib", (int)(slash - g->pcdir), g->pcdir)
+                         : ctk_strdup("/lib", &g->err);
     } else {
-        linkdir = ctk_path_join(absout, "lib", &err);
+        g->linkdir = ctk_path_join(g->absout, "lib", &g->err);
     }
-    if (!linkdir)
-        goto fail;
-    memset(&ropts, 0, sizeof ropts);
-    ropts.template_dir = o->template_dir;
-    ropts.pkgconfig_dir = pcdir;
-    ropts.link_dir = linkdir;
-    ropts.reused = &reused;
-    if (lrc == CTK_EXIT_OK && !(have_key = run_key(cfg, fc, &ropts, absout, &key, &err)) &&
-        ctk_error_is_set(&err))
-        goto fail;
-    if (have_key && ctk_factcache_run_same(fc, key, ctk_records_hash(rec), &files_was)) {
+    if (!g->linkdir)
+        return false;
+    g->ropts.template_dir = g->o->template_dir;
+    g->ropts.pkgconfig_dir = g->pcdir;
+    g->ropts.link_dir = g->linkdir;
+    g->ropts.reused = &g->reused;
+    return true;
+}
+
+/* Every file into g->out: taken whole from the records when this run's key
+ * is the last run's, else rendered (each toolkit whose inputs hash as
+ * recorded reused); then the notes on the run. */
+static bool gen_render(gen_t *g)
+{
+    if (g->lrc == CTK_EXIT_OK &&
+        !(g->have_key = run_key(g->cfg, g->fc, &g->ropts, g->absout, &g->key, &g->err)) &&
+        ctk_error_is_set(&g->err))
+        return false;
+    if (g->have_key && ctk_factcache_run_same(g->fc, g->key, ctk_records_hash(g->rec), &g->files_was)) {
         /* the files are what rendering would give: the plan checks them */
-        if (!ctk_records_reuse_all(rec, &out, &err))
-            goto fail;
-        reused = part.n_sdks;
-        as_recorded = files_was != 0;
-    } else if (!render_into(&part, good, &ropts, rec, &keep, &out, &err)) {
-        goto fail;
+        if (!ctk_records_reuse_all(g->rec, &g->out, &g->err))
+            return false;
+        g->reused = g->part.n_sdks;
+        g->as_recorded = g->files_was != 0;
+    } else if (!render_into(&g->part, g->good, &g->ropts, g->rec, &g->keep, &g->out, &g->err)) {
+        return false;
     }
-    if (reused)
+    if (g->reused)
         ctk_cli_debug("%zu of %zu toolkit(s) not rendered: their inputs hash as the manifest "
-                     "records", reused, part.n_sdks);
-    if (!warn_advice(&part, good, absout, &err))
-        goto fail;
+                      "records", g->reused, g->part.n_sdks);
+    return warn_advice(&g->part, g->good, g->absout, &g->err);
+}
+
+/* Under the lock, the plan against the tree on disk, its notes said. */
+static bool gen_plan(gen_t *g)
+{
+    const gen_opts_t *o = g->o;
+    uint64_t files_now = 0;
+    size_t i;
 
     /* --dry-run and --check only read: they share the lock with each other,
        wait for a writer, and create nothing */
-    lock = ctk_cmd_take_lock(absout, o->dry_run || o->check, o->wait_s, &err);
-    if (!lock) {
+    if (!(g->lock = ctk_cmd_take_lock(g->absout, o->dry_run || o->check, o->wait_s, &g->err))) {
         if (!o->dry_run && !o->check)
-            ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
-        goto fail;
+            ctk_cmd_explain_denied(g->absout, true, "choose another with -o DIR", &g->err);
+        return false;
     }
     /* under the lock: the files on disk as the last run left them need
        not be read (the plan takes this only for the manifest rec read) */
-    out.verified = as_recorded && ctk_records_identity(absout, rec, &files_now) &&
-                   files_now == files_was;
-    plan = plan_out(absout, &part, good, &ropts, rec, &keep, &out, &err);
-    if (!plan)
-        goto fail;
-    for (i = 0; i < plan->notes.len; i++)
-        ctk_cli_warn("%s", plan->notes.items[i]);
+    g->out.verified = g->as_recorded && ctk_records_identity(g->absout, g->rec, &files_now) &&
+                      files_now == g->files_was;
+    if (!(g->plan = plan_out(g->absout, &g->part, g->good, &g->ropts, g->rec, &g->keep, &g->out, &g->err)))
+        return false;
+    for (i = 0; i < g->plan->notes.len; i++)
+        ctk_cli_warn("%s", g->plan->notes.items[i]);
+    return true;
+}
+
+/* What the plan is for: shown (--dry-run), judged (--check), or applied,
+ * then summed up and, with --validate, proved.  The exit code. */
+static int gen_finish(gen_t *g)
+{
+    const gen_opts_t *o = g->o;
+    ctk_plan_t *plan = g->plan;
+    char *diff;
+
     if (o->dry_run) {
-        diff = ctk_plan_diff(plan, &err);
-        if (!diff)
-            goto fail;
+        if (!(diff = ctk_plan_diff(plan, &g->err)))
+            return ctk_cli_error(&g->err);
         fputs(diff, stdout);
+        free(diff);
         /* a real run would stop at a file edited by hand: so does this */
-        if (!ctk_plan_allowed(plan, o->force, &err))
-            goto fail;
+        if (!ctk_plan_allowed(plan, o->force, &g->err))
+            return ctk_cli_error(&g->err);
         if (!ctk_plan_has_changes(plan))
-            ctk_cli_info("nothing would change in %s", absout);
-        goto done;
+            ctk_cli_info("nothing would change in %s", g->absout);
+        return CTK_EXIT_OK;
     }
     if (o->check) {
-        if (!ctk_plan_allowed(plan, o->force, &err))
-            goto fail;
-        print_summary(o, &part, good, plan, absout);
-        rc = ctk_plan_has_changes(plan) ? CTK_EXIT_CHECK : CTK_EXIT_OK;
-        goto done;
+        if (!ctk_plan_allowed(plan, o->force, &g->err))
+            return ctk_cli_error(&g->err);
+        print_summary(o, &g->part, g->good, plan, g->absout);
+        return ctk_plan_has_changes(plan) ? CTK_EXIT_CHECK : CTK_EXIT_OK;
     }
-    if (!ctk_write_apply(plan, o->force, &err)) {
-        ctk_cmd_explain_denied(absout, true, "choose another with -o DIR", &err);
-        goto fail;
+    if (!ctk_write_apply(plan, o->force, &g->err)) {
+        ctk_cmd_explain_denied(g->absout, true, "choose another with -o DIR", &g->err);
+        return ctk_cli_error(&g->err);
     }
-    keep_facts(fc, have_key, key, plan, &out, files_was);
-    print_summary(o, &part, good, plan, absout);
+    keep_facts(g->fc, g->have_key, g->key, plan, &g->out, g->files_was);
+    print_summary(o, &g->part, g->good, plan, g->absout);
     if (o->validate) {
         /* the lock is ours until validation ends: nobody rewrites what we check */
         ctk_validate_cli_t v = o->vopts;
 
-        v.v.outdir = absout;
-        v.v.modulecmd = cfg->modulecmd;
+        v.v.outdir = g->absout;
+        v.v.modulecmd = g->cfg->modulecmd;
         fflush(stdout);
-        rc = ctk_validate_and_report(&part, good, &v);
+        return ctk_validate_and_report(&g->part, g->good, &v);
     }
-    goto done;
-fail:
-    rc = ctk_cli_error(&err);
-done:
-    /* --keep-going: the run did what it could; the SDKs left out decide the exit */
-    if (lrc != CTK_EXIT_OK && part.n_sdks && rc != CTK_EXIT_INTERNAL && !ctk_error_is_set(&err))
-        rc = failed_sdks(cfg, sdks, lrc, "their files were left as they were");
-    ctk_strlist_fini(&keep);
-    ctk_records_free(rec);
-    ctk_factcache_free(fc);
-    free(part.sdks);
-    free(good);
-    ctk_write_unlock(lock);
-    free(diff);
-    ctk_plan_free(plan);
-    ctk_outset_fini(&out);
-    free(linkdir);
-    free(pcdir);
-    free(absout);
-    if (sdks)
-        for (i = 0; cfg && i < cfg->n_sdks; i++)
-            ctk_sdk_free(sdks[i]);
-    free(sdks);
-    ctk_config_free(cfg);
+    return CTK_EXIT_OK;
+}
+
+static void gen_fini(gen_t *g)
+{
+    size_t i;
+
+    ctk_strlist_fini(&g->keep);
+    ctk_records_free(g->rec);
+    ctk_factcache_free(g->fc);
+    free(g->part.sdks);
+    free(g->good);
+    ctk_write_unlock(g->lock);
+    ctk_plan_free(g->plan);
+    ctk_outset_fini(&g->out);
+    free(g->linkdir);
+    free(g->pcdir);
+    free(g->absout);
+    if (g->sdks)
+        for (i = 0; g->cfg && i < g->cfg->n_sdks; i++)
+            ctk_sdk_free(g->sdks[i]);
+    free(g->sdks);
+    ctk_config_free(g->cfg);
+}
+
+static int run(const gen_opts_t *o)
+{
+    gen_t g;
+    int rc;
+
+    memset(&g, 0, sizeof g);
+    g.o = o;
+    g.lrc = CTK_EXIT_OK;
+    ctk_error_init(&g.err);
+    ctk_outset_init(&g.out);
+    ctk_strlist_init(&g.keep);
+    if (!gen_load(&g)) {
+        rc = ctk_cli_error(&g.err);
+    } else if (g.lrc != CTK_EXIT_OK && (!o->keep_going || g.part.n_sdks == 0)) {
+        rc = failed_sdks(g.cfg, g.sdks, g.lrc, o->keep_going ? "none did: nothing was written"
+                                                             : "nothing was written (--keep-going "
+                                                               "writes the others)");
+    } else if (!gen_dirs(&g) || !gen_render(&g) || !gen_plan(&g)) {
+        rc = ctk_cli_error(&g.err);
+    } else {
+        rc = gen_finish(&g);
+        /* --keep-going: the run did what it could; the SDKs left out decide the exit */
+        if (g.lrc != CTK_EXIT_OK && rc != CTK_EXIT_INTERNAL && !ctk_error_is_set(&g.err))
+            rc = failed_sdks(g.cfg, g.sdks, g.lrc, "their files were left as they were");
+    }
+    gen_fini(&g);
     return rc;
 }
 
