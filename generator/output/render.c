@@ -962,26 +962,17 @@ static char *contents_text(const ctk_sdk_t *s, ctk_error_t *err)
     return text;
 }
 
-static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s,
-                           const char *pkgconfig_dir, const char *link_dir, ctk_error_t *err)
+/* ctk.paths: each path variable the module prepends to, with its dirs.
+ * CMake's find_library and find_path search CMAKE_LIBRARY_PATH and
+ * CMAKE_INCLUDE_PATH before FindCUDAToolkit's hints and before the
+ * system's dirs: the toolkit's own dirs (math_libs, CUPTI of a split tree)
+ * then win over a cuBLAS in /usr/local/lib64 or /usr/lib.  LIBRARY_PATH
+ * and CMAKE_LIBRARY_PATH start with link_dir (render.h) when there is one. */
+static ctk_lval_t *paths_val(build_t *b, const ctk_sdk_t *s, const char *pkgconfig_dir, const char *link_dir,
+                             ctk_error_t *err)
 {
-    const ctk_sdk_conf_t *c = s->conf;
-    const char *shown = s->version_full ? s->version_full : s->version_mm;
-    ctk_lval_t *m = ctk_lval_map(), *paths = ctk_lval_list(), *env = ctk_lval_list();
-    ctk_lval_t *whatis = ctk_lval_list(), *prereq = ctk_lval_list(), *props = ctk_lval_list();
-    const ctk_kv_t **prop = calloc(cfg->n_properties + c->n_properties + 1, sizeof *prop);
-    size_t n_prop = prop ? ctk_config_properties(cfg, c, prop) : 0;
-    char *vvar = version_var(cfg->module_name, err);
-    char *pc_name = ctk_printf(err, "%s-%s", cfg->pc_prefix, s->module_version);
-    char *desc = ctk_printf(err, "NVIDIA CUDA Toolkit %s", shown);
-    char *vsrc = ctk_printf(err, "%s (%s)", ctk_version_source_name(s->version.source), s->version.path);
-    char *contents = contents_text(s, err);
-    ctk_buf_t help;
+    ctk_lval_t *paths = ctk_lval_list();
     ctk_strlist_t pcpath, libpath;
-    /* CMake's find_library and find_path search CMAKE_LIBRARY_PATH and
-     * CMAKE_INCLUDE_PATH before FindCUDAToolkit's hints and before the
-     * system's dirs: the toolkit's own dirs (math_libs, CUPTI of a split
-     * tree) then win over a cuBLAS in /usr/local/lib64 or /usr/lib */
     struct {
         const char *name;
         const ctk_strlist_t *dirs;
@@ -999,30 +990,11 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
 
     ctk_strlist_init(&pcpath);
     ctk_strlist_init(&libpath);
-    ctk_buf_init(&help);
-    if (!vvar || !pc_name || !desc || !vsrc || !contents || !prop ||
-        !ctk_strlist_push(&pcpath, pkgconfig_dir, err) ||
-        (link_dir && !ctk_strlist_push(&libpath, link_dir, err)))
+    if (!ctk_strlist_push(&pcpath, pkgconfig_dir, err) || (link_dir && !ctk_strlist_push(&libpath, link_dir, err)))
         b->ok = false;
-    if (!prop)
-        ctk_error_nomem(err);
     for (i = 0; b->ok && i < s->library_path.len; i++)
         if (!ctk_strlist_push(&libpath, s->library_path.items[i], err))
             b->ok = false;
-
-    bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
-    bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
-    bput(b, m, "family", ctk_lval_str(cfg->family));
-    bput(b, m, "version", ctk_lval_str(s->module_version));
-    bput(b, m, "cuda_version", ctk_lval_str(s->version_mm));
-    bput(b, m, "full_version", ctk_lval_str(s->version_full));
-    bput(b, m, "display_version", ctk_lval_str(shown));
-    bput(b, m, "version_source", ctk_lval_str(vsrc));
-    bput(b, m, "root", ctk_lval_str(s->root));
-    bput(b, m, "pc_name", ctk_lval_str(pc_name));
-    bput(b, m, "pc_prefix", ctk_lval_str(cfg->pc_prefix));
-    bput(b, m, "description", ctk_lval_str(desc));
-
     for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         ctk_lval_t *pv;
 
@@ -1036,7 +1008,19 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
         bput(b, pv, "keep_default", ctk_lval_bool(strcmp(vars[i].name, "MANPATH") == 0));
         bpush(b, paths, pv);
     }
-    bput(b, m, "paths", paths);
+    ctk_strlist_fini(&libpath);
+    ctk_strlist_fini(&pcpath);
+    return paths;
+}
+
+/* ctk.setenv: the toolkit's root three ways, <MODULE>_VERSION (vvar),
+ * CUDAHOSTCXX, then the site's and the SDK's "env". */
+static ctk_lval_t *setenv_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *vvar,
+                              const char *shown)
+{
+    const ctk_sdk_conf_t *c = s->conf;
+    ctk_lval_t *env = ctk_lval_list();
+    size_t i;
 
     bpush(b, env, pair_val(b, "CUDA_HOME", s->root));
     bpush(b, env, pair_val(b, "CUDA_PATH", s->root));
@@ -1052,29 +1036,54 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
         bpush(b, env, pair_val(b, cfg->env[i].name, cfg->env[i].value));
     for (i = 0; i < c->n_env; i++)
         bpush(b, env, pair_val(b, c->env[i].name, c->env[i].value));
-    bput(b, m, "setenv", env);
+    return env;
+}
 
-    if (c->host_compiler_module)
-        bpush(b, prereq, ctk_lval_str(c->host_compiler_module));
-    bput(b, m, "prereq", prereq);
-    /* "-ccbin=PATH", one word: the module prepends it to the user's own
-     * NVCC_PREPEND_FLAGS as a " "-separated path entry, so that unloading
-     * removes that word alone (a user's later -ccbin still wins) */
-    if (c->host_compiler_ccbin)
-        bput(b, m, "ccbin_flag", str_take(ctk_printf(err, "-ccbin=%s", c->host_compiler_ccbin)));
+/* ctk.properties: Lmod's add_property, the site's then the SDK's (config.h). */
+static ctk_lval_t *props_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_conf_t *c, ctk_error_t *err)
+{
+    ctk_lval_t *props = ctk_lval_list();
+    const ctk_kv_t **prop = calloc(cfg->n_properties + c->n_properties + 1, sizeof *prop);
+    size_t i, n_prop;
 
-    /* Lmod's add_property: the site's, then the SDK's (config.h) */
+    if (!prop) {
+        ctk_error_nomem(err);
+        b->ok = false;
+        return props;
+    }
+    n_prop = ctk_config_properties(cfg, c, prop);
     for (i = 0; i < n_prop; i++)
         bpush(b, props, pair_val(b, prop[i]->name, prop[i]->value));
-    bput(b, m, "properties", props);
+    free(prop);
+    return props;
+}
 
+/* ctk.whatis: name, version and what the toolkit holds, where. */
+static ctk_lval_t *whatis_val(build_t *b, const ctk_sdk_t *s, const char *shown, ctk_error_t *err)
+{
+    ctk_lval_t *whatis = ctk_lval_list();
+    char *contents = contents_text(s, err);
+
+    if (!contents)
+        b->ok = false;
     bpush(b, whatis, ctk_lval_str("Name: NVIDIA CUDA Toolkit"));
     bpush(b, whatis, str_take(ctk_printf(err, "Version: %s", shown)));
     bpush(b, whatis, str_take(contents ? ctk_printf(err, "Description: CUDA %s %s from %s",
                                                     s->version_mm, contents, s->root)
                                        : NULL));
-    bput(b, m, "whatis", whatis);
+    free(contents);
+    return whatis;
+}
 
+/* ctk.help: what loading does and how to build with it, then the site's
+ * and the SDK's "help". */
+static ctk_lval_t *help_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *shown,
+                            const char *pc_name)
+{
+    ctk_lval_t *v;
+    ctk_buf_t help;
+
+    ctk_buf_init(&help);
     ctk_buf_printf(&help,
                    "NVIDIA CUDA Toolkit %s, installed at %s.\n"
                    "\n"
@@ -1087,23 +1096,59 @@ static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t 
                    shown, s->root, pc_name ? pc_name : "");
     if (cfg->help)
         ctk_buf_printf(&help, "\n%s\n", cfg->help);
-    if (c->help)
-        ctk_buf_printf(&help, "\n%s\n", c->help);
+    if (s->conf->help)
+        ctk_buf_printf(&help, "\n%s\n", s->conf->help);
     if (help.failed)
         b->ok = false;
-    bput(b, m, "help", ctk_lval_str(help.data ? help.data : ""));
-
-    bput(b, m, "pc", pc_val(b, cfg, s, desc ? desc : "", link_dir));
-
+    v = ctk_lval_str(help.data ? help.data : "");
     ctk_buf_fini(&help);
-    ctk_strlist_fini(&libpath);
-    ctk_strlist_fini(&pcpath);
+    return v;
+}
+
+/* ctk of a toolkit's modulefiles and .pc (lmod.lua, tcl.lua, pc.lua). */
+static ctk_lval_t *sdk_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s,
+                           const char *pkgconfig_dir, const char *link_dir, ctk_error_t *err)
+{
+    const ctk_sdk_conf_t *c = s->conf;
+    const char *shown = s->version_full ? s->version_full : s->version_mm;
+    ctk_lval_t *m = ctk_lval_map(), *prereq = ctk_lval_list();
+    char *vvar = version_var(cfg->module_name, err);
+    char *pc_name = ctk_printf(err, "%s-%s", cfg->pc_prefix, s->module_version);
+    char *desc = ctk_printf(err, "NVIDIA CUDA Toolkit %s", shown);
+    char *vsrc = ctk_printf(err, "%s (%s)", ctk_version_source_name(s->version.source), s->version.path);
+
+    if (!vvar || !pc_name || !desc || !vsrc)
+        b->ok = false;
+    bput(b, m, "header", ctk_lval_str(CTK_GENERATED_MARK));
+    bput(b, m, "module_name", ctk_lval_str(cfg->module_name));
+    bput(b, m, "family", ctk_lval_str(cfg->family));
+    bput(b, m, "version", ctk_lval_str(s->module_version));
+    bput(b, m, "cuda_version", ctk_lval_str(s->version_mm));
+    bput(b, m, "full_version", ctk_lval_str(s->version_full));
+    bput(b, m, "display_version", ctk_lval_str(shown));
+    bput(b, m, "version_source", ctk_lval_str(vsrc));
+    bput(b, m, "root", ctk_lval_str(s->root));
+    bput(b, m, "pc_name", ctk_lval_str(pc_name));
+    bput(b, m, "pc_prefix", ctk_lval_str(cfg->pc_prefix));
+    bput(b, m, "description", ctk_lval_str(desc));
+    bput(b, m, "paths", paths_val(b, s, pkgconfig_dir, link_dir, err));
+    bput(b, m, "setenv", setenv_val(b, cfg, s, vvar, shown));
+    if (c->host_compiler_module)
+        bpush(b, prereq, ctk_lval_str(c->host_compiler_module));
+    bput(b, m, "prereq", prereq);
+    /* "-ccbin=PATH", one word: the module prepends it to the user's own
+     * NVCC_PREPEND_FLAGS as a " "-separated path entry, so that unloading
+     * removes that word alone (a user's later -ccbin still wins) */
+    if (c->host_compiler_ccbin)
+        bput(b, m, "ccbin_flag", str_take(ctk_printf(err, "-ccbin=%s", c->host_compiler_ccbin)));
+    bput(b, m, "properties", props_val(b, cfg, c, err));
+    bput(b, m, "whatis", whatis_val(b, s, shown, err));
+    bput(b, m, "help", help_val(b, cfg, s, shown, pc_name));
+    bput(b, m, "pc", pc_val(b, cfg, s, desc ? desc : "", link_dir));
     free(vvar);
     free(pc_name);
     free(desc);
     free(vsrc);
-    free(contents);
-    free(prop);
     return m;
 }
 
