@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,139 +509,177 @@ ctk_tcl_check_t ctk_render_check_tcl(const char *text, size_t len, int *line, co
 /* The bytes that end a run of a .pc line's plain text. */
 static const bool pc_line_special[256] = { ['\\'] = true, ['#'] = true, ['\n'] = true };
 
-static bool check_pc(const char *text, size_t len, int *line, char *why, size_t whylen)
-{
-    static const char *const needed[] = { "Name", "Description", "Version" };
-    static const char *const builtin[] = { "pcfiledir", "pc_sysrootdir", "pc_top_builddir" };
-    const char *p = text, *end = text + len;
+/* What check_pc() has seen so far, and where it reports. */
+typedef struct {
     struct {
         const char *s;
         size_t n;
     } vars[256];
-    size_t n_vars = 0, i, k;
-    bool overflow = false; /* more variables than vars holds: no ${} check */
-    int seen[3] = { 0, 0, 0 }, ln = 0, next_ln = 1;
+    size_t n_vars;
+    bool overflow;  /* more variables than vars holds: no ${} check */
+    int seen[3];    /* Name, Description, Version */
+    int ln;         /* the line being checked */
+    int *line;
+    char *why;
+    size_t whylen;
+} pcchk_t;
 
-    while (p < end) {
-        const char *eol = p, *key, *q, *v, *vend;
-        size_t klen;
-        char op;
+static const char *const pc_needed[] = { "Name", "Description", "Version" };
 
-        /* one logical line, as pkgconf_fgetline() reads it: a backslash
-         * escapes the next byte (a newline too: the lines join), an
-         * unescaped '#' ends the line's text and the line */
-        ln = next_ln;
-        vend = NULL;
-        for (eol = p; eol < end; eol++) {
-            while (eol < end && !pc_line_special[(unsigned char)*eol])
+static bool pc_bad(pcchk_t *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool pc_bad(pcchk_t *c, int line, const char *fmt, ...)
+{
+    va_list ap;
+
+    *c->line = line;
+    va_start(ap, fmt);
+    vsnprintf(c->why, c->whylen, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* One logical line from p, as pkgconf_fgetline() reads it: a backslash
+ * escapes the next byte (a newline too: the lines join), an unescaped '#'
+ * ends the line's text and the line.  Returns where the line ends (its
+ * newline, or end); *vend where its text ends; *next_ln counts the lines
+ * it spans. */
+static const char *pc_logical_line(const char *p, const char *end, const char **vend, int *next_ln)
+{
+    const char *eol;
+
+    *vend = NULL;
+    for (eol = p; eol < end; eol++) {
+        while (eol < end && !pc_line_special[(unsigned char)*eol])
+            eol++;
+        if (eol == end)
+            break;
+        if (*eol == '\\') { /* the next byte as it is (a newline too) */
+            if (eol + 1 < end && *++eol == '\n')
+                (*next_ln)++;
+            continue;
+        }
+        if (*eol == '#') {
+            *vend = eol;
+            while (eol < end && *eol != '\n')
                 eol++;
-            if (eol == end)
-                break;
-            if (*eol == '\\') { /* the next byte as it is (a newline too) */
-                if (eol + 1 < end && *++eol == '\n')
-                    next_ln++;
-                continue;
-            }
-            if (*eol == '#') {
-                vend = eol;
-                while (eol < end && *eol != '\n')
-                    eol++;
-                if (eol < end)
-                    next_ln++;
-                break;
-            }
-            next_ln++; /* a newline */
+            if (eol < end)
+                (*next_ln)++;
             break;
         }
-        if (!vend)
-            vend = eol;
-        for (key = p; key < vend && isspace((unsigned char)*key); key++)
-            ;
-        if (key == vend)
-            goto next;
-        for (q = key; q < vend && (isalnum((unsigned char)*q) || *q == '_' || *q == '.'); q++)
-            ;
-        klen = (size_t)(q - key);
-        while (q < vend && (*q == ' ' || *q == '\t'))
-            q++;
-        op = q < vend ? *q : '\0';
-        if (klen == 0 || !isalpha((unsigned char)key[0]) || (op != ':' && op != '=')) {
-            *line = ln;
-            snprintf(why, whylen, "neither a variable (name=value) nor a field (Name: value)");
-            return false;
-        }
-        for (v = q + 1; v < vend && (*v == ' ' || *v == '\t'); v++)
-            ;
-        while (vend > v && isspace((unsigned char)vend[-1]))
-            vend--;
-        /* every ${name} names a variable above */
-        for (q = v; q < vend; q++) {
-            const char *close;
-            bool known = false;
+        (*next_ln)++; /* a newline */
+        break;
+    }
+    if (!*vend)
+        *vend = eol;
+    return eol;
+}
 
-            if (q[0] != '$' || q + 1 >= vend || q[1] != '{')
-                continue;
-            for (close = q + 2; close < vend && *close != '}'; close++)
-                ;
-            if (close == vend) {
-                *line = ln;
-                snprintf(why, whylen, "a '${' with no '}'");
-                return false;
-            }
-            for (i = 0; i < n_vars && !known; i++)
-                known = vars[i].n == (size_t)(close - q - 2) &&
-                        strncmp(vars[i].s, q + 2, vars[i].n) == 0;
-            for (i = 0; i < sizeof builtin / sizeof builtin[0] && !known; i++)
-                known = strlen(builtin[i]) == (size_t)(close - q - 2) &&
-                        strncmp(builtin[i], q + 2, (size_t)(close - q - 2)) == 0;
-            if (!known && !overflow) {
-                *line = ln;
-                snprintf(why, whylen, "${%.*s} names no variable defined above it",
-                         (int)(close - q - 2 > 64 ? 64 : close - q - 2), q + 2);
-                return false;
-            }
-            q = close;
-        }
-        if (op == '=') {
-            if (n_vars < sizeof vars / sizeof vars[0]) {
-                vars[n_vars].s = key;
-                vars[n_vars++].n = klen;
-            } else {
-                overflow = true;
-            }
-            goto next;
-        }
-        for (k = 0; k < 3; k++) {
-            if (klen != strlen(needed[k]) || strncmp(key, needed[k], klen) != 0)
-                continue;
-            if (seen[k]++) {
-                *line = ln;
-                snprintf(why, whylen, "a second %s field", needed[k]);
-                return false;
-            }
-            if (v == vend) {
-                *line = ln;
-                snprintf(why, whylen, "an empty %s field", needed[k]);
-                return false;
-            }
-            for (q = v; k == 2 && q < vend; q++) {
-                if (isspace((unsigned char)*q)) {
-                    *line = ln;
-                    snprintf(why, whylen, "a blank inside the Version");
-                    return false;
-                }
-            }
-        }
-next:
+/* Every ${name} in v..vend names a variable defined above, or pkgconf's own. */
+static bool pc_refs_defined(pcchk_t *c, const char *v, const char *vend)
+{
+    static const char *const builtin[] = { "pcfiledir", "pc_sysrootdir", "pc_top_builddir" };
+    const char *q, *close;
+    size_t i, n;
+
+    for (q = v; q < vend; q++) {
+        bool known = false;
+
+        if (q[0] != '$' || q + 1 >= vend || q[1] != '{')
+            continue;
+        for (close = q + 2; close < vend && *close != '}'; close++)
+            ;
+        if (close == vend)
+            return pc_bad(c, c->ln, "a '${' with no '}'");
+        n = (size_t)(close - q - 2);
+        for (i = 0; i < c->n_vars && !known; i++)
+            known = c->vars[i].n == n && strncmp(c->vars[i].s, q + 2, n) == 0;
+        for (i = 0; i < sizeof builtin / sizeof builtin[0] && !known; i++)
+            known = strlen(builtin[i]) == n && strncmp(builtin[i], q + 2, n) == 0;
+        if (!known && !c->overflow)
+            return pc_bad(c, c->ln, "${%.*s} names no variable defined above it", (int)(n > 64 ? 64 : n), q + 2);
+        q = close;
+    }
+    return true;
+}
+
+/* A field: Name, Description and Version once each, not empty, and no
+ * blank inside the Version; other fields as they are. */
+static bool pc_field_ok(pcchk_t *c, const char *key, size_t klen, const char *v, const char *vend)
+{
+    const char *q;
+    size_t k;
+
+    for (k = 0; k < 3; k++) {
+        if (klen != strlen(pc_needed[k]) || strncmp(key, pc_needed[k], klen) != 0)
+            continue;
+        if (c->seen[k]++)
+            return pc_bad(c, c->ln, "a second %s field", pc_needed[k]);
+        if (v == vend)
+            return pc_bad(c, c->ln, "an empty %s field", pc_needed[k]);
+        for (q = v; k == 2 && q < vend; q++)
+            if (isspace((unsigned char)*q))
+                return pc_bad(c, c->ln, "a blank inside the Version");
+    }
+    return true;
+}
+
+/* One logical line's text, p..vend: blank, "name=value" or "Field: value". */
+static bool pc_line_ok(pcchk_t *c, const char *p, const char *vend)
+{
+    const char *key, *q, *v;
+    size_t klen;
+    char op;
+
+    for (key = p; key < vend && isspace((unsigned char)*key); key++)
+        ;
+    if (key == vend)
+        return true;
+    for (q = key; q < vend && (isalnum((unsigned char)*q) || *q == '_' || *q == '.'); q++)
+        ;
+    klen = (size_t)(q - key);
+    while (q < vend && (*q == ' ' || *q == '\t'))
+        q++;
+    op = q < vend ? *q : '\0';
+    if (klen == 0 || !isalpha((unsigned char)key[0]) || (op != ':' && op != '='))
+        return pc_bad(c, c->ln, "neither a variable (name=value) nor a field (Name: value)");
+    for (v = q + 1; v < vend && (*v == ' ' || *v == '\t'); v++)
+        ;
+    while (vend > v && isspace((unsigned char)vend[-1]))
+        vend--;
+    if (!pc_refs_defined(c, v, vend))
+        return false;
+    if (op == ':')
+        return pc_field_ok(c, key, klen, v, vend);
+    if (c->n_vars < sizeof c->vars / sizeof c->vars[0]) {
+        c->vars[c->n_vars].s = key;
+        c->vars[c->n_vars++].n = klen;
+    } else {
+        c->overflow = true;
+    }
+    return true;
+}
+
+static bool check_pc(const char *text, size_t len, int *line, char *why, size_t whylen)
+{
+    const char *p = text, *end = text + len, *eol, *vend;
+    pcchk_t c;
+    int next_ln = 1;
+    size_t k;
+
+    memset(&c, 0, sizeof c);
+    c.line = line;
+    c.why = why;
+    c.whylen = whylen;
+    while (p < end) {
+        c.ln = next_ln;
+        eol = pc_logical_line(p, end, &vend, &next_ln);
+        if (!pc_line_ok(&c, p, vend))
+            return false;
         p = eol < end ? eol + 1 : end;
     }
-    for (k = 0; k < 3; k++) {
-        if (!seen[k]) {
-            *line = 0;
-            snprintf(why, whylen, "no %s field", needed[k]);
-            return false;
-        }
-    }
+    for (k = 0; k < 3; k++)
+        if (!c.seen[k])
+            return pc_bad(&c, 0, "no %s field", pc_needed[k]);
     return true;
 }
 
