@@ -3232,100 +3232,146 @@ static bool setup_results(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_v
     return true;
 }
 
-bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks, const ctk_vopts_t *o,
-                  ctk_vreport_t *out, ctk_error_t *err)
+static void vctx_init(vctx_t *c, const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_vopts_t *o,
+                      ctk_vreport_t *out)
 {
-    vctx_t c;
-    ctk_env_t caller;
-    pthread_t *threads = NULL;
-    size_t n_threads = 0, i;
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    c->sdks = sdks;
+    c->o = o;
+    c->rep = out;
+    c->timeout = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
+    ctk_env_init(&c->base);
+    ctk_strlist_init(&c->nvcc_seen);
+    ctk_strlist_init(&c->base_dirs);
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->pc_lock, NULL);
+    pthread_mutex_init(&c->nvcc_lock, NULL);
+}
+
+static void vctx_fini(vctx_t *c)
+{
+    if (c->tmproot)
+        ctk_remove_tree(c->tmproot);
+    free(c->tmproot);
+    free(c->cache_dir);
+    free(c->tcl_why);
+    free(c->tcl_user_why);
+    free(c->t2l_why);
+    if (c->have_t2l)
+        ctk_tcl2lua_fini(&c->t2l);
+    ctk_sandbox_fini(&c->sb);
+    if (c->have_tcl)
+        ctk_modsys_info_fini(&c->tcl);
+    if (c->have_lmod)
+        ctk_modsys_info_fini(&c->lmod);
+    ctk_env_fini(&c->base);
+    ctk_strlist_fini(&c->nvcc_seen);
+    ctk_strlist_fini(&c->base_dirs);
+    pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->pc_lock);
+    pthread_mutex_destroy(&c->nvcc_lock);
+}
+
+/* A private temp dir (mode 0700) under $TMPDIR (an absolute one), else /tmp. */
+static bool make_tmproot(vctx_t *c, ctk_error_t *err)
+{
     const char *tmp = getenv("TMPDIR");
-    double t0 = now_s();
+
+    if (!(c->tmproot = ctk_printf(err, "%s/ctkgen-validate-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
+        return false;
+    if (!mkdtemp(c->tmproot)) {
+        ctk_error_set(err, CTK_E_IO, c->tmproot, 0, 0, "cannot create a private temp dir: %s", strerror(errno));
+        free(c->tmproot);
+        c->tmproot = NULL;
+        return false;
+    }
+    return true;
+}
+
+/* Everything the workers share, settled once: the results' records, the
+ * host compilers, the temp dir, the base environment and the module
+ * systems, the compilers' versions, the driver and the cache. */
+static bool prepare(vctx_t *c, ctk_error_t *err)
+{
+    const ctk_vopts_t *o = c->o;
+    ctk_vreport_t *out = c->rep;
+    ctk_env_t caller;
     bool ok = false;
 
-    memset(&c, 0, sizeof c);
-    c.cfg = cfg;
-    c.sdks = sdks;
-    c.o = o;
-    c.rep = out;
-    c.timeout = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
-    ctk_env_init(&c.base);
     ctk_env_init(&caller);
-    ctk_strlist_init(&c.nvcc_seen);
-    ctk_strlist_init(&c.base_dirs);
-    pthread_mutex_init(&c.lock, NULL);
-    pthread_mutex_init(&c.pc_lock, NULL);
-    pthread_mutex_init(&c.nvcc_lock, NULL);
-    out->n_sdks = n_sdks;
-    out->jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (out->jobs < 1)
-        out->jobs = 1;
     if (!(out->outdir = ctk_realpath(o->outdir))) {
         ctk_error_set(err, CTK_E_IO, o->outdir, 0, 0, "no such directory (run ctkgen generate first)");
         goto out;
     }
-    if (!setup_results(cfg, sdks, out, err) || !caller_env(&caller, err))
+    if (!setup_results(c->cfg, c->sdks, out, err) || !caller_env(&caller, err) ||
+        !(out->cc = find_compiler(&caller, o->cc, "cc", "--cc", err)) ||
+        !(out->cxx = find_compiler(&caller, o->cxx, "c++", "--cxx", err)) || !make_tmproot(c, err) ||
+        !setup_base(c, err) || !setup_modsys(c, &caller, err) || !(c->base_envp = ctk_env_envp(&c->base, err)))
         goto out;
-    if (!(out->cc = find_compiler(&caller, o->cc, "cc", "--cc", err)) ||
-        !(out->cxx = find_compiler(&caller, o->cxx, "c++", "--cxx", err)))
-        goto out;
-    if (!(c.tmproot = ctk_printf(err, "%s/ctkgen-validate-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
-        goto out;
-    if (!mkdtemp(c.tmproot)) {
-        ctk_error_set(err, CTK_E_IO, c.tmproot, 0, 0, "cannot create a private temp dir: %s", strerror(errno));
-        free(c.tmproot);
-        c.tmproot = NULL;
-        goto out;
-    }
-    if (!setup_base(&c, err) || !setup_modsys(&c, &caller, err) ||
-        !(c.base_envp = ctk_env_envp(&c.base, err)))
-        goto out;
-    out->cc_version = cc_version(&c, out->cc);
+    out->cc_version = cc_version(c, out->cc);
     {
-        char *gcc = ctk_env_which(&c.base, "gcc", NULL), *gv = gcc ? cc_version(&c, gcc) : NULL;
+        char *gcc = ctk_env_which(&c->base, "gcc", NULL), *gv = gcc ? cc_version(c, gcc) : NULL;
 
-        c.gcc_major = gv ? (int)strtol(gv, NULL, 10) : 0;
+        c->gcc_major = gv ? (int)strtol(gv, NULL, 10) : 0;
         free(gv);
         free(gcc);
     }
     out->driver = first_line_of_file("/proc/driver/nvidia/version");
     if (!o->no_cache && !o->stage_dir) {
-        if (o->cache_dir)
-            c.cache_dir = ctk_strdup(o->cache_dir, err);
-        else
-            c.cache_dir = ctk_cache_default_dir(err);
-        if (!c.cache_dir && err && err->code != CTK_E_OK)
+        c->cache_dir = o->cache_dir ? ctk_strdup(o->cache_dir, err) : ctk_cache_default_dir(err);
+        if (!c->cache_dir && err && err->code != CTK_E_OK)
             goto out;
     }
-    global_key(&c);
+    global_key(c);
+    ok = true;
+out:
+    ctk_env_fini(&caller);
+    return ok;
+}
 
-    n_threads = (size_t)out->jobs < n_sdks ? (size_t)out->jobs : n_sdks;
+/* The SDKs through min(jobs, n) worker threads (here, when none starts);
+ * false after an interrupt or a worker's own failure. */
+static bool run_workers(vctx_t *c, size_t n_sdks, ctk_error_t *err)
+{
+    size_t n_threads = (size_t)c->rep->jobs < n_sdks ? (size_t)c->rep->jobs : n_sdks, i;
+    pthread_t *threads = NULL;
+
     if (n_threads && !(threads = calloc(n_threads, sizeof *threads))) {
         ctk_error_set(err, CTK_E_NOMEM, NULL, 0, 0, "out of memory");
-        goto out;
+        return false;
     }
     for (i = 0; i < n_threads; i++)
-        if (pthread_create(&threads[i], NULL, worker, &c) != 0)
+        if (pthread_create(&threads[i], NULL, worker, c) != 0)
             break;
     if (i == 0 && n_threads > 0)
-        worker(&c); /* no thread could start: do the work here */
+        worker(c); /* no thread could start: do the work here */
     n_threads = i;
     for (i = 0; i < n_threads; i++)
         pthread_join(threads[i], NULL);
+    free(threads);
     if (ctk_proc_interrupted()) {
         /* before any worker's error: those are the interrupt's effects */
         char name[32];
 
         ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "interrupted by %s",
                       ctk_proc_signal_name(ctk_proc_interrupted(), name, sizeof name));
-        goto out;
+        return false;
     }
-    if (c.failed) {
+    if (c->failed) {
         if (err && err->code == CTK_E_OK)
-            *err = c.err;
-        goto out;
+            *err = c->err;
+        return false;
     }
-    for (i = 0; i < n_sdks; i++)
+    return true;
+}
+
+/* The report's counts of artifacts by verdict, and of skips by kind. */
+static void count_verdicts(ctk_vreport_t *out)
+{
+    size_t i;
+
+    for (i = 0; i < out->n_sdks; i++)
         for (int a = 0; a < CTK_ART__COUNT; a++)
             switch (out->sdks[i].art[a].verdict) {
             case CTK_VERDICT_PASS: out->n_pass++; break;
@@ -3338,31 +3384,25 @@ bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks
                 break;
             case CTK_VERDICT_FAIL: out->n_fail++; break;
             }
-    ok = true;
-out:
+}
+
+bool ctk_validate(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks, const ctk_vopts_t *o,
+                  ctk_vreport_t *out, ctk_error_t *err)
+{
+    vctx_t c;
+    double t0 = now_s();
+    bool ok;
+
+    vctx_init(&c, cfg, sdks, o, out);
+    out->n_sdks = n_sdks;
+    out->jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (out->jobs < 1)
+        out->jobs = 1;
+    ok = prepare(&c, err) && run_workers(&c, n_sdks, err);
+    if (ok)
+        count_verdicts(out);
     out->seconds = now_s() - t0;
-    free(threads);
-    if (c.tmproot)
-        ctk_remove_tree(c.tmproot);
-    free(c.tmproot);
-    free(c.cache_dir);
-    free(c.tcl_why);
-    free(c.tcl_user_why);
-    free(c.t2l_why);
-    if (c.have_t2l)
-        ctk_tcl2lua_fini(&c.t2l);
-    ctk_sandbox_fini(&c.sb);
-    if (c.have_tcl)
-        ctk_modsys_info_fini(&c.tcl);
-    if (c.have_lmod)
-        ctk_modsys_info_fini(&c.lmod);
-    ctk_env_fini(&c.base);
-    ctk_env_fini(&caller);
-    ctk_strlist_fini(&c.nvcc_seen);
-    ctk_strlist_fini(&c.base_dirs);
-    pthread_mutex_destroy(&c.lock);
-    pthread_mutex_destroy(&c.pc_lock);
-    pthread_mutex_destroy(&c.nvcc_lock);
+    vctx_fini(&c);
     return ok;
 }
 
