@@ -1772,134 +1772,170 @@ out:
     return ok;
 }
 
+/* The directory of a file's path ("." for a bare name); NULL: no memory. */
+static char *dir_of(const char *file, ctk_error_t *err)
+{
+    const char *slash = strrchr(file, '/');
+
+    return slash ? ctk_strndup(file, (size_t)(slash - file), err) : ctk_strdup(".", err);
+}
+
+/* The .pc resolved as pkgconf would: 1 resolved into *pc, 0 not (a
+ * finding says why, or err an interrupt), -1 for want of memory. */
+static int resolve_pc(lctx_t *c, ctk_lint_file_t *f, const char *dir, ctk_pc_result_t *pc)
+{
+    const char *dirs[1] = { dir };
+    char line[512];
+    ctk_error_t e;
+
+    ctk_error_init(&e);
+    if (ctk_pc_resolve(dirs, 1, f->file, pc, &e))
+        return 1;
+    if (e.code == CTK_E_NOMEM) {
+        ctk_error_nomem(c->err);
+        return -1;
+    }
+    if (pc->stop == CTK_PC_STOP_INTERRUPTED) {
+        ctk_error_set(c->err, CTK_E_ENV, f->file, 0, 0, "not linted: %s", e.text);
+        return -1;
+    }
+    first_line(e.text, line, sizeof line);
+    return addf(f, ctk_pc_stop_finding(pc->stop), e.line, c->err, "%s%s", pc->stop ? "" : "libpkgconf: ", line)
+               ? 0
+               : -1;
+}
+
+/* CTK-PC-003 for each variable no field uses. */
+static bool note_unused_vars(lctx_t *c, ctk_lint_file_t *f, const char *text)
+{
+    ctk_strlist_t unused;
+    int lines[MAX_UNUSED];
+    bool ok;
+
+    ctk_strlist_init(&unused);
+    ok = ctk_lint_pc_unused(text, &unused, lines, c->err);
+    for (size_t i = 0; ok && i < unused.len; i++)
+        ok = addf(f, "CTK-PC-003", lines[i], c->err,
+                  "%s is defined but no field uses it (directly or through another variable)", unused.items[i]);
+    ctk_strlist_fini(&unused);
+    return ok;
+}
+
+/* Roots from the .pc's root-like variables (cudaroot, prefix, ...). */
+static bool pc_root_vars(lctx_t *c, pcfile_t *raw, const char *dir, hints_t *h)
+{
+    static const char *const rootvars[] = {"cudaroot", "cuda_root", "cuda_home", "cudatoolkit_root", "prefix",
+                                           "root", NULL};
+
+    for (size_t i = 0; i < raw->len; i++) {
+        if (!raw->items[i].is_var)
+            continue;
+        for (size_t k = 0; rootvars[k]; k++) {
+            char *v;
+            bool good;
+
+            if (strcasecmp(raw->items[i].name, rootvars[k]) != 0)
+                continue;
+            v = pc_expand(raw, raw->items[i].value, dir, 0, c->err);
+            good = v && add_root(h, v, raw->items[i].name, c->err);
+            free(v);
+            if (!good)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Every variable naming a dir may name a companion root: a .pc that
+ * defines math_libs but never uses it still says where cuBLAS is.  Its
+ * include, lib64 and lib dirs into the hints. */
+static bool pc_var_dirs(lctx_t *c, pcfile_t *raw, const char *dir, hints_t *h)
+{
+    static const char *const subs[] = {"include", "lib64", "lib"};
+
+    for (size_t i = 0; i < raw->len; i++) {
+        char *v, *sub;
+        bool good = true;
+
+        if (!raw->items[i].is_var)
+            continue;
+        if (!(v = pc_expand(raw, raw->items[i].value, dir, 0, c->err)))
+            return false;
+        for (int k = 0; good && k < 3 && ctk_is_dir(v); k++) {
+            ctk_strlist_t *to = k == 0 ? &h->incdirs : &h->libdirs;
+
+            if (!(sub = ctk_path_join(v, subs[k], c->err)))
+                good = false;
+            else if (!ctk_is_dir(sub) || ctk_strlist_contains(to, sub))
+                free(sub);
+            else
+                good = ctk_strlist_take(to, sub, c->err);
+        }
+        free(v);
+        if (!good)
+            return false;
+    }
+    return true;
+}
+
+/* The dirs after each flag word (-I, -L) of words into to, once each. */
+static bool flag_dirs(const ctk_strlist_t *words, const char *flag, ctk_strlist_t *to, ctk_error_t *err)
+{
+    for (size_t i = 0; i < words->len; i++)
+        if (strncmp(words->items[i], flag, 2) == 0 && words->items[i][2] &&
+            !ctk_strlist_contains(to, words->items[i] + 2) && !ctk_strlist_push(to, words->items[i] + 2, err))
+            return false;
+    return true;
+}
+
+/* The toolkit the .pc is for, and the checks that need it: those of the
+ * runtime's .pc where it links libcudart (ctk-X.Y, cudart-X.Y); a
+ * per-library .pc (cufft-X.Y) has its own Version and needs only its own
+ * dirs. */
+static bool pc_toolkit_checks(lctx_t *c, ctk_lint_file_t *f, hints_t *h, tk_t *t, const ctk_pc_result_t *pc,
+                              const char *text)
+{
+    ctk_check_src_t src = {f->file, text, NULL};
+
+    if (!roots_from_dirs(h, NULL, c->err) || !find_toolkit(h, t, c->err) || !note_refused_nvcc(f, t, c->err))
+        return false;
+    if (!t->sdk)
+        return addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t->why_not);
+    if (!note_toolkit(c, f, t, f->name, NULL, NULL))
+        return false;
+    return !links_cudart(&pc->libs) ||
+           ctk_check_pc(t->sdk, &pc->cflags, &pc->libs, pc->version, &src, &f->findings, c->err);
+}
+
 static bool lint_pc(lctx_t *c, ctk_lint_file_t *f, const char *text)
 {
     ctk_pc_result_t pc;
-    ctk_strlist_t unused;
-    int lines[MAX_UNUSED];
     pcfile_t raw;
     hints_t h;
     tk_t t;
-    ctk_error_t e;
-    char *dir = NULL, *slash, line[512];
-    const char *dirs[1];
+    char *dir;
     bool ok = false;
+    int r;
 
     ctk_pc_result_init(&pc);
-    ctk_strlist_init(&unused);
     hints_init(&h);
     memset(&t, 0, sizeof t);
     memset(&raw, 0, sizeof raw);
-    if (!(dir = ctk_strdup(f->file, c->err)))
+    if (!(dir = dir_of(f->file, c->err)) || (r = resolve_pc(c, f, dir, &pc)) < 0)
         goto out;
-    if ((slash = strrchr(dir, '/')))
-        *slash = '\0';
-    else {
-        free(dir);
-        if (!(dir = ctk_strdup(".", c->err)))
-            goto out;
-    }
-    dirs[0] = dir;
-    ctk_error_init(&e);
-    if (!ctk_pc_resolve(dirs, 1, f->file, &pc, &e)) {
-        if (e.code == CTK_E_NOMEM) {
-            ctk_error_nomem(c->err);
-            goto out;
-        }
-        if (pc.stop == CTK_PC_STOP_INTERRUPTED) {
-            ctk_error_set(c->err, CTK_E_ENV, f->file, 0, 0, "not linted: %s", e.text);
-            goto out;
-        }
-        first_line(e.text, line, sizeof line);
-        ok = addf(f, ctk_pc_stop_finding(pc.stop), e.line, c->err, "%s%s", pc.stop ? "" : "libpkgconf: ", line);
+    if (r == 0) {
+        ok = true; /* a finding says why it does not resolve */
         goto out;
     }
-    if (!ctk_lint_pc_unused(text, &unused, lines, c->err))
-        goto out;
-    for (size_t i = 0; i < unused.len; i++)
-        if (!addf(f, "CTK-PC-003", lines[i], c->err, "%s is defined but no field uses it (directly or through "
-                  "another variable)", unused.items[i]))
-            goto out;
     /* the toolkit: root-like variables, then the -I/-L dirs */
-    if (!pcfile_parse(text, &raw, c->err))
-        goto out;
-    for (size_t i = 0; i < raw.len; i++) {
-        static const char *const rootvars[] = {"cudaroot", "cuda_root", "cuda_home", "cudatoolkit_root", "prefix",
-                                               "root", NULL};
-
-        if (!raw.items[i].is_var)
-            continue;
-        for (size_t k = 0; rootvars[k]; k++)
-            if (strcasecmp(raw.items[i].name, rootvars[k]) == 0) {
-                char *v = pc_expand(&raw, raw.items[i].value, dir, 0, c->err);
-                bool good = v && add_root(&h, v, raw.items[i].name, c->err);
-
-                free(v);
-                if (!good)
-                    goto out;
-            }
-    }
-    /* every variable naming a dir may name a companion root: a .pc that
-     * defines math_libs but never uses it still says where cuBLAS is */
-    for (size_t i = 0; i < raw.len; i++) {
-        char *v, *sub;
-
-        if (!raw.items[i].is_var)
-            continue;
-        if (!(v = pc_expand(&raw, raw.items[i].value, dir, 0, c->err)))
-            goto out;
-        for (int k = 0; k < 3 && ctk_is_dir(v); k++) {
-            static const char *const subs[] = {"include", "lib64", "lib"};
-            ctk_strlist_t *to = k == 0 ? &h.incdirs : &h.libdirs;
-
-            if (!(sub = ctk_path_join(v, subs[k], c->err))) {
-                free(v);
-                goto out;
-            }
-            if (!ctk_is_dir(sub) || ctk_strlist_contains(to, sub)) {
-                free(sub);
-            } else if (!ctk_strlist_take(to, sub, c->err)) {
-                free(v);
-                goto out;
-            }
-        }
-        free(v);
-    }
-    for (size_t i = 0; i < pc.cflags.len; i++)
-        if (strncmp(pc.cflags.items[i], "-I", 2) == 0 && pc.cflags.items[i][2] &&
-            !ctk_strlist_contains(&h.incdirs, pc.cflags.items[i] + 2) &&
-            !ctk_strlist_push(&h.incdirs, pc.cflags.items[i] + 2, c->err))
-            goto out;
-    for (size_t i = 0; i < pc.libs.len; i++)
-        if (strncmp(pc.libs.items[i], "-L", 2) == 0 && pc.libs.items[i][2] &&
-            !ctk_strlist_contains(&h.libdirs, pc.libs.items[i] + 2) &&
-            !ctk_strlist_push(&h.libdirs, pc.libs.items[i] + 2, c->err))
-            goto out;
-    if (!roots_from_dirs(&h, NULL, c->err) || !find_toolkit(&h, &t, c->err) ||
-        !note_refused_nvcc(f, &t, c->err))
-        goto out;
-    if (!t.sdk) {
-        if (!addf(f, "CTK-SDK-001", 0, c->err, "no toolkit checks: %s", t.why_not))
-            goto out;
-    } else {
-        ctk_check_src_t src = {f->file, text, NULL};
-
-        if (!note_toolkit(c, f, &t, f->name, NULL, NULL))
-            goto out;
-        /* the toolkit-wide checks are for .pc files that give the runtime
-         * (ctk-X.Y, cudart-X.Y, cuda-X.Y); a per-library .pc (cufft-X.Y) has
-         * its own Version and needs only its own dirs */
-        if (links_cudart(&pc.libs)) {
-            if (!ctk_check_pc(t.sdk, &pc.cflags, &pc.libs, pc.version, &src, &f->findings, c->err))
-                goto out;
-        }
-    }
-    ok = check_pc_libs(c, f, t.sdk, &pc.libs, text);
+    ok = note_unused_vars(c, f, text) && pcfile_parse(text, &raw, c->err) && pc_root_vars(c, &raw, dir, &h) &&
+         pc_var_dirs(c, &raw, dir, &h) && flag_dirs(&pc.cflags, "-I", &h.incdirs, c->err) &&
+         flag_dirs(&pc.libs, "-L", &h.libdirs, c->err) && pc_toolkit_checks(c, f, &h, &t, &pc, text) &&
+         check_pc_libs(c, f, t.sdk, &pc.libs, text);
 out:
     tk_fini(&t);
     hints_fini(&h);
     pcfile_fini(&raw);
-    ctk_strlist_fini(&unused);
     ctk_pc_result_fini(&pc);
     free(dir);
     return ok;
