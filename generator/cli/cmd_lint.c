@@ -263,47 +263,51 @@ static int gate_status(const ctk_lint_report_t *r, const ctk_policy_t *p)
     return CTK_EXIT_OK;
 }
 
-int ctk_cmd_lint(int argc, char **argv)
-{
+/* What the command line asked for. */
+typedef struct {
     ctk_lint_opts_t o;
-    ctk_lint_report_t rep;
-    ctk_policy_t pol;
-    ctk_error_t err;
-    const char *arg, *config = NULL, *policy = NULL;
-    bool json = false, tcl_skipped = false, done;
-    size_t n_unsafe = 0;
-    char *text = NULL;
-    int id, rc, sig, error_on = -1, strict = -1;
+    const char *config, *policy;
+    bool json;
+    int error_on, strict;  /* -1: not given */
+} lint_args_t;
 
-    memset(&o, 0, sizeof o);
+/* The options into a; -1 to go on, else the exit code (usage, --help). */
+static int parse_args(int argc, char **argv, lint_args_t *a)
+{
+    ctk_lint_opts_t *o = &a->o;
+    const char *arg;
+    int id;
+
+    memset(a, 0, sizeof *a);
+    a->error_on = a->strict = -1;
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_lint_doc, &arg)) != -1) {
         switch (id) {
-        case OPT_JSON: json = true; break;
-        case OPT_CONFIG: config = arg; break;
-        case OPT_POLICY: policy = arg; break;
-        case OPT_STRICT: strict = 1; break;
+        case OPT_JSON: a->json = true; break;
+        case OPT_CONFIG: a->config = arg; break;
+        case OPT_POLICY: a->policy = arg; break;
+        case OPT_STRICT: a->strict = 1; break;
         case OPT_ERROR_ON:
             if (strcmp(arg, "error") != 0 && strcmp(arg, "warning") != 0)
                 return ctk_cli_usage("lint", "--error-on needs 'error' or 'warning', not '%s'", arg);
-            error_on = strcmp(arg, "warning") == 0 ? CTK_SEV_WARNING : CTK_SEV_ERROR;
+            a->error_on = strcmp(arg, "warning") == 0 ? CTK_SEV_WARNING : CTK_SEV_ERROR;
             break;
-        case OPT_FIX_SUGGEST: o.fix_suggest = true; break;
-        case OPT_MODULECMD: o.modulecmd = arg; break;
-        case OPT_TRUST_TCL: o.trust_tcl = true; break;
-        case OPT_MODULEPATH: o.modulepath = arg; break;
+        case OPT_FIX_SUGGEST: o->fix_suggest = true; break;
+        case OPT_MODULECMD: o->modulecmd = arg; break;
+        case OPT_TRUST_TCL: o->trust_tcl = true; break;
+        case OPT_MODULEPATH: o->modulepath = arg; break;
         case OPT_TCL_WITH:
             if (strcmp(arg, "auto") == 0)
-                o.tcl_with = CTK_LINT_TCL_AUTO;
+                o->tcl_with = CTK_LINT_TCL_AUTO;
             else if (strcmp(arg, "modules") == 0)
-                o.tcl_with = CTK_LINT_TCL_MODULES;
+                o->tcl_with = CTK_LINT_TCL_MODULES;
             else if (strcmp(arg, "lmod") == 0)
-                o.tcl_with = CTK_LINT_TCL_LMOD;
+                o->tcl_with = CTK_LINT_TCL_LMOD;
             else
                 return ctk_cli_usage("lint", "--tcl-with takes modules, lmod or auto, not '%s'", arg);
             break;
         case OPT_TIMEOUT:
-            if (!parse_seconds(arg, &o.timeout_s))
+            if (!parse_seconds(arg, &o->timeout_s))
                 return ctk_cli_usage("lint", "--timeout needs seconds from 0.01 to 86400, not '%s'", arg);
             break;
         case CTK_OPT_HELP_ID:
@@ -315,30 +319,91 @@ int ctk_cmd_lint(int argc, char **argv)
     }
     if (optind >= argc)
         return ctk_cli_usage("lint", "name at least one file or directory");
-    if (o.modulecmd && !*o.modulecmd)
+    if (o->modulecmd && !*o->modulecmd)
         return ctk_cli_usage("lint", "--modulecmd needs a file");
-    if ((config && !*config) || (policy && !*policy))
-        return ctk_cli_usage("lint", "--%s needs a file", config && !*config ? "config" : "policy");
-    if (o.modulecmd && o.tcl_with == CTK_LINT_TCL_LMOD)
+    if ((a->config && !*a->config) || (a->policy && !*a->policy))
+        return ctk_cli_usage("lint", "--%s needs a file", a->config && !*a->config ? "config" : "policy");
+    if (o->modulecmd && o->tcl_with == CTK_LINT_TCL_LMOD)
         return ctk_cli_usage("lint", "--modulecmd names Environment Modules, which --tcl-with lmod does not use");
+    return -1;
+}
 
+/* One warning each for the Tcl modulefiles not loaded, and why. */
+static void warn_tcl_skipped(const ctk_lint_report_t *rep)
+{
+    bool tcl_skipped = false;
+    size_t n_unsafe = 0;
+
+    if (ctk_cli_verbosity < CTK_NORMAL)
+        return;
+    for (size_t i = 0; i < rep->n_files; i++) {
+        tcl_skipped |= ctk_findings_has(&rep->files[i].findings, "CTK-SKIP-003");
+        n_unsafe += ctk_findings_has(&rep->files[i].findings, "CTK-SKIP-004");
+    }
+    if (tcl_skipped)
+        ctk_cli_warn("Tcl modulefiles not loaded (CTK-SKIP-003): %s", rep->tcl_skip);
+    if (n_unsafe)
+        ctk_cli_warn("%zu Tcl modulefile%s not loaded (CTK-SKIP-004): user %s cannot load %s, and lint loads "
+                     "no Tcl others can change as root",
+                     n_unsafe, n_unsafe == 1 ? "" : "s", rep->tcl_user ? rep->tcl_user : "nobody",
+                     n_unsafe == 1 ? "it" : "them");
+}
+
+/* The report on stdout: JSON, or each file's findings (files without any
+ * only at the normal level), the skipped files (-v) and the summary. */
+static bool print_report(const ctk_lint_report_t *rep, const lint_args_t *a, ctk_error_t *err)
+{
+    char *text;
+
+    if (a->json) {
+        if (!(text = ctk_report_lint_json(rep, err)))
+            return false;
+        fputs(text, stdout);
+        free(text);
+        return true;
+    }
+    for (size_t i = 0; i < rep->n_files; i++) {
+        const ctk_lint_file_t *f = &rep->files[i];
+
+        if (ctk_cli_verbosity < CTK_NORMAL && !f->findings.len && !f->incomplete && !a->o.fix_suggest)
+            continue;
+        print_file(f, a->o.fix_suggest);
+    }
+    if (ctk_cli_verbosity >= CTK_VERBOSE)
+        for (size_t i = 0; i < rep->n_skipped; i++) {
+            printf("skipped ");
+            put_safe(stdout, rep->skipped[i].file);
+            printf(": %s\n", rep->skipped[i].why);
+        }
+    if (ctk_cli_verbosity >= CTK_NORMAL)
+        print_summary(rep);
+    return true;
+}
+
+int ctk_cmd_lint(int argc, char **argv)
+{
+    lint_args_t a;
+    ctk_lint_report_t rep;
+    ctk_policy_t pol;
+    ctk_error_t err;
+    bool done;
+    int rc, sig;
+
+    if ((rc = parse_args(argc, argv, &a)) >= 0)
+        return rc;
     ctk_error_init(&err);
     ctk_lint_report_init(&rep);
     ctk_policy_init(&pol);
-    if (!load_policy(config, policy, &pol, &err)) {
+    if (!load_policy(a.config, a.policy, &pol, &err) || !ctk_proc_catch_interrupts(&err)) {
         rc = ctk_cli_error(&err);
         goto out;
     }
-    if (error_on >= 0)
-        pol.error_on = error_on;
-    if (strict >= 0)
-        pol.strict = strict;
-    o.policy = &pol;
-    if (!ctk_proc_catch_interrupts(&err)) {
-        rc = ctk_cli_error(&err);
-        goto out;
-    }
-    done = ctk_lint((const char *const *)argv + optind, (size_t)(argc - optind), &o, &rep, &err);
+    if (a.error_on >= 0)
+        pol.error_on = a.error_on;
+    if (a.strict >= 0)
+        pol.strict = a.strict;
+    a.o.policy = &pol;
+    done = ctk_lint((const char *const *)argv + optind, (size_t)(argc - optind), &a.o, &rep, &err);
     ctk_proc_release_interrupts();
     if ((sig = ctk_proc_interrupted())) {
         char what[128];
@@ -355,44 +420,14 @@ int ctk_cmd_lint(int argc, char **argv)
         rc = ctk_cli_error(&err);
         goto out;
     }
-    for (size_t i = 0; i < rep.n_files; i++) {
-        tcl_skipped |= ctk_findings_has(&rep.files[i].findings, "CTK-SKIP-003");
-        n_unsafe += ctk_findings_has(&rep.files[i].findings, "CTK-SKIP-004");
-    }
-    if (tcl_skipped && ctk_cli_verbosity >= CTK_NORMAL)
-        ctk_cli_warn("Tcl modulefiles not loaded (CTK-SKIP-003): %s", rep.tcl_skip);
-    if (n_unsafe && ctk_cli_verbosity >= CTK_NORMAL)
-        ctk_cli_warn("%zu Tcl modulefile%s not loaded (CTK-SKIP-004): user %s cannot load %s, and lint loads "
-                     "no Tcl others can change as root",
-                     n_unsafe, n_unsafe == 1 ? "" : "s", rep.tcl_user ? rep.tcl_user : "nobody",
-                     n_unsafe == 1 ? "it" : "them");
-    if (json) {
-        if (!(text = ctk_report_lint_json(&rep, &err))) {
-            rc = ctk_cli_error(&err);
-            goto out;
-        }
-        fputs(text, stdout);
-    } else {
-        for (size_t i = 0; i < rep.n_files; i++) {
-            const ctk_lint_file_t *f = &rep.files[i];
-
-            if (ctk_cli_verbosity < CTK_NORMAL && !f->findings.len && !f->incomplete && !o.fix_suggest)
-                continue;
-            print_file(f, o.fix_suggest);
-        }
-        if (ctk_cli_verbosity >= CTK_VERBOSE)
-            for (size_t i = 0; i < rep.n_skipped; i++) {
-                printf("skipped ");
-                put_safe(stdout, rep.skipped[i].file);
-                printf(": %s\n", rep.skipped[i].why);
-            }
-        if (ctk_cli_verbosity >= CTK_NORMAL)
-            print_summary(&rep);
+    warn_tcl_skipped(&rep);
+    if (!print_report(&rep, &a, &err)) {
+        rc = ctk_cli_error(&err);
+        goto out;
     }
     fflush(stdout);
     rc = gate_status(&rep, &pol);
 out:
-    free(text);
     ctk_lint_report_fini(&rep);
     ctk_policy_fini(&pol);
     return rc;
