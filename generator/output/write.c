@@ -2682,126 +2682,139 @@ static int lock_wait(int fd, int op, double wait_s)
     }
 }
 
-static ctk_lock_t *lock_take(const char *outdir, bool shared, double wait_s, ctk_error_t *err)
+/* The lock file in OUT (outfd).  O_CLOEXEC: probes and compilers we start
+ * must not inherit the lock.  O_NONBLOCK: a FIFO planted at the lock's
+ * name must not hang us.  A reader opens the lock file read-only and never
+ * creates it: a tree on a read-only file system, or one no run has locked,
+ * can be read.  A writer makes it 0600 whatever the umask (*created). */
+static int open_lock_file(int outfd, bool shared, bool *created)
 {
-    ctk_lock_t *lock = NULL, *res = NULL;
-    char *path = NULL, *note = NULL, owner[64], me[64], holder[192];
-    struct stat st, outst;
-    int outfd = -1, fd = -1;
-    bool created = false;
+    int fd;
 
-    if (!shared && !mkdir_p(outdir, err))
-        goto out;
-    path = ctk_path_join(outdir, CTK_LOCK_NAME, err);
-    if (!path)
-        goto out;
-    outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (outfd < 0 && shared && (errno == ENOENT || errno == ENOTDIR))
-        goto nolock; /* no tree yet: nothing to read half-written */
-    if (outfd < 0 || fstat(outfd, &outst) < 0) {
-        ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open output directory: %s",
-                      strerror(errno));
-        goto out;
-    }
-    /* O_CLOEXEC: probes and compilers we start must not inherit the lock.
-     * O_NONBLOCK: a FIFO planted at the lock's name must not hang us.
-     * A reader opens the lock file read-only and never creates it: a tree
-     * on a read-only file system, or one no run has locked, can be read.
-     * A writer makes it 0600 whatever the umask. */
-    if (shared) {
-        fd = openat(outfd, CTK_LOCK_NAME,
-                    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-    } else {
-        fd = openat(outfd, CTK_LOCK_NAME,
-                    O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-        created = fd >= 0;
-        if (fd < 0 && errno == EEXIST)
-            fd = openat(outfd, CTK_LOCK_NAME,
-                        O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-    }
-    if (fd < 0 && shared && errno == ENOENT)
-        goto nolock;
-    if (fd < 0) {
-        int e = errno;
+    *created = false;
+    if (shared)
+        return openat(outfd, CTK_LOCK_NAME, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+    fd = openat(outfd, CTK_LOCK_NAME, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+    *created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = openat(outfd, CTK_LOCK_NAME, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+    return fd;
+}
 
-        if (e == ELOOP) {
-            ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
-                          "is a symlink; ctkgen does not follow symlinks inside the output "
-                          "directory");
-            goto out;
-        }
-        if (e == EACCES && fstatat(outfd, CTK_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-            user_name(st.st_uid, owner, sizeof owner);
-            user_name(geteuid(), me, sizeof me);
-            if (shared) {
-                /* the lock of the tree's writer, which only it may open: read
-                 * without it (each file is whole; the set may be mixed if a
-                 * run writes meanwhile) rather than not at all */
-                note = ctk_printf(err, "%s belongs to %s (mode %04o), so %s cannot take it: "
-                                  "reading the tree without waiting for a run that may be "
-                                  "changing it", path, owner, (unsigned)(st.st_mode & 07777),
-                                  me);
-                if (!note)
-                    goto out;
-                goto nolock;
-            }
-            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open lock file: %s (owner %s, "
-                          "mode %04o: only %s can run ctkgen on this tree)", strerror(e), owner,
-                          (unsigned)(st.st_mode & 07777), owner);
-            goto out;
-        }
+/* Why the lock file could not be opened (e, an errno).  A reader goes on
+ * without a lock it has no right to open: true, with *note saying so.
+ * Otherwise false with err. */
+static bool lock_unopened(int outfd, const char *path, bool shared, int e, char **note, ctk_error_t *err)
+{
+    char owner[64], me[64];
+    struct stat st;
+
+    if (e == ELOOP) {
+        ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
+                      "is a symlink; ctkgen does not follow symlinks inside the output directory");
+        return false;
+    }
+    if (e != EACCES || fstatat(outfd, CTK_LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open lock file: %s", strerror(e));
-        goto out;
+        return false;
     }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    user_name(st.st_uid, owner, sizeof owner);
+    user_name(geteuid(), me, sizeof me);
+    if (shared) {
+        /* the lock of the tree's writer, which only it may open: read
+         * without it (each file is whole; the set may be mixed if a run
+         * writes meanwhile) rather than not at all */
+        *note = ctk_printf(err, "%s belongs to %s (mode %04o), so %s cannot take it: reading the tree "
+                           "without waiting for a run that may be changing it",
+                           path, owner, (unsigned)(st.st_mode & 07777), me);
+        return *note != NULL;
+    }
+    ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open lock file: %s (owner %s, mode %04o: only %s can run "
+                  "ctkgen on this tree)", strerror(e), owner, (unsigned)(st.st_mode & 07777), owner);
+    return false;
+}
+
+/* The lock file (fd, whose stat is *st) is one to use: a regular file; a
+ * writer's own, or for a reader also root's or OUT's owner's (outst), the
+ * tree's writers; a writer makes it 0600. */
+static bool lock_file_usable(int fd, const char *path, bool shared, bool created, const struct stat *outst,
+                             struct stat *st, ctk_error_t *err)
+{
+    char owner[64], me[64];
+
+    if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
         ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0, "is not a regular file");
-        goto out;
+        return false;
     }
-    /* a writer takes only its own lock; a reader also the lock of root or
-     * of OUT's owner, the tree's writers */
-    if (st.st_uid != geteuid() &&
-        (!shared || (st.st_uid != 0 && st.st_uid != outst.st_uid))) {
-        user_name(st.st_uid, owner, sizeof owner);
+    if (st->st_uid != geteuid() && (!shared || (st->st_uid != 0 && st->st_uid != outst->st_uid))) {
+        user_name(st->st_uid, owner, sizeof owner);
         user_name(geteuid(), me, sizeof me);
         ctk_error_set(err, CTK_E_CONFLICT, path, 0, 0,
                       "is owned by %s, not by %s, who runs ctkgen: whoever can open a lock file "
                       "can hold the lock and stall every run, so ctkgen does not use it; look "
                       "at it and remove it (the next run makes its own, mode 0600)", owner, me);
-        goto out;
+        return false;
     }
     /* a lock file made by an older ctkgen (0644) or under a umask; one
      * another process opened before this still lets it hold the lock:
      * --wait-timeout bounds the wait for it */
-    if (!shared && (created || (st.st_mode & 07777) != 0600) && fchmod(fd, 0600) < 0) {
+    if (!shared && (created || (st->st_mode & 07777) != 0600) && fchmod(fd, 0600) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot set mode 0600: %s", strerror(errno));
-        goto out;
+        return false;
     }
-    if (lock_wait(fd, shared ? LOCK_SH : LOCK_EX, wait_s) < 0) {
-        if (errno == EWOULDBLOCK) {
-            describe_holder(&st, holder, sizeof holder);
-            if (wait_s > 0)
-                ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0,
-                              "another process holds %s: %s; gave up after waiting %g s", path,
-                              holder, wait_s);
-            else
-                ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0, "another process holds %s: %s",
-                              path, holder);
-        } else {
-            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot lock: %s", strerror(errno));
-        }
-        goto out;
+    return true;
+}
+
+/* flock, waiting wait_s at most; else CTK_E_LOCK naming the holder. */
+static bool lock_acquire(int fd, const struct stat *st, bool shared, double wait_s, const char *outdir,
+                         const char *path, ctk_error_t *err)
+{
+    char holder[192];
+
+    if (lock_wait(fd, shared ? LOCK_SH : LOCK_EX, wait_s) == 0)
+        return true;
+    if (errno != EWOULDBLOCK) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot lock: %s", strerror(errno));
+        return false;
     }
-nolock:
-    lock = malloc(sizeof *lock);
-    if (!lock) {
+    describe_holder(st, holder, sizeof holder);
+    if (wait_s > 0)
+        ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0, "another process holds %s: %s; gave up after waiting %g s",
+                      path, holder, wait_s);
+    else
+        ctk_error_set(err, CTK_E_LOCK, outdir, 0, 0, "another process holds %s: %s", path, holder);
+    return false;
+}
+
+static ctk_lock_t *lock_take(const char *outdir, bool shared, double wait_s, ctk_error_t *err)
+{
+    ctk_lock_t *lock = NULL;
+    char *path = NULL, *note = NULL;
+    struct stat st, outst;
+    int outfd = -1, fd = -1;
+    bool created, held = false;
+
+    if ((!shared && !mkdir_p(outdir, err)) || !(path = ctk_path_join(outdir, CTK_LOCK_NAME, err)))
+        goto out;
+    outfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (outfd < 0 && shared && (errno == ENOENT || errno == ENOTDIR)) {
+        held = true; /* no tree yet: nothing to read half-written, nothing to lock */
+    } else if (outfd < 0 || fstat(outfd, &outst) < 0) {
+        ctk_error_set(err, CTK_E_IO, outdir, 0, 0, "cannot open output directory: %s", strerror(errno));
+    } else if ((fd = open_lock_file(outfd, shared, &created)) < 0) {
+        held = (shared && errno == ENOENT) || lock_unopened(outfd, path, shared, errno, &note, err);
+    } else {
+        held = lock_file_usable(fd, path, shared, created, &outst, &st, err) &&
+               lock_acquire(fd, &st, shared, wait_s, outdir, path, err);
+    }
+    if (held && !(lock = malloc(sizeof *lock)))
         ctk_error_nomem(err);
-        goto out;
+    if (lock) {
+        lock->fd = fd;
+        lock->note = note;
+        fd = -1;
+        note = NULL;
     }
-    lock->fd = fd;
-    lock->note = note;
-    fd = -1;
-    note = NULL;
-    res = lock;
 out:
     if (fd >= 0)
         close(fd);
@@ -2809,7 +2822,7 @@ out:
         close(outfd);
     free(note);
     free(path);
-    return res;
+    return lock;
 }
 
 ctk_lock_t *ctk_write_lock(const char *outdir, double wait_s, ctk_error_t *err)
