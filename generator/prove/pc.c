@@ -1473,6 +1473,57 @@ bool ctk_pc_resolve(const char *const *dirs, size_t n_dirs, const char *package,
     return ctk_pc_resolve_limited(dirs, n_dirs, package, NULL, out, err);
 }
 
+/* A client with an empty personality: no default dirs, no system-dir
+ * filters, no sysroot.  pkgconf_client_init() still reads the filter
+ * lists from CPATH, LIBRARY_PATH and friends; we keep system dirs, so drop
+ * them to keep even pkgconf_fragment_has_system_dir() independent of the
+ * environment.  We never call pkgconf_client_dir_list_build(), which is
+ * what reads PKG_CONFIG_PATH and PKG_CONFIG_LIBDIR: the search list is
+ * dirs alone. */
+static void client_open(pkgconf_client_t *client, pkgconf_cross_personality_t *personality, diag_t *d,
+                        const char *const *dirs, size_t n_dirs)
+{
+    size_t i;
+
+    memset(personality, 0, sizeof *personality);
+    memset(client, 0, sizeof *client);
+    pkgconf_client_init(client, on_error, d, personality);
+    pkgconf_path_free(&client->filter_libdirs);
+    pkgconf_path_free(&client->filter_includedirs);
+    memset(&client->filter_libdirs, 0, sizeof client->filter_libdirs);
+    memset(&client->filter_includedirs, 0, sizeof client->filter_includedirs);
+    pkgconf_client_set_warn_handler(client, on_warn, d);
+    for (i = 0; i < n_dirs; i++)
+        pkgconf_path_add(dirs[i], &client->dir_list, true);
+}
+
+/* The graph from node w first, step by step as libpkgconf will walk it,
+ * so that a failure is told as the step that meets it first would tell
+ * it; and refused when libpkgconf's walk, which goes down each way again,
+ * would make more visits than the limit. */
+static bool graph_walkable(rctx_t *r, size_t w, const char *const *dirs, size_t n_dirs, const char *package)
+{
+    for (int phase = 0; phase < 2; phase++) {
+        r->n_path = 0;
+        r->eflags = PKGCONF_PKG_ERRF_OK;
+        if (!dfs(r, w, phase, 0))
+            return false;
+        if (r->eflags != PKGCONF_PKG_ERRF_OK || r->d->nomem) {
+            report_failure(r->d, r->eflags, dirs, n_dirs, package, r->err);
+            return false;
+        }
+        if (r->nodes[w].visits[phase] > r->lim.visits) {
+            stopf(r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, NULL,
+                  "Requires reach %zu packages by so many ways that libpkgconf's walk, which goes down each "
+                  "way again, would make %s%lu visits (at most %lu): not resolved",
+                  r->n_nodes - 1, r->nodes[w].visits[phase] == ULONG_MAX ? "over " : "", r->nodes[w].visits[phase],
+                  r->lim.visits);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool ctk_pc_resolve_limited(const char *const *dirs, size_t n_dirs, const char *package,
                             const ctk_pc_limits_t *limits, ctk_pc_result_t *out, ctk_error_t *err)
 {
@@ -1505,23 +1556,8 @@ bool ctk_pc_resolve_limited(const char *const *dirs, size_t n_dirs, const char *
         goto out;
     }
 
-    /* An empty personality: no default dirs, no system-dir filters, no
-     * sysroot.  pkgconf_client_init() still reads the filter lists from
-     * CPATH, LIBRARY_PATH and friends; we keep system dirs, so drop them to
-     * keep even pkgconf_fragment_has_system_dir() independent of the
-     * environment.  We never call pkgconf_client_dir_list_build(), which is
-     * what reads PKG_CONFIG_PATH and PKG_CONFIG_LIBDIR. */
-    memset(&personality, 0, sizeof personality);
-    memset(&client, 0, sizeof client);
-    pkgconf_client_init(&client, on_error, &d, &personality);
+    client_open(&client, &personality, &d, dirs, n_dirs);
     client_up = true;
-    pkgconf_path_free(&client.filter_libdirs);
-    pkgconf_path_free(&client.filter_includedirs);
-    memset(&client.filter_libdirs, 0, sizeof client.filter_libdirs);
-    memset(&client.filter_includedirs, 0, sizeof client.filter_includedirs);
-    pkgconf_client_set_warn_handler(&client, on_warn, &d);
-    for (i = 0; i < n_dirs; i++)
-        pkgconf_path_add(dirs[i], &client.dir_list, true);
 
     r.client = &client;
     r.d = &d;
@@ -1545,26 +1581,8 @@ bool ctk_pc_resolve_limited(const char *const *dirs, size_t n_dirs, const char *
     }
     if ((w = add_node(&r, &world, false)) == STOPPED)
         goto out;
-    /* the graph first, step by step as libpkgconf will walk it, so that a
-     * failure is told as the step that meets it first would tell it */
-    for (int phase = 0; phase < 2; phase++) {
-        r.n_path = 0;
-        r.eflags = PKGCONF_PKG_ERRF_OK;
-        if (!dfs(&r, (size_t)w, phase, 0))
-            goto out;
-        if (r.eflags != PKGCONF_PKG_ERRF_OK || d.nomem) {
-            report_failure(&d, r.eflags, dirs, n_dirs, package, err);
-            goto out;
-        }
-        if (r.nodes[w].visits[phase] > r.lim.visits) {
-            stopf(&r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, NULL,
-                  "Requires reach %zu packages by so many ways that libpkgconf's walk, which goes down each "
-                  "way again, would make %s%lu visits (at most %lu): not resolved",
-                  r.n_nodes - 1, r.nodes[w].visits[phase] == ULONG_MAX ? "over " : "", r.nodes[w].visits[phase],
-                  r.lim.visits);
-            goto out;
-        }
-    }
+    if (!graph_walkable(&r, (size_t)w, dirs, n_dirs, package))
+        goto out;
     for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         if (!run_step(&r, &world, steps[i], dirs, n_dirs, package, out, err))
             goto out;
