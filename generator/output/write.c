@@ -2438,120 +2438,155 @@ static bool sweep_tmp(int outfd, const ctk_plan_t *plan, bool remove, ctk_strlis
  * (synced) and the pending one removed (synced).  Sync calls: one syncfs
  * and four of OUT, plus one per directory with a changed file below it,
  * however many files change. */
+/* One apply in progress: what unstage() needs to undo it. */
+typedef struct {
+    const ctk_plan_t *plan;
+    ctk_error_t *err;
+    char *mpath, *ppath;
+    char ptmp[NAME_MAX + 1], mtmp[NAME_MAX + 1]; /* the pending and new manifest's temps */
+    stage_t *stages;
+    size_t staged;                               /* items staged so far */
+    bool changes, second;                        /* second: the renames have begun */
+    int outfd;
+    dircache_t dc;
+} applier_t;
+
+/* Every allocation (here, in mkdir_p and in sweep_tmp) comes before the
+ * first file is written: from there on nothing fails for want of memory,
+ * so running out leaves the tree as it was. */
+static bool apply_prepare(applier_t *ap)
+{
+    const ctk_plan_t *plan = ap->plan;
+
+    if (!(ap->mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, ap->err)) ||
+        !(ap->ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, ap->err)))
+        return false;
+    if (plan->n > 0 && !(ap->stages = calloc(plan->n, sizeof *ap->stages))) {
+        ctk_error_nomem(ap->err);
+        return false;
+    }
+    if (!mkdir_p(plan->outdir, ap->err))
+        return false;
+    ap->outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (ap->outfd < 0) {
+        ctk_error_set(ap->err, CTK_E_IO, plan->outdir, 0, 0, "cannot open output directory: %s", strerror(errno));
+        return false;
+    }
+    return sweep_tmp(ap->outfd, plan, true, NULL, ap->err);
+}
+
+/* The first stage: the pending manifest, every new file and the new
+ * manifest as temp files, synced; nothing a user reads has changed. */
+static bool apply_stage(applier_t *ap)
+{
+    const ctk_plan_t *plan = ap->plan;
+
+    if (ap->changes &&
+        !write_temp(ap->outfd, CTK_PENDING_NAME, ap->ppath, plan->manifest, plan->manifest_len, false, ap->ptmp,
+                    ap->err))
+        return false;
+    for (ap->staged = 0; ap->staged < plan->n; ap->staged++)
+        if (!stage_item(ap->outfd, plan, &plan->items[ap->staged], &ap->stages[ap->staged], &ap->dc, ap->err))
+            return false;
+    dircache_drop(&ap->dc);
+    if (plan->manifest_changed &&
+        !write_temp(ap->outfd, CTK_MANIFEST_NAME, ap->mpath, plan->manifest, plan->manifest_len, false, ap->mtmp,
+                    ap->err))
+        return false;
+    return sync_staged(ap->outfd, plan, ap->stages, ap->staged, ap->err);
+}
+
+/* tmp (cleared either way) renamed into place as name, synced. */
+static bool apply_commit_temp(applier_t *ap, char *tmp, const char *name, const char *path)
+{
+    bool ok = commit_temp(ap->outfd, tmp, name, path, true, ap->err);
+
+    tmp[0] = '\0';
+    return ok;
+}
+
+/* The second stage: the pending manifest in place, then the removals (a
+ * file ctkgen no longer writes may stand where a directory is needed now),
+ * the renames, the emptied directories pruned (only now, so a directory
+ * that is written into again is not removed), and each touched directory
+ * synced. */
+static bool apply_commit(applier_t *ap)
+{
+    const ctk_plan_t *plan = ap->plan;
+    size_t i;
+
+    ap->second = true;
+    if (ap->changes && !apply_commit_temp(ap, ap->ptmp, CTK_PENDING_NAME, ap->ppath))
+        return false;
+    for (i = 0; i < plan->n; i++)
+        if (plan->items[i].kind == CTK_CHANGE_REMOVE) {
+            if (!apply_remove(ap->outfd, plan->outdir, plan->items[i].relpath, ap->stages[i].tmp, ap->err))
+                return false;
+            ap->stages[i].tmp[0] = '\0';
+        }
+    for (i = 0; i < plan->n; i++)
+        if (is_write(&plan->items[i]) &&
+            !commit_item(ap->outfd, plan, &plan->items[i], &ap->stages[i], &ap->dc, ap->err))
+            return false;
+    dircache_drop(&ap->dc);
+    for (i = 0; i < plan->n; i++)
+        if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
+            !prune_dirs(ap->outfd, plan->outdir, plan->items[i].relpath, ap->err))
+            return false;
+    return !ap->changes || sync_dirs(ap->outfd, plan, ap->err);
+}
+
+/* The new manifest in place (synced), then the pending one removed (synced). */
+static bool apply_finish(applier_t *ap)
+{
+    if (ap->plan->manifest_changed && !apply_commit_temp(ap, ap->mtmp, CTK_MANIFEST_NAME, ap->mpath))
+        return false;
+    if (unlinkat(ap->outfd, CTK_PENDING_NAME, 0) == 0) {
+        if (fsync_dir(ap->outfd) < 0) {
+            ctk_error_set(ap->err, CTK_E_IO, ap->ppath, 0, 0, "cannot sync its directory after removing it: %s",
+                          strerror(errno));
+            return false;
+        }
+    } else if (errno != ENOENT) {
+        ctk_error_set(ap->err, CTK_E_IO, ap->ppath, 0, 0, "cannot remove: %s", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 bool ctk_write_apply(const ctk_plan_t *plan, bool force, ctk_error_t *err)
 {
     sigset_t saved;
-    char *mpath = NULL, *ppath = NULL, ptmp[NAME_MAX + 1] = "", mtmp[NAME_MAX + 1] = "";
-    stage_t *stages = NULL;
-    size_t i, staged = 0;
-    bool ok = false, changes, second = false;
-    int outfd = -1;
-    dircache_t dc;
+    applier_t ap;
+    bool ok;
 
     if (!ctk_plan_allowed(plan, force, err))
         return false;
-    changes = ctk_plan_has_changes(plan);
-    if (!changes && !plan->manifest_changed) {
+    memset(&ap, 0, sizeof ap);
+    ap.plan = plan;
+    ap.err = err;
+    ap.changes = ctk_plan_has_changes(plan);
+    if (!ap.changes && !plan->manifest_changed) {
         /* nothing to write; a killed run's temp files still go */
-        outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
         ok = outfd < 0 || sweep_tmp(outfd, plan, true, NULL, err);
         if (outfd >= 0)
             close(outfd);
         return ok;
     }
-    dircache_init(&dc);
+    ap.outfd = -1;
+    dircache_init(&ap.dc);
     hold_signals(&saved);
-    /* Every allocation (here, in mkdir_p and in sweep_tmp) comes before
-     * the first file is written: from there on nothing fails for want of
-     * memory, so running out leaves the tree as it was. */
-    if (!(mpath = ctk_path_join(plan->outdir, CTK_MANIFEST_NAME, err)) ||
-        !(ppath = ctk_path_join(plan->outdir, CTK_PENDING_NAME, err)))
-        goto out;
-    if (plan->n > 0 && !(stages = calloc(plan->n, sizeof *stages))) {
-        ctk_error_nomem(err);
-        goto out;
-    }
-    if (!mkdir_p(plan->outdir, err))
-        goto out;
-    outfd = open(plan->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (outfd < 0) {
-        ctk_error_set(err, CTK_E_IO, plan->outdir, 0, 0, "cannot open output directory: %s",
-                      strerror(errno));
-        goto out;
-    }
-    if (!sweep_tmp(outfd, plan, true, NULL, err))
-        goto out;
-
-    /* first stage */
-    if (changes && !write_temp(outfd, CTK_PENDING_NAME, ppath, plan->manifest,
-                               plan->manifest_len, false, ptmp, err))
-        goto out;
-    for (staged = 0; staged < plan->n; staged++)
-        if (!stage_item(outfd, plan, &plan->items[staged], &stages[staged], &dc, err))
-            goto out;
-    dircache_drop(&dc);
-    if (plan->manifest_changed && !write_temp(outfd, CTK_MANIFEST_NAME, mpath, plan->manifest,
-                                              plan->manifest_len, false, mtmp, err))
-        goto out;
-    if (!sync_staged(outfd, plan, stages, staged, err))
-        goto out;
-
-    /* second stage */
-    second = true;
-    if (changes) {
-        ok = commit_temp(outfd, ptmp, CTK_PENDING_NAME, ppath, true, err);
-        ptmp[0] = '\0';
-        if (!ok)
-            goto out;
-        ok = false;
-    }
-    /* removals first: a file ctkgen no longer writes may stand where a
-     * directory is needed now */
-    for (i = 0; i < plan->n; i++)
-        if (plan->items[i].kind == CTK_CHANGE_REMOVE) {
-            if (!apply_remove(outfd, plan->outdir, plan->items[i].relpath, stages[i].tmp, err))
-                goto out;
-            stages[i].tmp[0] = '\0';
-        }
-    for (i = 0; i < plan->n; i++)
-        if (is_write(&plan->items[i]) &&
-            !commit_item(outfd, plan, &plan->items[i], &stages[i], &dc, err))
-            goto out;
-    dircache_drop(&dc);
-    /* only now, so a directory that is written into again is not removed */
-    for (i = 0; i < plan->n; i++)
-        if (plan->items[i].kind == CTK_CHANGE_REMOVE &&
-            !prune_dirs(outfd, plan->outdir, plan->items[i].relpath, err))
-            goto out;
-    if (changes && !sync_dirs(outfd, plan, err))
-        goto out;
-    if (plan->manifest_changed) {
-        ok = commit_temp(outfd, mtmp, CTK_MANIFEST_NAME, mpath, true, err);
-        mtmp[0] = '\0';
-        if (!ok)
-            goto out;
-        ok = false;
-    }
-    if (unlinkat(outfd, CTK_PENDING_NAME, 0) == 0) {
-        if (fsync_dir(outfd) < 0) {
-            ctk_error_set(err, CTK_E_IO, ppath, 0, 0, "cannot sync its directory after removing it: %s",
-                          strerror(errno));
-            goto out;
-        }
-    } else if (errno != ENOENT) {
-        ctk_error_set(err, CTK_E_IO, ppath, 0, 0, "cannot remove: %s", strerror(errno));
-        goto out;
-    }
-    ok = true;
-out:
-    dircache_drop(&dc);
-    if (!ok && outfd >= 0)
-        unstage(outfd, plan, stages, staged, ptmp, mtmp, !second);
-    if (outfd >= 0)
-        close(outfd);
-    free(stages);
-    free(mpath);
-    free(ppath);
+    ok = apply_prepare(&ap) && apply_stage(&ap) && apply_commit(&ap) && apply_finish(&ap);
+    dircache_drop(&ap.dc);
+    if (!ok && ap.outfd >= 0)
+        unstage(ap.outfd, plan, ap.stages, ap.staged, ap.ptmp, ap.mtmp, !ap.second);
+    if (ap.outfd >= 0)
+        close(ap.outfd);
+    free(ap.stages);
+    free(ap.mpath);
+    free(ap.ppath);
     release_signals(&saved);
     return ok;
 }
