@@ -2798,115 +2798,150 @@ static bool same_for_users(const char *name, const char *a, const char *b)
     return !*a && !*b;
 }
 
-static bool run_sdk(vjob_t *j)
+/* The SDK's verdicts from the cache, when they are there under key (its
+ * inputs' hash, sdk_key): *hit.  false only for an error. */
+static bool from_cache(vjob_t *j, char key[33], bool *hit)
 {
-    ctk_vsdk_t *res = j->res;
-    double t0 = now_s(), t;
-    char key[33] = "";
-    bool ok = false, refused;
-    int a;
-
-    /* first, before the cache key reads the artifacts by their paths */
-    if (!check_tree(j, &refused))
-        goto done;
-    /* a refused artifact fails: never a cached verdict, never stored */
-    if (j->c->o->stage_dir && !refused && !sdk_key(j, res->key))
-        goto done;
-    if (j->c->cache_dir && !refused) {
-        sdk_key(j, key);
-        if (cache_load(j, key)) {
-            for (a = 0; a < CTK_ART__COUNT; a++) {
-                res->art[a].cached = true;
-                if (!trust_findings(j, (ctk_art_t)a))
-                    goto done;
-                progress(j, (ctk_art_t)a);
-            }
-            ok = true;
-            goto done;
-        }
+    *hit = false;
+    sdk_key(j, key);
+    if (!cache_load(j, key))
+        return true;
+    for (int a = 0; a < CTK_ART__COUNT; a++) {
+        j->res->art[a].cached = true;
+        if (!trust_findings(j, (ctk_art_t)a))
+            return false;
+        progress(j, (ctk_art_t)a);
     }
-    if (!(j->dir = ctk_printf(j->err, "%s/sdk-%zu", j->c->tmproot, (size_t)(res - j->c->rep->sdks))))
-        goto done;
+    *hit = true;
+    return true;
+}
+
+/* The SDK's private dir under the run's temp root, with the probes'
+ * sources, and the modules its modules require loaded. */
+static bool sdk_workdir(vjob_t *j)
+{
+    if (!(j->dir = ctk_printf(j->err, "%s/sdk-%zu", j->c->tmproot, (size_t)(j->res - j->c->rep->sdks))))
+        return false;
     if (mkdir(j->dir, 0700) != 0) {
         ctk_error_set(j->err, CTK_E_IO, j->dir, 0, 0, "cannot create: %s", strerror(errno));
-        goto done;
+        return false;
     }
-    if (!write_probes(j))
-        goto done;
-    if (j->pre[0] && (!prereq_lua(j) || (j->c->have_tcl && !prereq_tcl(j))))
-        goto done;
-    j->nvcc_release = nvcc_release(j, j->sdk->nvcc);
+    return write_probes(j) && (!j->pre[0] || (prereq_lua(j) && (!j->c->have_tcl || prereq_tcl(j))));
+}
 
-    /* the .pc first: its probe.o serves the modules too */
-    t = now_s();
+/* The Lua and the Tcl module must set the same environment: CTK-ENV-001
+ * for each variable where they differ as users would see it; same_env
+ * when they do not differ at all. */
+static bool compare_module_envs(vjob_t *j)
+{
+    ctk_strlist_t diff;
+    bool ok;
+
+    ctk_strlist_init(&diff);
+    ok = ctk_env_diff(&j->menv[0], &j->menv[1], &diff, j->err);
+    j->same_env = ok;
+    for (size_t i = 0; ok && i < diff.len; i++) {
+        const char *n = diff.items[i], *lv = ctk_env_get(&j->menv[0], n), *tv = ctk_env_get(&j->menv[1], n);
+
+        if (same_for_users(n, lv, tv))
+            continue;
+        j->same_env = false;
+        ok = addf(&j->res->art[CTK_ART_TCL], "CTK-ENV-001", 0, j->err, "%s differs: Lua %s%s%s, Tcl %s%s%s", n,
+                  lv ? "\"" : "", lv ? lv : "unset", lv ? "\"" : "", tv ? "\"" : "", tv ? tv : "unset",
+                  tv ? "\"" : "");
+    }
+    ctk_strlist_fini(&diff);
+    return ok;
+}
+
+/* Each artifact evaluated and checked, the .pc first (its probe.o serves
+ * the modules too) and built; each one's time. */
+static bool eval_artifacts(vjob_t *j)
+{
+    ctk_vsdk_t *res = j->res;
+    double t = now_s();
+
     if (!eval_pc(j, &res->art[CTK_ART_PC]) ||
         (j->have_pc && (!check_pc_static(j, &res->art[CTK_ART_PC]) || !build_pc(j, &res->art[CTK_ART_PC]))))
-        goto done;
+        return false;
     res->art[CTK_ART_PC].seconds = now_s() - t;
-
     t = now_s();
     if (!eval_lmod(j, &res->art[CTK_ART_LMOD]) ||
         (j->have_env[0] && !check_module_env(j, &res->art[CTK_ART_LMOD], &j->menv[0])))
-        goto done;
+        return false;
     res->art[CTK_ART_LMOD].seconds = now_s() - t;
     t = now_s();
     if (!eval_tcl(j, &res->art[CTK_ART_TCL]) ||
-        (j->have_env[1] && !check_module_env(j, &res->art[CTK_ART_TCL], &j->menv[1])))
-        goto done;
-    if (j->have_env[0] && j->have_env[1]) {
-        ctk_strlist_t diff;
-
-        ctk_strlist_init(&diff);
-        if (!ctk_env_diff(&j->menv[0], &j->menv[1], &diff, j->err)) {
-            ctk_strlist_fini(&diff);
-            goto done;
-        }
-        for (size_t i = 0; i < diff.len; i++) {
-            const char *n = diff.items[i], *lv = ctk_env_get(&j->menv[0], n), *tv = ctk_env_get(&j->menv[1], n);
-
-            if (!same_for_users(n, lv, tv) &&
-                !addf(&res->art[CTK_ART_TCL], "CTK-ENV-001", 0, j->err,
-                      "%s differs: Lua %s%s%s, Tcl %s%s%s", n, lv ? "\"" : "", lv ? lv : "unset",
-                      lv ? "\"" : "", tv ? "\"" : "", tv ? tv : "unset", tv ? "\"" : "")) {
-                ctk_strlist_fini(&diff);
-                goto done;
-            }
-        }
-        j->same_env = true;
-        for (size_t i = 0; i < diff.len; i++)
-            j->same_env &= same_for_users(diff.items[i], ctk_env_get(&j->menv[0], diff.items[i]),
-                                          ctk_env_get(&j->menv[1], diff.items[i]));
-        ctk_strlist_fini(&diff);
-    }
+        (j->have_env[1] && !check_module_env(j, &res->art[CTK_ART_TCL], &j->menv[1])) ||
+        (j->have_env[0] && j->have_env[1] && !compare_module_envs(j)))
+        return false;
     res->art[CTK_ART_TCL].seconds = now_s() - t;
+    return true;
+}
+
+/* The .pc settled; then each module's probes built and run, and settled. */
+static bool build_modules(vjob_t *j)
+{
+    ctk_vsdk_t *res = j->res;
+
     if (!check_versions(j) || !trust_findings(j, CTK_ART_PC))
-        goto done;
+        return false;
     ctk_vart_settle(&res->art[CTK_ART_PC]);
     progress(j, CTK_ART_PC);
-    for (a = CTK_ART_LMOD; a <= CTK_ART_TCL; a++) {
-        t = now_s();
+    for (int a = CTK_ART_LMOD; a <= CTK_ART_TCL; a++) {
+        double t = now_s();
+
         if ((j->have_env[a] && !build_module(j, &res->art[a], &j->menv[a])) || !trust_findings(j, (ctk_art_t)a))
-            goto done;
+            return false;
         res->art[a].seconds += now_s() - t;
         ctk_vart_settle(&res->art[a]);
         progress(j, (ctk_art_t)a);
     }
-    ok = true;
-done:
-    for (a = 0; a < CTK_ART__COUNT; a++)
-        ctk_vart_settle(&res->art[a]);
-    if (ok && key[0] && !res->art[0].cached && !ctk_proc_interrupted()) {
-        bool any_fail = false;
+    return true;
+}
 
-        for (a = 0; a < CTK_ART__COUNT; a++)
-            any_fail |= res->art[a].verdict == CTK_VERDICT_FAIL;
-        if (!any_fail)
-            cache_store(j, key);
+/* Every verdict settled; a run that went through with no failure stored
+ * under key (not one read from the cache, nor one an interrupt cut
+ * short); the SDK's verdict the worst of its artifacts'. */
+static void finish_sdk(vjob_t *j, bool ok, const char *key)
+{
+    ctk_vsdk_t *res = j->res;
+    bool any_fail = false;
+    int a;
+
+    for (a = 0; a < CTK_ART__COUNT; a++) {
+        ctk_vart_settle(&res->art[a]);
+        any_fail |= res->art[a].verdict == CTK_VERDICT_FAIL;
     }
+    if (ok && key[0] && !res->art[0].cached && !ctk_proc_interrupted() && !any_fail)
+        cache_store(j, key);
     res->verdict = CTK_VERDICT_PASS;
     for (a = 0; a < CTK_ART__COUNT; a++)
         if (res->art[a].verdict > res->verdict)
             res->verdict = res->art[a].verdict;
+}
+
+static bool run_sdk(vjob_t *j)
+{
+    ctk_vsdk_t *res = j->res;
+    double t0 = now_s();
+    char key[33] = "";
+    bool ok = false, refused, hit = false;
+
+    /* first, before the cache key reads the artifacts by their paths; a
+     * refused artifact fails: never a cached verdict, never stored */
+    if (!check_tree(j, &refused) || (j->c->o->stage_dir && !refused && !sdk_key(j, res->key)))
+        goto done;
+    if (j->c->cache_dir && !refused && (!from_cache(j, key, &hit) || hit)) {
+        ok = hit;
+        goto done;
+    }
+    if (!sdk_workdir(j))
+        goto done;
+    j->nvcc_release = nvcc_release(j, j->sdk->nvcc);
+    ok = eval_artifacts(j) && build_modules(j);
+done:
+    finish_sdk(j, ok, key);
     res->seconds = now_s() - t0;
     if (j->dir)
         ctk_remove_tree(j->dir);
