@@ -2068,118 +2068,109 @@ static bool take_rules(check_t *c, const json_t *v, ctk_policy_t *p)
     return ok;
 }
 
+/* A member whose value is one string, taken into *str and checked as its
+ * kind says: 1 taken, 0 refused (said), -1 when k is not such a kind. */
+static int take_string_member(check_t *c, const keyspec_t *k, const json_t *v, char **str, void *base,
+                              ctk_config_t *cfg)
+{
+    switch (k->kind) {
+    case K_STRING: return take_string(c, v, str);
+    case K_TEXT: return take_string(c, v, str) && check_text(c, *str, "help text");
+    case K_NAME: return (take_string(c, v, str) && check_name(c, *str, k->key)) || drop(str);
+    case K_MODVER: return (take_string(c, v, str) && check_modver(c, *str, k->key)) || drop(str);
+    case K_MODULE: return take_string(c, v, str) && check_module(c, *str);
+    case K_VERSION: return (take_string(c, v, str) && check_version(c, *str)) || drop(str);
+    case K_DIR: return take_string(c, v, str) && check_path(c, *str, PATH_PC | PATH_PATHVAR);
+    case K_PCDIR: return take_string(c, v, str) && check_path(c, *str, PATH_PATHVAR);
+    case K_FILE: return take_string(c, v, str) && check_path(c, *str, 0);
+    case K_LAUNCHER: return take_string(c, v, str) && check_choice(c, *str, k->key, "local", "slurm");
+    case K_BUILD: return take_string(c, v, str) && check_choice(c, *str, k->key, "login", "compute");
+    case K_STAGEDIR: return take_string(c, v, str) && check_path(c, *str, PATH_JOB);
+    case K_PARTNAME:
+        return take_string(c, v, str) && check_partition_name(c, *str) &&
+               check_partition_unique(c, &cfg->validation, base);
+    case K_GRES: return take_string(c, v, str) && check_gres(c, *str);
+    case K_SLURM: return take_string(c, v, str) && check_plain(c, *str, k->key);
+    case K_TIME: return take_string(c, v, str) && check_time(c, *str);
+    case K_ACTION: return take_string(c, v, str) && check_action(c, *str);
+    case K_REASON: return take_string(c, v, str) && check_reason(c, *str);
+    default: return -1;
+    }
+}
+
+/* true or false into a bool (K_BOOL) or, kept as 1/0, an int (K_OPTBOOL). */
+static bool take_bool(check_t *c, const keyspec_t *k, const json_t *v, void *base)
+{
+    if (!json_is_boolean(v))
+        return fail(c, "expected true or false, got %s", type_name(v));
+    if (k->kind == K_BOOL)
+        *(bool *)((char *)base + k->off) = json_is_true(v);
+    else
+        *(int *)((char *)base + k->off) = json_is_true(v);
+    return true;
+}
+
 static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *base,
                         ctk_config_t *cfg, ctk_sdk_conf_t *sdk)
 {
-    char **str = (char **)((char *)base + k->off);
+    char *field = (char *)base + k->off;
+    size_t *count = (size_t *)((char *)base + k->off2);
+    int r;
 
     if (sdk && k->field >= 0)
         sdk->pos[k->field] = pos_of(c, cur_ptr(c), false);
+    if ((r = take_string_member(c, k, v, (char **)field, base, cfg)) >= 0)
+        return r;
     switch (k->kind) {
     case K_IGNORE:
-        if (!json_is_string(v))
-            return fail_not_string(c, v);
-        return true;
-    case K_STRING:
-        return take_string(c, v, str);
-    case K_TEXT:
-        return take_string(c, v, str) && check_text(c, *str, "help text");
-    case K_NAME:
-        return (take_string(c, v, str) && check_name(c, *str, k->key)) || drop(str);
-    case K_MODVER:
-        return (take_string(c, v, str) && check_modver(c, *str, k->key)) || drop(str);
-    case K_MODULE:
-        return take_string(c, v, str) && check_module(c, *str);
-    case K_VERSION:
-        return (take_string(c, v, str) && check_version(c, *str)) || drop(str);
-    case K_DIR:
-        return take_string(c, v, str) && check_path(c, *str, PATH_PC | PATH_PATHVAR);
-    case K_PCDIR:
-        return take_string(c, v, str) && check_path(c, *str, PATH_PATHVAR);
-    case K_FILE:
-        return take_string(c, v, str) && check_path(c, *str, 0);
+        return json_is_string(v) || fail_not_string(c, v);
     case K_BOOL:
-        if (!json_is_boolean(v))
-            return fail(c, "expected true or false, got %s", type_name(v));
-        *(bool *)((char *)base + k->off) = json_is_true(v);
-        return true;
+    case K_OPTBOOL:
+        return take_bool(c, k, v, base);
     case K_ENV:
-        return take_env(c, v, (ctk_kv_t **)((char *)base + k->off),
-                        (size_t *)((char *)base + k->off2));
+        return take_env(c, v, (ctk_kv_t **)field, count);
     case K_PROPERTIES:
-        return take_properties(c, v, (ctk_kv_t **)((char *)base + k->off),
-                               (size_t *)((char *)base + k->off2));
+        return take_properties(c, v, (ctk_kv_t **)field, count);
     case K_ALIASES:
-        if (take_aliases(c, v, (char ***)((char *)base + k->off),
-                         (size_t *)((char *)base + k->off2)))
+        if (take_aliases(c, v, (char ***)field, count))
             return true;
         c->modvers_known = false; /* the bad ones are left out */
         return false;
     case K_COMM:
         if (!check_object(c, v, &comm_table, base, cfg, sdk))
             return false;
-        if (!sdk->nccl && !sdk->nvshmem)
-            return fail(c, "expected \"nccl\", \"nvshmem\" or both");
-        return true;
+        return sdk->nccl || sdk->nvshmem || fail(c, "expected \"nccl\", \"nvshmem\" or both");
     case K_HOSTCC:
         if (!check_object(c, v, &hostcc_table, base, cfg, sdk))
             return false;
-        if (!sdk->host_compiler_module && !sdk->host_compiler_ccbin)
-            return fail(c, "expected \"module\", \"ccbin\" or both");
-        return true;
+        return sdk->host_compiler_module || sdk->host_compiler_ccbin ||
+               fail(c, "expected \"module\", \"ccbin\" or both");
     case K_SDKS:
         return take_sdks(c, v, cfg);
     case K_VALIDATION:
         cfg->validation.present = true;
         return check_object(c, v, &validation_table, &cfg->validation, cfg, NULL);
-    case K_LAUNCHER:
-        return take_string(c, v, str) && check_choice(c, *str, k->key, "local", "slurm");
-    case K_BUILD:
-        return take_string(c, v, str) && check_choice(c, *str, k->key, "login", "compute");
     case K_SECONDS:
-        return take_seconds(c, v, (double *)((char *)base + k->off), k->key);
-    case K_STAGEDIR:
-        return take_string(c, v, str) && check_path(c, *str, PATH_JOB);
+        return take_seconds(c, v, (double *)field, k->key);
     case K_MODPATH:
-        return take_strings(c, v, (char ***)((char *)base + k->off), (size_t *)((char *)base + k->off2),
-                            check_modulepath_dir);
+        return take_strings(c, v, (char ***)field, count, check_modulepath_dir);
     case K_PARTITIONS:
         return take_partitions(c, v, base, cfg);
-    case K_PARTNAME:
-        return take_string(c, v, str) && check_partition_name(c, *str) &&
-               check_partition_unique(c, &cfg->validation, base);
-    case K_GRES:
-        return take_string(c, v, str) && check_gres(c, *str);
-    case K_SLURM:
-        return take_string(c, v, str) && check_plain(c, *str, k->key);
-    case K_TIME:
-        return take_string(c, v, str) && check_time(c, *str);
     case K_ARGS:
-        return take_args(c, v, (char ***)((char *)base + k->off),
-                         (size_t *)((char *)base + k->off2));
+        return take_args(c, v, (char ***)field, count);
     case K_LINT:
-        return check_object(c, v, &lint_table, (char *)base + k->off, cfg, NULL);
+        return check_object(c, v, &lint_table, field, cfg, NULL);
     case K_ERROR_ON:
-        return take_error_on(c, v, (int *)((char *)base + k->off));
-    case K_OPTBOOL:
-        if (!json_is_boolean(v))
-            return fail(c, "expected true or false, got %s", type_name(v));
-        *(int *)((char *)base + k->off) = json_is_true(v);
-        return true;
+        return take_error_on(c, v, (int *)field);
     case K_RULES:
         return take_rules(c, v, base);
     case K_CODES:
-        return take_one_or_more(c, v, (char ***)((char *)base + k->off), (size_t *)((char *)base + k->off2),
-                                check_code);
+        return take_one_or_more(c, v, (char ***)field, count, check_code);
     case K_GLOBS:
-        return take_one_or_more(c, v, (char ***)((char *)base + k->off), (size_t *)((char *)base + k->off2),
-                                check_glob);
-    case K_ACTION:
-        return take_string(c, v, str) && check_action(c, *str);
-    case K_REASON:
-        return take_string(c, v, str) && check_reason(c, *str);
+        return take_one_or_more(c, v, (char ***)field, count, check_glob);
+    default:
+        return fail(c, "internal error: unhandled key kind");
     }
-    return fail(c, "internal error: unhandled key kind");
 }
 
 /* Check an object against a key table, in file order, filling base. */
