@@ -821,44 +821,36 @@ static bool bad_name(const char *name, ctk_error_t *err)
     return true;
 }
 
-bool ctk_modenv_load_after(const ctk_modsys_info_t *m, const char *modulepath, const char *const *first,
-                           const char *full_name, const ctk_env_t *base, double timeout_s,
-                           const ctk_sandbox_t *sb, ctk_env_t *out, ctk_error_t *err)
+/* Every module name plain enough to pass as a word, and not too many. */
+static bool load_names_ok(const char *const *first, const char *full_name, ctk_error_t *err)
+{
+    if (bad_name(full_name, err))
+        return false;
+    for (size_t i = 0; first && first[i]; i++) {
+        if (i == CTK_MODENV_MAX_FIRST) {
+            ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "more than %d modules to load first",
+                          CTK_MODENV_MAX_FIRST);
+            return false;
+        }
+        if (bad_name(first[i], err))
+            return false;
+    }
+    return true;
+}
+
+/* `<modulecmd> sh load FIRST... FULL_NAME` in the module system's
+ * environment (menv), as the sandbox's user with sb, into *r: false (err)
+ * unless it ran to the end (run_s at most; total_s is the whole load's
+ * time, for messages), within its output limit, and loaded. */
+static bool run_load(const ctk_modsys_info_t *m, const char *modulepath, const char *const *first,
+                     const char *full_name, ctk_env_t *menv, double run_s, double total_s,
+                     const ctk_sandbox_t *sb, const char *home, ctk_proc_result_t *r, ctk_error_t *err)
 {
     const char *argv[6 + CTK_MODENV_MAX_FIRST];
-    ctk_env_t menv, result, run_base;
-    ctk_sandbox_run_t run;
-    const ctk_env_t *start = base;
     ctk_proc_spec_t spec;
-    ctk_proc_result_t r, ev;
-    double deadline = mono_now() + timeout_s;
     char desc[256];
     size_t n = 0;
-    bool ok = false, drop = sb && sb->drop;
 
-    ctk_env_init(&menv);
-    ctk_env_init(&result);
-    ctk_env_init(&run_base);
-    memset(&run, 0, sizeof run);
-    ctk_proc_result_init(&r);
-    ctk_proc_result_init(&ev);
-    if (bad_name(full_name, err))
-        goto out;
-    for (size_t i = 0; first && first[i]; i++)
-        if (i == CTK_MODENV_MAX_FIRST || bad_name(first[i], err)) {
-            if (i == CTK_MODENV_MAX_FIRST)
-                ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "more than %d modules to load first",
-                              CTK_MODENV_MAX_FIRST);
-            goto out;
-        }
-    if (drop) {
-        /* a HOME and TMPDIR of this load's own, the user's, empty */
-        if (!ctk_sandbox_run_new(sb, &run, err) || !ctk_sandbox_run_env(&run, base, &run_base, err))
-            goto out;
-        start = &run_base;
-    }
-    if (!modsys_env(m, start, modulepath, &menv, err))
-        goto out;
     if (m->interp)
         argv[n++] = m->interp;
     argv[n++] = m->cmd;
@@ -870,52 +862,91 @@ bool ctk_modenv_load_after(const ctk_modsys_info_t *m, const char *modulepath, c
     argv[n] = NULL;
     memset(&spec, 0, sizeof spec);
     spec.argv = argv;
-    if (!(spec.envp = ctk_env_envp(&menv, err)))
-        goto out;
-    spec.timeout_s = left(deadline, timeout_s);
+    if (!(spec.envp = ctk_env_envp(menv, err)))
+        return false;
+    spec.timeout_s = run_s;
     spec.max_output = MAX_OUTPUT;
-    as_user(&spec, sb, run.home);
-    if (!ctk_proc_run(&spec, &r, err))
-        goto out;
-    if (r.spawn_errno || r.timed_out || r.term_signal) {
+    as_user(&spec, sb, home);
+    if (!ctk_proc_run(&spec, r, err))
+        return false;
+    if (r->spawn_errno || r->timed_out || r->term_signal) {
         ctk_error_set(err, CTK_E_ENV, m->cmd, 0, 0, "%s load %s: %s", sys_name(m), full_name,
-                      ctk_proc_describe(&r, timeout_s, desc, sizeof desc));
-        goto out;
+                      ctk_proc_describe(r, total_s, desc, sizeof desc));
+        return false;
     }
-    if (r.truncated) {
+    if (r->truncated) {
         ctk_error_set(err, CTK_E_ENV, m->cmd, 0, 0, "%s load %s: more than %zu bytes of output",
                       sys_name(m), full_name, (size_t)MAX_OUTPUT);
-        goto out;
+        return false;
     }
-    if (refused(m, &r)) {
-        report_refusal(m, modulepath, full_name, &r, err);
-        goto out;
+    if (refused(m, r)) {
+        report_refusal(m, modulepath, full_name, r, err);
+        return false;
     }
+    return true;
+}
 
-    if (!eval_code(r.out, r.out_len, start, left(deadline, timeout_s), sb, run.home, &ev, err))
-        goto out;
-    if (ev.spawn_errno || ev.timed_out || ev.term_signal || ev.truncated) {
+/* The shell code the module system printed (r), run by /bin/sh from
+ * start, within timeout_s (total_s: the whole load's time, for
+ * messages), into *ev: false (err) unless it ran clean.  The code failed, or a
+ * command in it did (which sh does not make the status of the whole):
+ * neither module system quotes a newline for sh, so `FOO=a<newline>b;`
+ * runs `b` and leaves FOO=a.  A user's shell would show the same message
+ * on `module load`. */
+static bool eval_load(const ctk_modsys_info_t *m, const char *full_name, const ctk_proc_result_t *r,
+                      const ctk_env_t *start, double timeout_s, double total_s, const ctk_sandbox_t *sb,
+                      const char *home, ctk_proc_result_t *ev, ctk_error_t *err)
+{
+    char desc[256], *text;
+
+    if (!eval_code(r->out, r->out_len, start, timeout_s, sb, home, ev, err))
+        return false;
+    if (ev->spawn_errno || ev->timed_out || ev->term_signal || ev->truncated) {
         ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "/bin/sh evaluating what %s printed for %s: %s",
                       sys_name(m), full_name,
-                      ev.truncated ? "too much output"
-                                   : ctk_proc_describe(&ev, timeout_s, desc, sizeof desc));
-        goto out;
+                      ev->truncated ? "too much output" : ctk_proc_describe(ev, total_s, desc, sizeof desc));
+        return false;
     }
-    if (ev.exit_status != 0 || ev.err_len > 0) {
-        /* The code failed, or a command in it did (which sh does not make
-         * the status of the whole): neither module system quotes a newline
-         * for sh, so `FOO=a<newline>b;` runs `b` and leaves FOO=a.  A user's
-         * shell would show the same message on `module load`. */
-        char *text = summarize(ev.err, err);
+    if (ev->exit_status == 0 && ev->err_len == 0)
+        return true;
+    if ((text = summarize(ev->err, err)))
+        ctk_error_set(err, CTK_E_TEMPLATE, NULL, 0, 0, "%s load %s: its shell code failed in /bin/sh (%s)%s%s",
+                      sys_name(m), full_name, ctk_proc_describe(ev, 0, desc, sizeof desc), *text ? ": " : "",
+                      text);
+    free(text);
+    return false;
+}
 
-        if (text)
-            ctk_error_set(err, CTK_E_TEMPLATE, NULL, 0, 0,
-                          "%s load %s: its shell code failed in /bin/sh (%s)%s%s", sys_name(m),
-                          full_name, ctk_proc_describe(&ev, 0, desc, sizeof desc),
-                          *text ? ": " : "", text);
-        free(text);
+bool ctk_modenv_load_after(const ctk_modsys_info_t *m, const char *modulepath, const char *const *first,
+                           const char *full_name, const ctk_env_t *base, double timeout_s,
+                           const ctk_sandbox_t *sb, ctk_env_t *out, ctk_error_t *err)
+{
+    ctk_env_t menv, result, run_base;
+    ctk_sandbox_run_t run;
+    const ctk_env_t *start = base;
+    ctk_proc_result_t r, ev;
+    double deadline = mono_now() + timeout_s;
+    bool ok = false, drop = sb && sb->drop;
+
+    ctk_env_init(&menv);
+    ctk_env_init(&result);
+    ctk_env_init(&run_base);
+    memset(&run, 0, sizeof run);
+    ctk_proc_result_init(&r);
+    ctk_proc_result_init(&ev);
+    if (!load_names_ok(first, full_name, err))
         goto out;
+    if (drop) {
+        /* a HOME and TMPDIR of this load's own, the user's, empty */
+        if (!ctk_sandbox_run_new(sb, &run, err) || !ctk_sandbox_run_env(&run, base, &run_base, err))
+            goto out;
+        start = &run_base;
     }
+    if (!modsys_env(m, start, modulepath, &menv, err) ||
+        !run_load(m, modulepath, first, full_name, &menv, left(deadline, timeout_s), timeout_s, sb, run.home, &r,
+                  err) ||
+        !eval_load(m, full_name, &r, start, left(deadline, timeout_s), timeout_s, sb, run.home, &ev, err))
+        goto out;
     if (!ctk_env_parse_nul(&result, ev.out, ev.out_len, err) ||
         !drop_bookkeeping(&result, base, err) || (drop && !unswap(&result, &run_base, base, err)))
         goto out;
