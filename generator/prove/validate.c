@@ -1686,114 +1686,141 @@ static bool compile_pc(vjob_t *j, const ctk_vart_t *a, const char *const *pre, c
     return run_argv(j, pre, &a->cflags, post, env, r);
 }
 
+/* `nvcc -c probe.cu $(cflags)` (the Libs too where they are link words
+ * alone: *libs_read) into probe.o, and the host compiler nvcc used.  1
+ * built, 0 not (a finding says why), -1 error. */
+static int pc_compile(vjob_t *j, ctk_vart_t *a, ctk_env_t *env, bool *libs_read)
+{
+    const char *pre[] = {j->sdk->nvcc, "-c", "probe.cu", NULL, NULL, NULL};
+    const char *post[] = {"-o", "probe.o", NULL};
+    ctk_proc_result_t r;
+    int got = -1;
+
+    if (j->pc.ccbin) {
+        pre[3] = "-ccbin";
+        pre[4] = j->pc.ccbin;
+    }
+    ctk_proc_result_init(&r);
+    if (!compile_pc(j, a, pre, post, env, &r, libs_read))
+        goto out;
+    if (!ctk_proc_ok(&r)) {
+        got = build_failure(j, a,
+                            j->pc.ccbin ? "nvcc -ccbin $(pkg-config --variable=ccbin) -c probe.cu $(pkg-config --cflags)"
+                                        : "nvcc -c probe.cu $(pkg-config --cflags)",
+                            &r) ? 0 : -1;
+        goto out;
+    }
+    if ((j->probe_o = ctk_path_join(j->dir, "probe.o", j->err)) && check_host_compiler(j, a))
+        got = 1;
+out:
+    ctk_proc_result_fini(&r);
+    return got;
+}
+
+/* `c++ probe.o $(libs)`, traced: *linked when it linked; the link kept
+ * (pc_exe, pc_trace) for the modules, whose link this one may stand for,
+ * when its trace raised no finding. */
+static bool pc_link(vjob_t *j, ctk_vart_t *a, ctk_env_t *env, bool *linked)
+{
+    const char *pre[] = {j->c->rep->cxx, "probe.o", NULL};
+    const char *post[] = {"-Wl,--trace", "-o", "probe_pc", NULL};
+    ctk_proc_result_t r;
+    size_t n_found;
+    bool ok = false;
+
+    ctk_proc_result_init(&r);
+    if (!run_argv(j, pre, &a->libs, post, env, &r))
+        goto out;
+    if (!(*linked = ctk_proc_ok(&r))) {
+        ok = build_failure(j, a, "c++ probe.o $(pkg-config --libs)", &r);
+        goto out;
+    }
+    n_found = a->findings.len;
+    if (!check_link_trace(j, a, "c++ probe.o $(pkg-config --libs)", (const char *const *)a->libs.items,
+                          a->libs.len, r.out))
+        goto out;
+    if (a->findings.len == n_found && !r.truncated) {
+        if (!(j->pc_exe = ctk_path_join(j->dir, "probe_pc", j->err)))
+            goto out;
+        j->pc_trace = r.out;
+        r.out = NULL;
+    }
+    ok = true;
+out:
+    ctk_proc_result_fini(&r);
+    return ok;
+}
+
+/* The same Libs, verbatim, for nvcc: a -Wl,a,b list works for c++ and
+ * makes nvcc stop with "Unknown option".  nvcc checks its options before
+ * it runs anything, so a dry run answers that in 10 ms; the link itself is
+ * proven by the c++ link (linked).  CTK-PC-001 when nvcc refuses them. */
+static bool pc_libs_for_nvcc(vjob_t *j, ctk_vart_t *a, ctk_env_t *env, bool linked)
+{
+    const char *pre[] = {j->sdk->nvcc, "-dryrun", "probe.o", NULL, NULL, NULL};
+    const char *post[] = {"-o", "probe_pc_nvcc", NULL};
+    ctk_proc_result_t r;
+    char line[512];
+    bool ok = false;
+
+    if (j->pc.ccbin) {
+        pre[3] = "-ccbin";
+        pre[4] = j->pc.ccbin;
+    }
+    ctk_proc_result_init(&r);
+    if (run_argv(j, pre, &a->libs, post, env, &r)) {
+        const char *text = r.err[0] ? r.err : r.out;
+
+        ok = true;
+        if (!ctk_proc_ok(&r)) {
+            first_error_line(text, line, sizeof line);
+            if (strstr(text, "nvcc fatal") || linked)
+                ok = addf(a, "CTK-PC-001", var_line(j, a, "Libs:"), j->err, "nvcc probe.o $(pkg-config --libs): %s",
+                          line);
+        }
+    }
+    ctk_proc_result_fini(&r);
+    return ok;
+}
+
+/* probe_pc run with nothing but the base environment, its report and
+ * launch judged, then the architecture probes. */
+static bool pc_run(vjob_t *j, ctk_vart_t *a)
+{
+    ctk_env_t run_env;
+    char *exe = ctk_path_join(j->dir, "probe_pc", j->err);
+    bool ok;
+
+    ctk_env_init(&run_env);
+    ok = exe && ctk_env_copy(&run_env, &j->c->base, j->err) && launch(j, a, exe, &run_env, &a->cuda) &&
+         judge_report(&j->jd, a, &a->cuda, "probe_pc") && judge_launch(&j->jd, a, &a->cuda) &&
+         arch_probes(j, a, &run_env);
+    ctk_env_fini(&run_env);
+    free(exe);
+    return ok;
+}
+
 static bool build_pc(vjob_t *j, ctk_vart_t *a)
 {
     const ctk_sdk_t *s = j->sdk;
     ctk_env_t env;
-    ctk_proc_result_t r;
-    bool ok = false, cxx_ok, libs_read = false;
-    size_t n_found;
+    bool ok = false, linked = false, libs_read = false;
+    int got;
 
+    if (j->pre[0] && !s->conf->host_compiler_ccbin && !j->have_pre[0] && !j->have_pre[1])
+        return skip_prereq(j, a, "not built: the host compiler is in the module's prerequisite",
+                           j->pre_why[0] ? j->pre_why[0] : j->pre_why[1]);
     ctk_env_init(&env);
-    ctk_proc_result_init(&r);
-    if (j->pre[0] && !s->conf->host_compiler_ccbin && !j->have_pre[0] && !j->have_pre[1]) {
-        ok = skip_prereq(j, a, "not built: the host compiler is in the module's prerequisite",
-                         j->pre_why[0] ? j->pre_why[0] : j->pre_why[1]);
-        goto out;
-    }
-    if (!pc_env(j, &env))
-        goto out;
-    if (!(a->nvcc = ctk_strdup(s->nvcc, j->err)) ||
+    if (!pc_env(j, &env) || !(a->nvcc = ctk_strdup(s->nvcc, j->err)) ||
         (j->nvcc_release && !(a->nvcc_release = ctk_strdup(j->nvcc_release, j->err))))
         goto out;
-    {
-        const char *pre[] = {s->nvcc, "-c", "probe.cu", NULL, NULL, NULL};
-        const char *post[] = {"-o", "probe.o", NULL};
-
-        if (j->pc.ccbin) {
-            pre[3] = "-ccbin";
-            pre[4] = j->pc.ccbin;
-        }
-        if (!compile_pc(j, a, pre, post, &env, &r, &libs_read))
-            goto out;
-        if (!ctk_proc_ok(&r)) {
-            ok = build_failure(j, a,
-                               j->pc.ccbin ? "nvcc -ccbin $(pkg-config --variable=ccbin) -c probe.cu $(pkg-config --cflags)"
-                                           : "nvcc -c probe.cu $(pkg-config --cflags)",
-                               &r);
-            goto out;
-        }
-        if (!(j->probe_o = ctk_path_join(j->dir, "probe.o", j->err)))
-            goto out;
-        if (!check_host_compiler(j, a))
-            goto out;
-    }
-    {
-        const char *pre[] = {j->c->rep->cxx, "probe.o", NULL};
-        const char *post[] = {"-Wl,--trace", "-o", "probe_pc", NULL};
-
-        ctk_proc_result_fini(&r);
-        ctk_proc_result_init(&r);
-        if (!run_argv(j, pre, &a->libs, post, &env, &r))
-            goto out;
-        if (!(cxx_ok = ctk_proc_ok(&r)) && !build_failure(j, a, "c++ probe.o $(pkg-config --libs)", &r))
-            goto out;
-        n_found = a->findings.len;
-        if (cxx_ok && !check_link_trace(j, a, "c++ probe.o $(pkg-config --libs)",
-                                        (const char *const *)a->libs.items, a->libs.len, r.out))
-            goto out;
-        /* kept for the modules, whose link this one may stand for */
-        if (cxx_ok && a->findings.len == n_found && !r.truncated) {
-            if (!(j->pc_exe = ctk_path_join(j->dir, "probe_pc", j->err)))
-                goto out;
-            j->pc_trace = r.out;
-            r.out = NULL;
-        }
-    }
-    if (!libs_read) {
-        /* the same Libs, verbatim, for nvcc: a -Wl,a,b list works for c++
-         * and makes nvcc stop with "Unknown option".  nvcc checks its
-         * options before it runs anything, so a dry run answers that in
-         * 10 ms; the link itself is proven by the c++ link above. */
-        const char *pre[] = {s->nvcc, "-dryrun", "probe.o", NULL, NULL, NULL};
-        const char *post[] = {"-o", "probe_pc_nvcc", NULL};
-
-        if (j->pc.ccbin) {
-            pre[3] = "-ccbin";
-            pre[4] = j->pc.ccbin;
-        }
-        ctk_proc_result_fini(&r);
-        ctk_proc_result_init(&r);
-        if (!run_argv(j, pre, &a->libs, post, &env, &r))
-            goto out;
-        if (!ctk_proc_ok(&r)) {
-            char line[512];
-            const char *text = r.err[0] ? r.err : r.out;
-
-            first_error_line(text, line, sizeof line);
-            if ((strstr(text, "nvcc fatal") || cxx_ok) &&
-                !addf(a, "CTK-PC-001", var_line(j, a, "Libs:"), j->err, "nvcc probe.o $(pkg-config --libs): %s",
-                      line))
-                goto out;
-        }
-    }
-    if (!cxx_ok) {
-        ok = true;
+    if ((got = pc_compile(j, a, &env, &libs_read)) <= 0) {
+        ok = got == 0;
         goto out;
     }
-    {
-        ctk_env_t run_env;
-        char *exe = ctk_path_join(j->dir, "probe_pc", j->err);
-
-        ctk_env_init(&run_env);
-        ok = exe && ctk_env_copy(&run_env, &j->c->base, j->err) &&
-             launch(j, a, exe, &run_env, &a->cuda) && judge_report(&j->jd, a, &a->cuda, "probe_pc") &&
-             judge_launch(&j->jd, a, &a->cuda) && arch_probes(j, a, &run_env);
-        ctk_env_fini(&run_env);
-        free(exe);
-    }
+    ok = pc_link(j, a, &env, &linked) && (libs_read || pc_libs_for_nvcc(j, a, &env, linked)) &&
+         (!linked || pc_run(j, a));
 out:
-    ctk_proc_result_fini(&r);
     ctk_env_fini(&env);
     return ok;
 }
