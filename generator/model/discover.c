@@ -812,6 +812,81 @@ static bool visit_entry(scanner_t *s, int dfd, const char *dpath, const ent_t *e
     return walk(s, dfd, en->name, path, depth, max_depth, hpc_child);
 }
 
+/* The directory name under pfd, spelled path, opened: its fd and *st;
+ * -1 when it cannot be (a loop, a dangling link, or unreadable: said as an
+ * event, *ok false only when the event could not be kept). */
+static int open_walk_dir(scanner_t *s, int pfd, const char *name, const char *path, int depth, struct stat *st,
+                         bool *ok)
+{
+    int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC), er;
+
+    *ok = true;
+    if (fd >= 0 && fstat(fd, st) == 0)
+        return fd;
+    er = errno;
+    if (fd >= 0) {
+        close(fd);
+        *ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(er)) != NULL;
+    } else if (er == ELOOP) {
+        *ok = event(s, CTK_SCAN_LOOP, path, NULL, ": %s", strerror(er)) != NULL;
+    } else if (er == ENOENT && fstatat(pfd, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st->st_mode)) {
+        *ok = event(s, CTK_SCAN_DANGLING, path, link_text(pfd, name), " -> %s", link_text(pfd, name)) != NULL;
+    } else if (er != ENOTDIR || depth == 0) {
+        *ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(er)) != NULL;
+    }
+    return -1;
+}
+
+/* A directory seen before, reached again by path: a loop when it is on
+ * the walk's stack, another spelling of a toolkit (the duplicate check
+ * picks one), or nothing more to do. */
+static bool walk_seen(scanner_t *s, const char *path, const vis_t *vis)
+{
+    size_t idx;
+
+    if (vis->flags & VIS_ON_STACK)
+        return event(s, CTK_SCAN_LOOP, path, vis->path, ": leads back to %s", vis->path) != NULL;
+    if (vis->flags & VIS_TOOLKIT)
+        return collect(s, path, s->cs.v[vis->cand].layout, &idx);
+    return true;
+}
+
+/* The entries e of the open directory d (path): a toolkit is collected (an
+ * HPC SDK's unversioned cuda/ has toolkits for X.Y children too), else each
+ * subdirectory is walked, up to max_depth, and what lies beyond said. */
+static bool walk_entries(scanner_t *s, DIR *d, const char *path, ents_t *e, vis_t *vis, int depth, int max_depth,
+                         bool hpc_child)
+{
+    seen_t seen = recognise(s, dirfd(d), path, e, vis);
+    size_t i, subdirs = 0;
+    bool ok = true;
+
+    if (ctk_error_is_set(s->err))
+        return false;
+    if (seen == SEEN_TOOLKIT) {
+        if (strcmp(base_name(path), "cuda") == 0 && !hpc_child)
+            for (i = 0; ok && i < e->n; i++)
+                if (is_xy(e->v[i].name))
+                    ok = visit_entry(s, dirfd(d), path, &e->v[i], depth + 1, max_depth, true);
+        return ok;
+    }
+    if (seen == SEEN_LEAVE || hpc_child)
+        return true;
+    for (i = 0; ok && i < e->n; i++) {
+        if (e->v[i].name[0] == '.')
+            continue;
+        if (depth >= max_depth) {
+            subdirs += e->v[i].type == DT_DIR || e->v[i].type == DT_LNK || e->v[i].type == DT_UNKNOWN;
+            continue;
+        }
+        ok = visit_entry(s, dirfd(d), path, &e->v[i], depth + 1, max_depth, false);
+    }
+    if (ok && subdirs)
+        ok = event(s, CTK_SCAN_DEPTH, path, NULL, ": %zu entr%s below not looked at (depth limit %d reached)",
+                   subdirs, subdirs == 1 ? "y" : "ies", max_depth) != NULL;
+    return ok;
+}
+
 /* Walk the directory name under pfd, spelled path (taken: freed here), at
  * depth.  Returns false only on allocation failure. */
 static bool walk(scanner_t *s, int pfd, const char *name, char *path, int depth, int max_depth,
@@ -821,42 +896,18 @@ static bool walk(scanner_t *s, int pfd, const char *name, char *path, int depth,
     DIR *d = NULL;
     struct stat st;
     vis_t *vis;
-    seen_t seen;
-    size_t i, vi, subdirs = 0;
+    char *vp;
+    size_t vi;
     bool ok = true;
     int fd, rc;
 
     memset(&e, 0, sizeof e);
     ctk_buf_init(&e.names);
-    fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        int er = errno;
-
-        if (er == ELOOP)
-            ok = event(s, CTK_SCAN_LOOP, path, NULL, ": %s", strerror(er)) != NULL;
-        else if (er == ENOENT && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                 S_ISLNK(st.st_mode))
-            ok = event(s, CTK_SCAN_DANGLING, path, link_text(pfd, name), " -> %s",
-                       link_text(pfd, name)) != NULL;
-        else if (er != ENOTDIR || depth == 0)
-            ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(er)) != NULL;
+    if ((fd = open_walk_dir(s, pfd, name, path, depth, &st, &ok)) < 0)
         goto out;
-    }
-    if (fstat(fd, &st) != 0) {
-        ok = event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(errno)) != NULL;
+    if ((vis = vis_find(s, st.st_dev, st.st_ino))) {
         close(fd);
-        goto out;
-    }
-    vis = vis_find(s, st.st_dev, st.st_ino);
-    if (vis) {
-        close(fd);
-        if (vis->flags & VIS_ON_STACK) {
-            ok = event(s, CTK_SCAN_LOOP, path, vis->path, ": leads back to %s", vis->path) != NULL;
-        } else if (vis->flags & VIS_TOOLKIT) {
-            size_t idx; /* another spelling: the duplicate check picks one */
-
-            ok = collect(s, path, s->cs.v[vis->cand].layout, &idx);
-        }
+        ok = walk_seen(s, path, vis);
         goto out;
     }
     if (!(d = fdopendir(fd))) {
@@ -864,51 +915,17 @@ static bool walk(scanner_t *s, int pfd, const char *name, char *path, int depth,
         close(fd);
         goto out;
     }
-    {
-        char *vp = ctk_strdup(path, s->err);
-
-        if (!vp || !(vis = vis_add(s, st.st_dev, st.st_ino, vp))) {
-            ok = false;
-            goto out;
-        }
+    if (!(vp = ctk_strdup(path, s->err)) || !(vis = vis_add(s, st.st_dev, st.st_ino, vp))) {
+        ok = false;
+        goto out;
     }
     vis->flags |= VIS_ON_STACK;
     vi = (size_t)(vis - s->vis); /* the table may move while we walk below */
     s->res->dirs_visited++;
-    rc = ents_read(&e, d, s->err);
-    if (rc != 0) {
+    if ((rc = ents_read(&e, d, s->err)) != 0)
         ok = rc > 0 && event(s, CTK_SCAN_UNREADABLE, path, NULL, ": %s", strerror(rc)) != NULL;
-        goto unstack;
-    }
-    seen = recognise(s, dirfd(d), path, &e, vis);
-    if (ctk_error_is_set(s->err)) {
-        ok = false;
-        goto unstack;
-    }
-    if (seen == SEEN_TOOLKIT) {
-        /* an HPC SDK's unversioned cuda/: its X.Y children are toolkits too */
-        if (strcmp(base_name(path), "cuda") == 0 && !hpc_child)
-            for (i = 0; ok && i < e.n; i++)
-                if (is_xy(e.v[i].name))
-                    ok = visit_entry(s, dirfd(d), path, &e.v[i], depth + 1, max_depth, true);
-        goto unstack;
-    }
-    if (seen == SEEN_LEAVE || hpc_child)
-        goto unstack;
-    for (i = 0; ok && i < e.n; i++) {
-        if (e.v[i].name[0] == '.')
-            continue;
-        if (depth >= max_depth) {
-            subdirs += e.v[i].type == DT_DIR || e.v[i].type == DT_LNK || e.v[i].type == DT_UNKNOWN;
-            continue;
-        }
-        ok = visit_entry(s, dirfd(d), path, &e.v[i], depth + 1, max_depth, false);
-    }
-    if (ok && subdirs)
-        ok = event(s, CTK_SCAN_DEPTH, path, NULL,
-                   ": %zu entr%s below not looked at (depth limit %d reached)", subdirs,
-                   subdirs == 1 ? "y" : "ies", max_depth) != NULL;
-unstack:
+    else
+        ok = walk_entries(s, d, path, &e, vis, depth, max_depth, hpc_child);
     s->vis[vi].flags &= ~(unsigned)VIS_ON_STACK;
 out:
     ents_fini(&e);
