@@ -2258,6 +2258,107 @@ static void modver_add(modvers_t *t, const char *name, const char *where, size_t
     ctk_strmap_add(&t->index, name, t->n++);
 }
 
+/* Each SDK's module version into tab, once: a second is refused. */
+static void claim_versions(check_t *c, const ctk_config_t *cfg, modvers_t *tab)
+{
+    char at[96], q[96];
+
+    for (size_t i = 0; i < cfg->n_sdks; i++) {
+        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+        bool named = sdk->pos[CTK_F_NAME].line != 0;
+        const modver_t *hit;
+
+        if (!sdk->module_version)
+            continue;
+        if ((hit = modver_find(tab, sdk->module_version))) {
+            snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
+            fail_at(c, at, false, "duplicate %s %s (also %s)", named ? "name" : "version",
+                    show(sdk->module_version, q), hit->where);
+            continue;
+        }
+        modver_add(tab, sdk->module_version, sdk->jpath, i);
+    }
+}
+
+/* <prefix>-<lib>-<name>.pc is a library .pc of SDK <name>: no SDK may be
+ * named <lib>-<name> after another. */
+static void refuse_library_names(check_t *c, const ctk_config_t *cfg, const modvers_t *tab)
+{
+    char at[96], q[96];
+
+    for (size_t i = 0; i < cfg->n_sdks && cfg->pc_prefix; i++) {
+        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+        bool named = sdk->pos[CTK_F_NAME].line != 0;
+        const modver_t *hit;
+        const char *lib;
+
+        for (size_t j = 0; sdk->module_version && (lib = ctk_sdk_lib_name(j)) != NULL; j++) {
+            size_t len = strlen(lib);
+
+            if (strncmp(sdk->module_version, lib, len) != 0 || sdk->module_version[len] != '-' ||
+                !(hit = modver_find(tab, sdk->module_version + len + 1)))
+                continue;
+            snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
+            fail_at(c, at, false, "%s %s would be written to %s-%s.pc, the %s .pc file of %s: choose another",
+                    named ? "name" : "version", show(sdk->module_version, q), cfg->pc_prefix,
+                    sdk->module_version, lib, hit->where);
+            break;
+        }
+    }
+}
+
+/* Each alias into tab (after the n_vers versions), once: one that is a
+ * version, or an alias already, is refused. */
+static void claim_aliases(check_t *c, const ctk_config_t *cfg, modvers_t *tab, size_t n_vers)
+{
+    char at[96], q[96];
+
+    for (size_t i = 0; i < cfg->n_sdks; i++) {
+        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
+
+        for (size_t j = 0; j < sdk->n_aliases; j++) {
+            const modver_t *hit;
+
+            if (!sdk->aliases[j]) /* bad, and reported */
+                continue;
+            snprintf(at, sizeof at, "%s/aliases/%zu", sdk->jpath, j);
+            hit = modver_find(tab, sdk->aliases[j]);
+            if (hit && hit < tab->v + n_vers)
+                fail_at(c, at, false, "alias %s is already the version of %s", show(sdk->aliases[j], q),
+                        hit->where);
+            else if (hit)
+                fail_at(c, at, false, "duplicate alias %s (also %s)", show(sdk->aliases[j], q), hit->where);
+            else
+                modver_add(tab, sdk->aliases[j], at, i);
+        }
+    }
+}
+
+/* "default" names a version or an alias in tab; an alias stands for the
+ * SDK it selects, whose module version replaces it. */
+static bool resolve_default(check_t *c, ctk_config_t *cfg, const modvers_t *tab)
+{
+    const modver_t *hit = modver_find(tab, cfg->default_version);
+    char q[96], *resolved;
+
+    if (!hit) {
+        ctk_buf_t have;
+
+        ctk_buf_init(&have);
+        for (size_t i = 0; i < cfg->n_sdks && have.len < 400; i++)
+            ctk_buf_printf(&have, "%s%s", i ? ", " : "", cfg->sdks[i].module_version);
+        fail_at(c, "/default", false, "%s is not the version or alias of any SDK (versions: %s)",
+                show(cfg->default_version, q), have.data ? have.data : "");
+        ctk_buf_fini(&have);
+        return false;
+    }
+    if (!(resolved = ctk_strdup(cfg->sdks[hit->sdk].module_version, c->err)))
+        return false;
+    free(cfg->default_version);
+    cfg->default_version = resolved;
+    return true;
+}
+
 /* Every module version and alias selects one SDK: no two may be equal.
  * Versions are claimed first so that a clash with an alias is blamed on
  * the alias.  Then "default" must name one of them.  An SDK without a
@@ -2266,101 +2367,20 @@ static void modver_add(modvers_t *t, const char *name, const char *where, size_t
  * what was left out. */
 static bool check_modvers(check_t *c, ctk_config_t *cfg)
 {
-    size_t i, j, n_vers, total = cfg->n_sdks, bad = c->n_bad;
+    size_t i, n_vers, total = cfg->n_sdks, bad = c->n_bad;
     modvers_t tab = { NULL, 0, { NULL, NULL, 0, 0 } };
-    const modver_t *hit;
-    char at[96], q[96];
     bool ok = false;
 
     for (i = 0; i < cfg->n_sdks; i++)
         total += cfg->sdks[i].n_aliases;
     if (!modvers_init(&tab, total, c->err))
         goto out;
-    for (i = 0; i < cfg->n_sdks; i++) {
-        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
-        bool named = sdk->pos[CTK_F_NAME].line != 0;
-
-        if (!sdk->module_version)
-            continue;
-        hit = modver_find(&tab, sdk->module_version);
-        if (hit) {
-            snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
-            fail_at(c, at, false, "duplicate %s %s (also %s)", named ? "name" : "version",
-                    show(sdk->module_version, q), hit->where);
-            continue;
-        }
-        modver_add(&tab, sdk->module_version, sdk->jpath, i);
-    }
+    claim_versions(c, cfg, &tab);
     n_vers = tab.n;
-    /* <prefix>-<lib>-<name>.pc is a library .pc of SDK <name>: no SDK may be
-       named <lib>-<name> after another */
-    for (i = 0; i < cfg->n_sdks && cfg->pc_prefix; i++) {
-        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
-        bool named = sdk->pos[CTK_F_NAME].line != 0;
-        const char *lib;
-
-        for (j = 0; sdk->module_version && (lib = ctk_sdk_lib_name(j)) != NULL; j++) {
-            size_t len = strlen(lib);
-
-            if (strncmp(sdk->module_version, lib, len) != 0 || sdk->module_version[len] != '-')
-                continue;
-            hit = modver_find(&tab, sdk->module_version + len + 1);
-            if (!hit)
-                continue;
-            snprintf(at, sizeof at, "%s/%s", sdk->jpath, named ? "name" : "version");
-            fail_at(c, at, false,
-                    "%s %s would be written to %s-%s.pc, the %s .pc file of %s: choose another",
-                    named ? "name" : "version", show(sdk->module_version, q), cfg->pc_prefix,
-                    sdk->module_version, lib, hit->where);
-            break;
-        }
-    }
-    for (i = 0; i < cfg->n_sdks; i++) {
-        const ctk_sdk_conf_t *sdk = &cfg->sdks[i];
-
-        for (j = 0; j < sdk->n_aliases; j++) {
-            if (!sdk->aliases[j]) /* bad, and reported */
-                continue;
-            snprintf(at, sizeof at, "%s/aliases/%zu", sdk->jpath, j);
-            hit = modver_find(&tab, sdk->aliases[j]);
-            if (hit && hit < tab.v + n_vers) {
-                fail_at(c, at, false, "alias %s is already the version of %s",
-                        show(sdk->aliases[j], q), hit->where);
-                continue;
-            }
-            if (hit) {
-                fail_at(c, at, false, "duplicate alias %s (also %s)", show(sdk->aliases[j], q),
-                        hit->where);
-                continue;
-            }
-            modver_add(&tab, sdk->aliases[j], at, i);
-        }
-    }
-    if (stopped(c))
+    refuse_library_names(c, cfg, &tab);
+    claim_aliases(c, cfg, &tab, n_vers);
+    if (stopped(c) || (cfg->default_version && c->modvers_known && !resolve_default(c, cfg, &tab)))
         goto out;
-    if (cfg->default_version && c->modvers_known) {
-        char *resolved;
-
-        hit = modver_find(&tab, cfg->default_version);
-        if (!hit) {
-            ctk_buf_t have;
-
-            ctk_buf_init(&have);
-            for (i = 0; i < cfg->n_sdks && have.len < 400; i++)
-                ctk_buf_printf(&have, "%s%s", i ? ", " : "", cfg->sdks[i].module_version);
-            fail_at(c, "/default", false,
-                    "%s is not the version or alias of any SDK (versions: %s)",
-                    show(cfg->default_version, q), have.data ? have.data : "");
-            ctk_buf_fini(&have);
-            goto out;
-        }
-        /* an alias as default means the SDK it selects */
-        resolved = ctk_strdup(cfg->sdks[hit->sdk].module_version, c->err);
-        if (!resolved)
-            goto out;
-        free(cfg->default_version);
-        cfg->default_version = resolved;
-    }
     ok = c->n_bad == bad;
 out:
     free(tab.v);
