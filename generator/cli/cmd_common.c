@@ -59,42 +59,66 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-ctk_config_t *ctk_cmd_scan_config(char *const *dirs, size_t n, int max_depth, bool loud,
-                                  ctk_error_t *err)
+ctk_scan_t *ctk_cmd_run_scan(char *const *dirs, size_t n, int max_depth, bool loud, ctk_error_t *err)
 {
     ctk_scan_opts_t so;
     ctk_scan_t *res;
-    ctk_config_t *cfg = NULL;
-    ctk_buf_t where;
-    char doc[CTK_ERROR_SOURCE_MAX + 128];
     double t0 = now_s();
-    size_t i;
 
     so.max_depth = max_depth;
     res = n ? ctk_scan((const char *const *)dirs, n, &so, err) : ctk_scan_standard(&so, err);
-    if (!res || !report_scan(res, now_s() - t0, loud, err))
-        goto out;
-    if (res->cfg->n_sdks == 0) {
-        ctk_buf_init(&where);
-        if (n == 0)
-            ctk_buf_puts(&where, ctk_scan_standard_text);
-        for (i = 0; i < n; i++)
-            ctk_buf_printf(&where, "%s%s", i ? ", " : "", dirs[i]);
-        if (where.failed)
-            ctk_error_nomem(err);
-        else
-            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0,
-                          "no CUDA toolkit found in %s; describe yours in a site config and pass "
-                          "it with -c (see %s)",
-                          where.data ? where.data : "",
-                          ctk_cli_doc_ref("site-config.md", doc, sizeof doc));
-        ctk_buf_fini(&where);
-        goto out;
+    if (res && !report_scan(res, now_s() - t0, loud, err)) {
+        ctk_scan_free(res);
+        return NULL;
     }
-    cfg = ctk_scan_take_config(res);
-out:
+    return res;
+}
+
+void ctk_cmd_no_toolkit(char *const *dirs, size_t n, const char *hint, ctk_error_t *err)
+{
+    char doc[CTK_ERROR_SOURCE_MAX + 128];
+    ctk_buf_t where;
+    size_t i;
+
+    ctk_buf_init(&where);
+    if (n == 0)
+        ctk_buf_puts(&where, ctk_scan_standard_text);
+    for (i = 0; i < n; i++)
+        ctk_buf_printf(&where, "%s%s", i ? ", " : "", dirs[i]);
+    if (where.failed)
+        ctk_error_nomem(err);
+    else
+        ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "no CUDA toolkit found in %s; %s (see %s)",
+                      where.data ? where.data : "", hint, ctk_cli_doc_ref("site-config.md", doc, sizeof doc));
+    ctk_buf_fini(&where);
+}
+
+ctk_config_t *ctk_cmd_scan_config(char *const *dirs, size_t n, int max_depth, bool loud,
+                                  ctk_error_t *err)
+{
+    ctk_scan_t *res = ctk_cmd_run_scan(dirs, n, max_depth, loud, err);
+    ctk_config_t *cfg = NULL;
+
+    if (res && res->cfg->n_sdks == 0)
+        ctk_cmd_no_toolkit(dirs, n, "describe yours in a site config and pass it with -c", err);
+    else if (res)
+        cfg = ctk_scan_take_config(res);
     ctk_scan_free(res);
     return cfg;
+}
+
+int ctk_cmd_parse_depth(const char *cmd, const char *arg, int *out)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || n < 0 || n > CTK_SCAN_MAX_DEPTH)
+        return ctk_cli_usage(cmd, "--max-depth needs a whole number from 0 to %d, not '%s'",
+                             CTK_SCAN_MAX_DEPTH, arg);
+    *out = (int)n;
+    return CTK_EXIT_OK;
 }
 
 ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err)

@@ -8,6 +8,7 @@
 #define CTK_CMD_COMMON_H
 
 #include "config.h"
+#include "discover.h"
 #include "error.h"
 #include "factcache.h"
 #include "sdk.h"
@@ -23,12 +24,20 @@
  * (ctk_cli_error_list). */
 ctk_config_t *ctk_cmd_load_config(const char *path, ctk_error_t *err);
 
-/* Scan dirs (n of them; none: the standard places) into a config, at most
- * max_depth deep (-1: the default); finding no toolkit is CTK_E_ENV.
- * loud: every decision at the normal level, as `scan` prints them; else
- * only with -v. */
+/* Scan dirs (n of them; none: the standard places), at most max_depth
+ * deep (-1: the default), and say what it decided: at the normal level
+ * with loud, as `scan` prints it, else only with -v; a toolkit another
+ * user can change is a warning either way.  NULL with err. */
+ctk_scan_t *ctk_cmd_run_scan(char *const *dirs, size_t n, int max_depth, bool loud, ctk_error_t *err);
+/* err becomes CTK_E_ENV "no CUDA toolkit found in <dirs>; <hint> (see
+ * site-config.md)". */
+void ctk_cmd_no_toolkit(char *const *dirs, size_t n, const char *hint, ctk_error_t *err);
+/* ctk_cmd_run_scan() into a config; finding no toolkit is CTK_E_ENV. */
 ctk_config_t *ctk_cmd_scan_config(char *const *dirs, size_t n, int max_depth, bool loud,
                                   ctk_error_t *err);
+/* Parse --max-depth (0 to CTK_SCAN_MAX_DEPTH) into *out: CTK_EXIT_OK, or
+ * CTK_EXIT_USAGE after the usage error for cmd was printed. */
+int ctk_cmd_parse_depth(const char *cmd, const char *arg, int *out);
 
 /* Load every SDK of cfg into sdks (cfg->n_sdks entries, NULL for each
  * that does not load).  A base that is a moving link is pinned first

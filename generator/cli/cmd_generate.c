@@ -12,14 +12,12 @@
 #include "cmd_common.h"
 #include "cmds.h"
 #include "config.h"
-#include "discover.h"
 #include "factcache.h"
 #include "render.h"
 #include "sdk.h"
 #include "util.h"
 #include "write.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -730,18 +728,10 @@ int ctk_cmd_generate(int argc, char **argv)
         case OPT_REQUIRE_LAUNCH: o.vopts.v.require_launch = true; break;
         case OPT_NO_CACHE: o.vopts.v.no_cache = true; break;
         case OPT_SCAN: o.scan = true; break;
-        case OPT_MAX_DEPTH: {
-            char *end;
-            long n;
-
-            errno = 0;
-            n = strtol(arg, &end, 10);
-            if (errno || end == arg || *end || n < 0 || n > CTK_SCAN_MAX_DEPTH)
-                return ctk_cli_usage("generate", "--max-depth needs a whole number from 0 to %d, not '%s'",
-                                     CTK_SCAN_MAX_DEPTH, arg);
-            o.max_depth = (int)n;
+        case OPT_MAX_DEPTH:
+            if (ctk_cmd_parse_depth("generate", arg, &o.max_depth) != CTK_EXIT_OK)
+                return CTK_EXIT_USAGE;
             break;
-        }
         case CTK_OPT_HELP_ID:
             ctk_cli_print_help(&ctk_cmd_generate_doc);
             return CTK_EXIT_OK;

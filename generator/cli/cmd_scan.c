@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -72,21 +71,6 @@ const ctk_cmd_doc_t ctk_cmd_scan_doc = {
     scan_docs,
 };
 
-/* Parse --max-depth: 0 .. CTK_SCAN_MAX_DEPTH. */
-static int parse_depth(const char *cmd, const char *arg, int *out)
-{
-    char *end;
-    long n;
-
-    errno = 0;
-    n = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || n < 0 || n > CTK_SCAN_MAX_DEPTH)
-        return ctk_cli_usage(cmd, "--max-depth needs a whole number from 0 to %d, not '%s'",
-                             CTK_SCAN_MAX_DEPTH, arg);
-    *out = (int)n;
-    return CTK_EXIT_OK;
-}
-
 /* The module version of scanned SDK i: its name, else its X.Y. */
 static const char *modver(const ctk_config_t *cfg, size_t i)
 {
@@ -126,53 +110,41 @@ static int set_default(ctk_config_t *cfg, const char *want, ctk_error_t *err)
     return rc;
 }
 
-static double now_s(void)
+/* Write the config text json to output (atomically), or to stdout. */
+static bool emit(const char *output, const char *json, ctk_error_t *err)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Where a scan looked, for the "nothing found" message; caller frees. */
-static char *where_text(char *const *dirs, size_t n, ctk_error_t *err)
-{
-    ctk_buf_t b;
-    size_t i;
-    char *s;
-
-    if (n == 0)
-        return ctk_strdup(ctk_scan_standard_text, err);
-    ctk_buf_init(&b);
-    for (i = 0; i < n; i++)
-        ctk_buf_printf(&b, "%s%s", i ? ", " : "", dirs[i]);
-    s = b.failed ? NULL : ctk_buf_take(&b, NULL);
-    ctk_buf_fini(&b);
-    if (!s)
-        ctk_error_nomem(err);
-    return s;
+    if (output) {
+        if (!ctk_write_file_atomic(output, json, strlen(json), err)) {
+            ctk_cmd_explain_denied(output, false, "write it elsewhere with -o FILE (or to stdout, without -o)", err);
+            return false;
+        }
+        ctk_cli_info("wrote %s", output);
+        return true;
+    }
+    fputs(json, stdout);
+    if (fflush(stdout) != 0) {
+        ctk_error_set(err, CTK_E_IO, NULL, 0, 0, "cannot write to stdout: %s", strerror(errno));
+        return false;
+    }
+    return true;
 }
 
 int ctk_cmd_scan(int argc, char **argv)
 {
-    ctk_scan_opts_t so;
     const char *output = NULL, *want_default = NULL, *arg;
     ctk_scan_t *res = NULL;
     ctk_error_t err;
-    char *json = NULL, *summary = NULL, *where = NULL;
-    char doc[CTK_ERROR_SOURCE_MAX + 128];
-    double t0;
+    char *json = NULL;
     size_t i, n_dirs;
-    int id, rc = CTK_EXIT_OK;
+    int id, rc = CTK_EXIT_OK, max_depth = -1;
 
-    so.max_depth = -1;
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_scan_doc, &arg)) != -1) {
         switch (id) {
         case OPT_OUTPUT: output = arg; break;
         case OPT_DEFAULT: want_default = arg; break;
         case OPT_MAX_DEPTH:
-            if (parse_depth("scan", arg, &so.max_depth) != CTK_EXIT_OK)
+            if (ctk_cmd_parse_depth("scan", arg, &max_depth) != CTK_EXIT_OK)
                 return CTK_EXIT_USAGE;
             break;
         case CTK_OPT_HELP_ID:
@@ -192,66 +164,22 @@ int ctk_cmd_scan(int argc, char **argv)
     n_dirs = (size_t)(argc - optind);
 
     ctk_error_init(&err);
-    t0 = now_s();
-    res = n_dirs ? ctk_scan((const char *const *)argv + optind, n_dirs, &so, &err)
-                 : ctk_scan_standard(&so, &err);
-    if (!res)
+    if (!(res = ctk_cmd_run_scan(argv + optind, n_dirs, max_depth, true, &err)))
         goto fail;
-    for (i = 0; i < res->n_events; i++) {
-        if (res->events[i].kind == CTK_SCAN_DEPTH)
-            ctk_cli_debug("%s", res->events[i].text);
-        else
-            ctk_cli_info("%s", res->events[i].text);
-    }
-    {
-        ctk_strlist_t untrusted;
-        bool good;
-
-        ctk_strlist_init(&untrusted);
-        good = ctk_scan_untrusted(res, &untrusted, &err);
-        for (i = 0; good && i < untrusted.len; i++)
-            ctk_cli_warn("%s", untrusted.items[i]);
-        ctk_strlist_fini(&untrusted);
-        if (!good)
-            goto fail;
-    }
-    if (!(summary = ctk_scan_summary(res, now_s() - t0, &err)))
-        goto fail;
-    ctk_cli_info("%s", summary);
     if (res->cfg->n_sdks == 0) {
-        if (!(where = where_text(argv + optind, n_dirs, &err)))
-            goto fail;
-        ctk_error_set(&err, CTK_E_ENV, NULL, 0, 0,
-                      "no CUDA toolkit found in %s; name the directories that hold one "
-                      "(ctkgen scan DIR...), or describe it in a site config (see %s)",
-                      where, ctk_cli_doc_ref("site-config.md", doc, sizeof doc));
+        ctk_cmd_no_toolkit(argv + optind, n_dirs,
+                           "name the directories that hold one (ctkgen scan DIR...), or describe it in a site "
+                           "config", &err);
         goto fail;
     }
     if (want_default && (rc = set_default(res->cfg, want_default, &err)) != CTK_EXIT_OK)
         goto done;
-    if (!(json = ctk_config_dump(res->cfg, &err)))
+    if (!(json = ctk_config_dump(res->cfg, &err)) || !emit(output, json, &err))
         goto fail;
-    if (output) {
-        if (!ctk_write_file_atomic(output, json, strlen(json), &err)) {
-            ctk_cmd_explain_denied(output, false,
-                                   "write it elsewhere with -o FILE (or to stdout, without -o)",
-                                   &err);
-            goto fail;
-        }
-        ctk_cli_info("wrote %s", output);
-    } else {
-        fputs(json, stdout);
-        if (fflush(stdout) != 0) {
-            ctk_error_set(&err, CTK_E_IO, NULL, 0, 0, "cannot write to stdout: %s", strerror(errno));
-            goto fail;
-        }
-    }
     goto done;
 fail:
     rc = ctk_cli_error(&err);
 done:
-    free(where);
-    free(summary);
     free(json);
     ctk_scan_free(res);
     return rc;
