@@ -252,6 +252,63 @@ static bool load_of_code(const char *p, const char *end)
     return false;
 }
 
+/* Past a short string that starts at p (its quote), counting the
+ * newlines it escapes into *line. */
+static const char *skip_short_string(const char *p, const char *end, int *line)
+{
+    char q = *p++;
+
+    while (p < end && *p != q && *p != '\n') {
+        if (*p == '\\' && p + 1 < end) {
+            if (p[1] == '\n')
+                (*line)++;
+            p++;
+        }
+        p++;
+    }
+    return p < end && *p == q ? p + 1 : p;
+}
+
+/* After os or string (id, idn long) at p: a member the sandbox forbids
+ * (os.execute ..., string.dump), spelt into found. */
+static bool forbidden_member(const char *id, size_t idn, const char *p, const char *end, char *found, size_t size)
+{
+    const char *f;
+    size_t fn;
+
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p >= end || (*p != '.' && *p != ':'))
+        return false;
+    for (p++; p < end && (*p == ' ' || *p == '\t'); p++)
+        ;
+    for (f = p; p < end && (isalnum((unsigned char)*p) || *p == '_'); p++)
+        ;
+    fn = (size_t)(p - f);
+    if ((idn == 2 && in_list(forbidden_os, f, fn)) || (idn == 6 && fn == 4 && strncmp(f, "dump", 4) == 0)) {
+        snprintf(found, size, "%.*s.%.*s", (int)idn, id, (int)fn, f);
+        return true;
+    }
+    return false;
+}
+
+/* The identifier id (idn long, p just past it), not a field: a global the
+ * sandbox forbids, a load of Lua code, or a forbidden os or string member,
+ * spelt into found. */
+static bool forbidden_ident(const char *id, size_t idn, const char *p, const char *end, char *found, size_t size)
+{
+    if (in_list(forbidden_globals, id, idn)) {
+        snprintf(found, size, "%.*s", (int)idn, id);
+        return true;
+    }
+    if (idn == 4 && strncmp(id, "load", 4) == 0 && load_of_code(p, end)) {
+        snprintf(found, size, "load (of Lua code)");
+        return true;
+    }
+    return ((idn == 2 && strncmp(id, "os", 2) == 0) || (idn == 6 && strncmp(id, "string", 6) == 0)) &&
+           forbidden_member(id, idn, p, end, found, size);
+}
+
 bool ctk_lint_lua_forbidden(const char *src, size_t len, const char **name, int *line_out)
 {
     static char found[64];
@@ -265,93 +322,39 @@ bool ctk_lint_lua_forbidden(const char *src, size_t len, const char **name, int 
         if (*p == '\n') {
             line++;
             p++;
-            continue;
-        }
-        if (isspace((unsigned char)*p)) {
+        } else if (isspace((unsigned char)*p)) {
             p++;
-            continue;
-        }
-        if (p + 1 < end && p[0] == '-' && p[1] == '-') {
+        } else if (p + 1 < end && p[0] == '-' && p[1] == '-') {
             p += 2;
-            if ((n = long_open(p, end, &level)) > 0) {
+            if ((n = long_open(p, end, &level)) > 0)
                 p = long_close(p + n, end, level, &line);
-            } else {
+            else
                 while (p < end && *p != '\n')
                     p++;
-            }
-            continue;
-        }
-        if ((n = long_open(p, end, &level)) > 0) {
+        } else if ((n = long_open(p, end, &level)) > 0) {
             p = long_close(p + n, end, level, &line);
             prev = 's';
-            continue;
-        }
-        if (*p == '"' || *p == '\'') {
-            char q = *p++;
-
-            while (p < end && *p != q && *p != '\n') {
-                if (*p == '\\' && p + 1 < end) {
-                    if (p[1] == '\n')
-                        line++;
-                    p++;
-                }
-                p++;
-            }
-            if (p < end && *p == q)
-                p++;
+        } else if (*p == '"' || *p == '\'') {
+            p = skip_short_string(p, end, &line);
             prev = 's';
-            continue;
-        }
-        if (isalpha((unsigned char)*p) || *p == '_') {
+        } else if (isalpha((unsigned char)*p) || *p == '_') {
             const char *id = p;
-            size_t idn;
 
             while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
                 p++;
-            idn = (size_t)(p - id);
-            if (prev != '.' && prev != ':') {
-                if (in_list(forbidden_globals, id, idn)) {
-                    snprintf(found, sizeof found, "%.*s", (int)idn, id);
-                    goto hit;
-                }
-                if (idn == 4 && strncmp(id, "load", 4) == 0 && load_of_code(p, end)) {
-                    snprintf(found, sizeof found, "load (of Lua code)");
-                    goto hit;
-                }
-                if ((idn == 2 && strncmp(id, "os", 2) == 0) || (idn == 6 && strncmp(id, "string", 6) == 0)) {
-                    const char *q = p, *f;
-                    size_t fn;
-
-                    while (q < end && (*q == ' ' || *q == '\t'))
-                        q++;
-                    if (q < end && (*q == '.' || *q == ':')) {
-                        q++;
-                        while (q < end && (*q == ' ' || *q == '\t'))
-                            q++;
-                        f = q;
-                        while (q < end && (isalnum((unsigned char)*q) || *q == '_'))
-                            q++;
-                        fn = (size_t)(q - f);
-                        if ((idn == 2 && in_list(forbidden_os, f, fn)) ||
-                            (idn == 6 && fn == 4 && strncmp(f, "dump", 4) == 0)) {
-                            snprintf(found, sizeof found, "%.*s.%.*s", (int)idn, id, (int)fn, f);
-                            goto hit;
-                        }
-                    }
-                }
+            if (prev != '.' && prev != ':' && forbidden_ident(id, (size_t)(p - id), p, end, found, sizeof found)) {
+                if (name)
+                    *name = found;
+                if (line_out)
+                    *line_out = line;
+                return true;
             }
             prev = 'a';
-            continue;
+        } else {
+            prev = *p++;
         }
-        prev = *p++;
     }
     return false;
-hit:
-    if (name)
-        *name = found;
-    if (line_out)
-        *line_out = line;
-    return true;
 }
 
 /* Does an evaluation error name something the sandbox forbids? */
