@@ -9,13 +9,10 @@
  * or of another type is left out of the page), because a page that shows
  * what there is serves users better than an error about a newer report.
  *
- * Allocation failures while parsing: jansson 2.14's lexer survives a failed
- * append to a token with the token cut short (report.c says what that
- * leads to), so parsing goes through a malloc that, while this file parses
- * on the calling thread, notes the first failure and fails every later
- * allocation of that parse; any failure then means CTK_E_NOMEM.  It chains
- * onto whatever malloc jansson has when the program starts (report.c's own
- * wrapper, whichever of the two is installed first), so both stay in force.
+ * Allocation failures while parsing: the report is read with
+ * ctk_json_load() (jsonio.c says why jansson's own parse cannot be trusted
+ * to report them), so any failure of memory is CTK_E_NOMEM, never a report
+ * cut short.
  * Rendering reads the parsed tree only and allocates nothing through
  * jansson.
  *
