@@ -350,6 +350,50 @@ START_TEST(test_util_seen_rechecks_what_was_looked_at)
 }
 END_TEST
 
+/* A private dir: DIR/NAME-XXXXXX, mode 0700, a new one each call; a DIR
+ * that is not there is CTK_E_IO naming what was meant.  $TMPDIR counts as
+ * the base only when absolute. */
+START_TEST(test_util_make_dtemp_is_private_and_new)
+{
+    char *dir = tu_scratch(), *a, *b, *missing;
+    struct stat st;
+    ctk_error_t err;
+    const char *was = getenv("TMPDIR");
+    char *saved = was ? strdup(was) : NULL;
+
+    ctk_error_init(&err);
+    a = ctk_make_dtemp(dir, "ctkgen-x", "temp dir", &err);
+    b = ctk_make_dtemp(dir, "ctkgen-x", "temp dir", &err);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_ne(a, b);
+    ck_assert_int_eq(strncmp(a, dir, strlen(dir)), 0);
+    ck_assert_int_eq(strncmp(a + strlen(dir), "/ctkgen-x-", 10), 0);
+    ck_assert_uint_eq(strlen(a), strlen(dir) + 16);
+    ck_assert_int_eq(stat(a, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode));
+    ck_assert_uint_eq(st.st_mode & 07777, 0700);
+    missing = tu_keep(ctk_path_join(dir, "not-there", NULL));
+    ck_assert_ptr_null(ctk_make_dtemp(missing, "run", "dir", &err));
+    ck_assert_int_eq(err.code, CTK_E_IO);
+    ck_assert_ptr_nonnull(strstr(err.text, "cannot create a private dir: "));
+    setenv("TMPDIR", "relative/tmp", 1);
+    ck_assert_str_eq(ctk_tmp_base(), "/tmp");
+    setenv("TMPDIR", dir, 1);
+    ck_assert_str_eq(ctk_tmp_base(), dir);
+    unsetenv("TMPDIR");
+    ck_assert_str_eq(ctk_tmp_base(), "/tmp");
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    free(saved);
+    rmdir(a);
+    rmdir(b);
+    free(a);
+    free(b);
+    tu_scratch_end(&dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -366,6 +410,7 @@ int main(void)
     tcase_add_test(tc, test_util_hash_is_stable);
     tcase_add_test(tc, test_util_same_file_is_identity_not_spelling);
     tcase_add_test(tc, test_util_seen_rechecks_what_was_looked_at);
+    tcase_add_test(tc, test_util_make_dtemp_is_private_and_new);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

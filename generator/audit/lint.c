@@ -2238,14 +2238,8 @@ static bool setup(lctx_t *c, ctk_error_t *err)
     char *home = NULL, *why = NULL;
     bool ok = false, found = false;
 
-    if (!(c->tmproot = ctk_printf(err, "%s/ctkgen-lint-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
+    if (!(c->tmproot = ctk_make_dtemp(ctk_tmp_base(), "ctkgen-lint", "temp dir", err)))
         return false;
-    if (!mkdtemp(c->tmproot)) {
-        ctk_error_set(err, CTK_E_IO, c->tmproot, 0, 0, "cannot create a private temp dir: %s", strerror(errno));
-        free(c->tmproot);
-        c->tmproot = NULL;
-        return false;
-    }
     if (!(home = ctk_path_join(c->tmproot, "home", err)))
         goto out;
     if (mkdir(home, 0700) != 0) {

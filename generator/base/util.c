@@ -1133,3 +1133,22 @@ uint64_t ctk_seen_fold_end(const ctk_seen_fold_t *f)
 {
     return f->h;
 }
+
+const char *ctk_tmp_base(void)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    return tmp && tmp[0] == '/' ? tmp : "/tmp";
+}
+
+char *ctk_make_dtemp(const char *dir, const char *name, const char *what, ctk_error_t *err)
+{
+    char *path = ctk_printf(err, "%s/%s-XXXXXX", dir, name);
+
+    if (path && !mkdtemp(path)) {
+        ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot create a private %s: %s", what, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    return path;
+}

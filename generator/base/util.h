@@ -102,6 +102,12 @@ bool ctk_is_executable(const char *path);  /* regular file with an x bit we may 
 /* Write all of data to fd, retrying short writes and EINTR; false with
  * errno set on failure. */
 bool ctk_write_all(int fd, const char *data, size_t len);
+/* $TMPDIR when it is an absolute path, else "/tmp". */
+const char *ctk_tmp_base(void);
+/* A new dir DIR/NAME-XXXXXX (mkdtemp: mode 0700, a name nobody else has);
+ * caller frees the path (and removes the dir).  NULL with CTK_E_NOMEM, or
+ * CTK_E_IO "cannot create a private <what>: <why>". */
+char *ctk_make_dtemp(const char *dir, const char *name, const char *what, ctk_error_t *err);
 /* rm -r path without following symlinks; best effort, errors ignored. */
 void ctk_remove_tree(const char *path);
 /* realpath(3) into a fresh string; NULL if it does not resolve (no error set). */

@@ -3335,21 +3335,6 @@ static void vctx_fini(vctx_t *c)
     pthread_mutex_destroy(&c->nvcc_lock);
 }
 
-/* A private temp dir (mode 0700) under $TMPDIR (an absolute one), else /tmp. */
-static bool make_tmproot(vctx_t *c, ctk_error_t *err)
-{
-    const char *tmp = getenv("TMPDIR");
-
-    if (!(c->tmproot = ctk_printf(err, "%s/ctkgen-validate-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp")))
-        return false;
-    if (!mkdtemp(c->tmproot)) {
-        ctk_error_set(err, CTK_E_IO, c->tmproot, 0, 0, "cannot create a private temp dir: %s", strerror(errno));
-        free(c->tmproot);
-        c->tmproot = NULL;
-        return false;
-    }
-    return true;
-}
 
 /* Everything the workers share, settled once: the results' records, the
  * host compilers, the temp dir, the base environment and the module
@@ -3368,7 +3353,7 @@ static bool prepare(vctx_t *c, ctk_error_t *err)
     }
     if (!setup_results(c->cfg, c->sdks, out, err) || !caller_env(&caller, err) ||
         !(out->cc = find_compiler(&caller, o->cc, "cc", "--cc", err)) ||
-        !(out->cxx = find_compiler(&caller, o->cxx, "c++", "--cxx", err)) || !make_tmproot(c, err) ||
+        !(out->cxx = find_compiler(&caller, o->cxx, "c++", "--cxx", err)) || !(c->tmproot = ctk_make_dtemp(ctk_tmp_base(), "ctkgen-validate", "temp dir", err)) ||
         !setup_base(c, err) || !setup_modsys(c, &caller, err) || !(c->base_envp = ctk_env_envp(&c->base, err)))
         goto out;
     out->cc_version = cc_version(c, out->cc);

@@ -492,14 +492,8 @@ bool ctk_sandbox_run_new(const ctk_sandbox_t *sb, ctk_sandbox_run_t *run, ctk_er
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_sandbox_run_new: no sandbox");
         return false;
     }
-    if (!(run->dir = ctk_printf(err, "%s/run-XXXXXX", sb->base)))
+    if (!(run->dir = ctk_make_dtemp(sb->base, "run", "dir", err)))
         return false;
-    if (!mkdtemp(run->dir)) {
-        ctk_error_set(err, CTK_E_IO, run->dir, 0, 0, "cannot create a private dir: %s", strerror(errno));
-        free(run->dir);
-        run->dir = NULL;
-        return false;
-    }
     if (!(run->home = ctk_path_join(run->dir, "home", err)) || !(run->tmp = ctk_path_join(run->dir, "tmp", err)))
         goto fail;
     /* made and handed over inside a dir only root can enter: no race */
