@@ -172,91 +172,96 @@ static bool own_include(const ctk_sdk_t *s, const char *dir)
     return strcmp(dir, s->incdir) == 0 || (s->cccl_incdir && strcmp(dir, s->cccl_incdir) == 0);
 }
 
-bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_env_t *set,
-                          const ctk_check_src_t *src, char **nvcc_out, ctk_findings_t *out,
-                          ctk_error_t *err)
+/* CTK-LDLIB-001 for the toolkit's stubs dir on LD_LIBRARY_PATH (ldp), and
+ * for any dir named stubs holding a libcuda.so, whoever's. */
+static bool check_ld_stubs(const ctk_sdk_t *s, const char *ldp, const ctk_check_src_t *src, ctk_findings_t *out,
+                           ctk_error_t *err)
 {
-    static const char *const banned[] = {"LDFLAGS", "CFLAGS", "CXXFLAGS", "CPPFLAGS", NULL};
-    const char *ldp = ctk_env_get(menv, "LD_LIBRARY_PATH");
-    const char *lp = ctk_env_get(menv, "LIBRARY_PATH");
-    const char *cp = ctk_env_get(menv, "CPATH");
-    char *first, *nvcc;
-    size_t i;
+    char *copy, *tok, *save = NULL;
+    bool ok = true;
 
-    if (nvcc_out)
-        *nvcc_out = NULL;
-    for (i = 0; banned[i]; i++)
-        if (ctk_env_get(set, banned[i]) &&
-            !addf(out, src, "CTK-ENV-003", ctk_check_var_line(src, banned[i]), err, "the module sets %s=\"%s\"",
-                  banned[i], ctk_env_get(set, banned[i])))
-            return false;
     if (s->stubsdir && ctk_check_list_find_dir(ldp, s->stubsdir) >= 0 &&
         !addf(out, src, "CTK-LDLIB-001", value_line(src, "stubs"), err,
               "LD_LIBRARY_PATH holds the driver stubs dir %s", s->stubsdir))
         return false;
-    if (ldp) {
-        /* any dir named stubs holding a libcuda.so is a stubs dir, whoever's */
-        char *copy = strdup(ldp), *tok, *save = NULL;
-
-        if (!copy) {
-            ctk_error_nomem(err);
-            return false;
-        }
-        for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-            char *lc = ctk_path_join(tok, "libcuda.so", NULL);
-            size_t tl = strlen(tok);
-            bool stub = lc && tl >= 5 && strcmp(tok + tl - 5, "stubs") == 0 && ctk_is_file(lc) &&
-                        !(s->stubsdir && ctk_check_list_find_dir(tok, s->stubsdir) >= 0);
-
-            free(lc);
-            if (stub && !addf(out, src, "CTK-LDLIB-001", value_line(src, "stubs"), err,
-                              "LD_LIBRARY_PATH holds a driver stubs dir: %s", tok)) {
-                free(copy);
-                return false;
-            }
-        }
-        free(copy);
+    if (!ldp)
+        return true;
+    if (!(copy = strdup(ldp))) {
+        ctk_error_nomem(err);
+        return false;
     }
-    first = first_dir_with_cudart(ldp);
-    if (first && ctk_check_list_find_dir(first, s->libdir) < 0) {
-        bool ok = addf(out, src, "CTK-LDLIB-002", value_line(src, first), err,
-                       "LD_LIBRARY_PATH puts %s (another libcudart) before this toolkit's %s", first,
-                       s->libdir);
+    for (tok = strtok_r(copy, ":", &save); ok && tok; tok = strtok_r(NULL, ":", &save)) {
+        char *lc = ctk_path_join(tok, "libcuda.so", NULL);
+        size_t tl = strlen(tok);
+        bool stub = lc && tl >= 5 && strcmp(tok + tl - 5, "stubs") == 0 && ctk_is_file(lc) &&
+                    !(s->stubsdir && ctk_check_list_find_dir(tok, s->stubsdir) >= 0);
 
-        free(first);
-        if (!ok)
-            return false;
-    } else {
-        free(first);
+        free(lc);
+        if (stub)
+            ok = addf(out, src, "CTK-LDLIB-001", value_line(src, "stubs"), err,
+                      "LD_LIBRARY_PATH holds a driver stubs dir: %s", tok);
     }
-    for (i = 0; i < s->ld_library_path.len; i++) {
+    free(copy);
+    return ok;
+}
+
+/* CTK-LDLIB-002 when the first libcudart on LD_LIBRARY_PATH is another's;
+ * CTK-LDLIB-003 for each of the toolkit's lib dirs LD_LIBRARY_PATH or
+ * LIBRARY_PATH (lp) misses. */
+static bool check_lib_dirs(const ctk_sdk_t *s, const char *ldp, const char *lp, const ctk_check_src_t *src,
+                           ctk_findings_t *out, ctk_error_t *err)
+{
+    char *first = first_dir_with_cudart(ldp);
+    bool ok = true;
+
+    if (first && ctk_check_list_find_dir(first, s->libdir) < 0)
+        ok = addf(out, src, "CTK-LDLIB-002", value_line(src, first), err,
+                  "LD_LIBRARY_PATH puts %s (another libcudart) before this toolkit's %s", first, s->libdir);
+    free(first);
+    for (size_t i = 0; ok && i < s->ld_library_path.len; i++) {
         const char *d = s->ld_library_path.items[i];
 
         if (ctk_check_list_find_dir(ldp, d) < 0 &&
-            !addf(out, src, "CTK-LDLIB-003", list_line(src, "LD_LIBRARY_PATH"), err,
-                  "LD_LIBRARY_PATH misses %s", d))
+            !addf(out, src, "CTK-LDLIB-003", list_line(src, "LD_LIBRARY_PATH"), err, "LD_LIBRARY_PATH misses %s", d))
             return false;
-        if (ctk_check_list_find_dir(lp, d) < 0 &&
-            !addf(out, src, "CTK-LDLIB-003", list_line(src, "LIBRARY_PATH"), err, "LIBRARY_PATH misses %s", d))
-            return false;
+        if (ctk_check_list_find_dir(lp, d) < 0)
+            ok = addf(out, src, "CTK-LDLIB-003", list_line(src, "LIBRARY_PATH"), err, "LIBRARY_PATH misses %s", d);
     }
+    return ok;
+}
+
+/* CTK-CPATH-001 when CPATH (cp) misses the dir of cuda_runtime.h,
+ * CTK-CPATH-002 for each other include dir of the toolkit it misses. */
+static bool check_cpath(const ctk_sdk_t *s, const char *cp, const ctk_check_src_t *src, ctk_findings_t *out,
+                        ctk_error_t *err)
+{
     if (ctk_check_list_find_dir(cp, s->incdir) < 0 &&
         !addf(out, src, "CTK-CPATH-001", ctk_check_var_line(src, "CPATH"), err,
               "CPATH misses %s, which holds cuda_runtime.h", s->incdir))
         return false;
-    for (i = 0; i < s->cpath.len; i++)
+    for (size_t i = 0; i < s->cpath.len; i++)
         if (!own_include(s, s->cpath.items[i]) && ctk_check_list_find_dir(cp, s->cpath.items[i]) < 0 &&
-            !addf(out, src, "CTK-CPATH-002", ctk_check_var_line(src, "CPATH"), err, "CPATH misses %s", s->cpath.items[i]))
+            !addf(out, src, "CTK-CPATH-002", ctk_check_var_line(src, "CPATH"), err, "CPATH misses %s",
+                  s->cpath.items[i]))
             return false;
-    nvcc = ctk_env_which(menv, "nvcc", err);
+    return true;
+}
+
+/* CTK-PATH-001 unless the nvcc on the module's PATH is the toolkit's; that
+ * nvcc into *nvcc_out (when asked) where it is. */
+static bool check_nvcc_on_path(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_check_src_t *src,
+                               char **nvcc_out, ctk_findings_t *out, ctk_error_t *err)
+{
+    char *nvcc = ctk_env_which(menv, "nvcc", err);
+    bool ok;
+
     if (!nvcc && err && err->code != CTK_E_OK)
         return false;
     if (!nvcc || !same_file(nvcc, s->nvcc)) {
-        bool ok = addf(out, src, "CTK-PATH-001", ctk_check_var_line(src, "PATH"), err,
-                       nvcc ? "nvcc on the module's PATH is %s, not this toolkit's %s"
-                            : "no nvcc on the module's PATH%s (this toolkit's is %s)",
-                       nvcc ? nvcc : "", s->nvcc);
-
+        ok = addf(out, src, "CTK-PATH-001", ctk_check_var_line(src, "PATH"), err,
+                  nvcc ? "nvcc on the module's PATH is %s, not this toolkit's %s"
+                       : "no nvcc on the module's PATH%s (this toolkit's is %s)",
+                  nvcc ? nvcc : "", s->nvcc);
         free(nvcc);
         return ok;
     }
@@ -265,6 +270,26 @@ bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_e
     else
         free(nvcc);
     return true;
+}
+
+bool ctk_check_module_env(const ctk_sdk_t *s, const ctk_env_t *menv, const ctk_env_t *set,
+                          const ctk_check_src_t *src, char **nvcc_out, ctk_findings_t *out,
+                          ctk_error_t *err)
+{
+    static const char *const banned[] = {"LDFLAGS", "CFLAGS", "CXXFLAGS", "CPPFLAGS", NULL};
+    const char *ldp = ctk_env_get(menv, "LD_LIBRARY_PATH");
+
+    if (nvcc_out)
+        *nvcc_out = NULL;
+    for (size_t i = 0; banned[i]; i++)
+        if (ctk_env_get(set, banned[i]) &&
+            !addf(out, src, "CTK-ENV-003", ctk_check_var_line(src, banned[i]), err, "the module sets %s=\"%s\"",
+                  banned[i], ctk_env_get(set, banned[i])))
+            return false;
+    return check_ld_stubs(s, ldp, src, out, err) &&
+           check_lib_dirs(s, ldp, ctk_env_get(menv, "LIBRARY_PATH"), src, out, err) &&
+           check_cpath(s, ctk_env_get(menv, "CPATH"), src, out, err) &&
+           check_nvcc_on_path(s, menv, src, nvcc_out, out, err);
 }
 
 
