@@ -331,18 +331,55 @@ static char *site_modulepath(const ctk_config_t *cfg, const ctk_validate_cli_t *
     return s;
 }
 
-int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *given)
+/* The validation itself: here, or with Slurm (slurm) the probes built here
+ * and launched on the partitions, or (compute) the whole of it run on each
+ * partition's node.  rep->seconds is the whole run's, from t0, the jobs'
+ * included.  false with err (or after an interrupt). */
+static bool run_validation(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *o,
+                           ctk_vopts_t *v, bool slurm, bool compute, double t0, ctk_vreport_t *rep,
+                           ctk_error_t *err)
 {
-    ctk_validate_cli_t oc = *given;
-    const ctk_validate_cli_t *o = &oc;
-    char *modulepath;
-    ctk_vreport_t rep;
-    ctk_vopts_t v;
     ctk_remote_opts_t ro;
     ctk_remote_t *remote = NULL;
     char *cache_dir = NULL;
+    bool done = false;
+    size_t np;
+
+    if (slurm) {
+        if (!(remote = prepare_remote(cfg, o, &ro, &cache_dir, err)))
+            goto out;
+        v->stage_dir = ctk_remote_probe_dir(remote);
+        np = ctk_remote_n_partitions(remote);
+        if (ctk_cli_verbosity >= CTK_NORMAL && compute)
+            ctk_cli_info("build \"compute\": each partition's job runs this ctkgen's validate on its node (%zu "
+                         "partition%s)", np, np == 1 ? "" : "s");
+        else if (ctk_cli_verbosity >= CTK_NORMAL)
+            ctk_cli_info("building and checking here (the marks below are for that), then the CUDA probes launch "
+                         "through Slurm on %zu partition%s", np, np == 1 ? "" : "s");
+    }
+    if (ctk_cli_verbosity >= CTK_NORMAL)
+        ctk_cli_info("validating %zu SDK%s in %s", cfg->n_sdks, cfg->n_sdks == 1 ? "" : "s", v->outdir);
+    if (remote && compute)
+        done = run_compute(cfg, sdks, o, remote, rep, err);
+    else
+        done = ctk_validate(cfg, sdks, cfg->n_sdks, v, rep, err) &&
+               (!remote || ctk_proc_interrupted() || ctk_remote_run(remote, sdks, rep, err));
+    if (remote)
+        rep->seconds = now_s() - t0;
+out:
+    ctk_remote_free(remote);
+    free(cache_dir);
+    return done;
+}
+
+int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, const ctk_validate_cli_t *given)
+{
+    ctk_validate_cli_t oc = *given;
+    char *modulepath;
+    ctk_vreport_t rep;
+    ctk_vopts_t v;
     ctk_error_t err;
-    bool done = false, slurm, compute;
+    bool done, slurm, compute;
     double t0 = now_s();
     int rc, sig;
 
@@ -353,41 +390,13 @@ int ctk_validate_and_report(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, con
     v = oc.v;
     ctk_vreport_init(&rep);
     v.progress = on_progress;
-    slurm = use_slurm(cfg, o, &err);
+    slurm = use_slurm(cfg, &oc, &err);
     compute = slurm && cfg->validation.build && strcmp(cfg->validation.build, "compute") == 0;
-    if (err.code != CTK_E_OK) {
+    if (err.code != CTK_E_OK || !ctk_proc_catch_interrupts(&err)) {
         rc = ctk_cli_error(&err);
         goto out;
     }
-    if (!ctk_proc_catch_interrupts(&err)) {
-        rc = ctk_cli_error(&err);
-        goto out;
-    }
-    if (slurm) {
-        if (!(remote = prepare_remote(cfg, o, &ro, &cache_dir, &err)))
-            goto failed;
-        v.stage_dir = ctk_remote_probe_dir(remote);
-        if (ctk_cli_verbosity >= CTK_NORMAL && compute)
-            ctk_cli_info("build \"compute\": each partition's job runs this ctkgen's validate on its node (%zu "
-                         "partition%s)",
-                         ctk_remote_n_partitions(remote), ctk_remote_n_partitions(remote) == 1 ? "" : "s");
-        else if (ctk_cli_verbosity >= CTK_NORMAL)
-            ctk_cli_info("building and checking here (the marks below are for that), then the CUDA probes launch "
-                         "through Slurm on %zu partition%s",
-                         ctk_remote_n_partitions(remote), ctk_remote_n_partitions(remote) == 1 ? "" : "s");
-    }
-    if (ctk_cli_verbosity >= CTK_NORMAL)
-        ctk_cli_info("validating %zu SDK%s in %s", cfg->n_sdks, cfg->n_sdks == 1 ? "" : "s", v.outdir);
-    if (remote && compute)
-        done = run_compute(cfg, sdks, o, remote, &rep, &err);
-    else
-        done = ctk_validate(cfg, sdks, cfg->n_sdks, &v, &rep, &err) &&
-               (!remote || ctk_proc_interrupted() || ctk_remote_run(remote, sdks, &rep, &err));
-    if (remote) /* the report's time is the whole run's, the jobs' included */
-        rep.seconds = now_s() - t0;
-failed:
-    ctk_remote_free(remote);
-    remote = NULL;
+    done = run_validation(cfg, sdks, &oc, &v, slurm, compute, t0, &rep, &err);
     ctk_proc_release_interrupts();
     if ((sig = ctk_proc_interrupted())) {
         char what[128];
@@ -406,10 +415,8 @@ failed:
         rc = ctk_cli_error(&err);
         goto out;
     }
-    rc = print_report(&rep, o, &err);
+    rc = print_report(&rep, &oc, &err);
 out:
-    ctk_remote_free(remote);
-    free(cache_dir);
     free(modulepath);
     ctk_vreport_fini(&rep);
     return rc;
