@@ -34,7 +34,11 @@ check "an output file calling printf" plant output/render.c 'static void f(void)
 cp "$S/generator/output/render.c" "$T/keep"
 awk '{ print } !done && /^#include/ { print "/* printf(\"x\") named in a comment */"; done = 1 }' "$T/keep" >"$S/generator/output/render.c"
 check "  but not one named in a comment" sh "$S/build-aux/check-layers.sh" "$S"
+awk '{ print } !done && /^#include/ { print "static int streams[2]; /* stdout, stderr */"; done = 1 }' "$T/keep" >"$S/generator/output/render.c"
+check "  nor stdout named in a comment after code" sh "$S/build-aux/check-layers.sh" "$S"
 cp "$T/keep" "$S/generator/output/render.c"
+check "  but a call after a comment on the same line is" \
+    plant output/render.c 'static void f(void) { /* say it */ puts("x"); }' print
 check "Lua's headers outside sandbox/" plant output/render.c '#include <lua.h>' lua
 check "jansson outside its three files" plant prove/verdict.c '#include <jansson.h>' jansson
 check "libpkgconf outside prove/pc.c" plant audit/lint.c '#include <libpkgconf/libpkgconf.h>' libpkgconf
