@@ -1474,83 +1474,85 @@ static full_alias_t full_alias(const names_t *nm, ctk_sdk_t *const *sdks, size_t
     return has_alias(sdks[i], full) ? FULL_OWN_ALIAS : FULL_KEPT;
 }
 
+/* "<name>: <full> is the full version of both A and B: no <full> alias
+ * written", naming every SDK that shares the full version of SDK i. */
+static char *shared_note(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks, size_t i,
+                         ctk_error_t *err)
+{
+    const char *full = sdks[i]->version_full;
+    ctk_buf_t b;
+    size_t j, n = 0, k = 0;
+    char *note = NULL;
+
+    for (j = 0; j < n_sdks; j++)
+        if (sdks[j]->version_full && strcmp(sdks[j]->version_full, full) == 0)
+            n++;
+    ctk_buf_init(&b);
+    ctk_buf_printf(&b, "%s: %s is the full version of %s", cfg->module_name, full, n == 2 ? "both " : "");
+    for (j = 0; j < n_sdks; j++) {
+        if (!sdks[j]->version_full || strcmp(sdks[j]->version_full, full) != 0)
+            continue;
+        k++;
+        ctk_buf_printf(&b, "%s%s", k == 1 ? "" : k == n ? " and " : ", ", sdks[j]->module_version);
+    }
+    ctk_buf_printf(&b, ": no %s alias written", full);
+    if (b.failed)
+        ctk_error_nomem(err);
+    else
+        note = ctk_buf_take(&b, NULL);
+    ctk_buf_fini(&b);
+    return note;
+}
+
+/* Why SDK i gets no full-version name (how, other: full_alias()), as a
+ * note; NULL with err for want of memory. */
+static char *dropped_note(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks, size_t i, int how,
+                          size_t other, ctk_error_t *err)
+{
+    const char *full = sdks[i]->version_full, *name = cfg->module_name;
+
+    if (how == FULL_MODULE)
+        return ctk_printf(err, "%s: %s is the full version of %s and a module version of its own: no %s alias "
+                          "for %s written", name, full, sdks[i]->module_version, full, sdks[i]->module_version);
+    if (how == FULL_ALIAS)
+        return ctk_printf(err, "%s: %s is the full version of %s and an alias of %s: no %s alias for %s written",
+                          name, full, sdks[i]->module_version, sdks[other]->module_version, full,
+                          sdks[i]->module_version);
+    return shared_note(cfg, sdks, n_sdks, i, err);
+}
+
 bool ctk_render_notes(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, size_t n_sdks,
                       ctk_strlist_t *notes, ctk_error_t *err)
 {
-    size_t i, j, other = 0, kept = 0;
+    size_t i, other = 0, kept = 0;
     names_t nm;
-    bool ok = false;
-    char *cost;
+    bool ok = true;
+    char *note;
 
     if (cfg->full_version_aliases <= 0)
         return true; /* no automatic name, so none yields to another */
     if (!names_init(&nm, sdks, n_sdks, err))
         return false;
-    for (i = 0; i < n_sdks; i++) {
-        const char *full = sdks[i]->version_full, *name = cfg->module_name;
-        char *note = NULL;
+    for (i = 0; ok && i < n_sdks; i++) {
+        int how = full_alias(&nm, sdks, i, &other);
 
-        switch (full_alias(&nm, sdks, i, &other)) {
-        case FULL_KEPT:
+        if (how == FULL_KEPT)
             kept++;
+        /* a name shared by several SDKs: one note, at the first of them */
+        if (how == FULL_KEPT || how == FULL_NONE || how == FULL_OWN_ALIAS || (how == FULL_SHARED && other < i))
             continue;
-        case FULL_NONE:
-        case FULL_OWN_ALIAS:
-            continue;
-        case FULL_MODULE:
-            note = ctk_printf(err, "%s: %s is the full version of %s and a module version of its "
-                              "own: no %s alias for %s written", name, full,
-                              sdks[i]->module_version, full, sdks[i]->module_version);
-            break;
-        case FULL_ALIAS:
-            note = ctk_printf(err, "%s: %s is the full version of %s and an alias of %s: no %s "
-                              "alias for %s written", name, full, sdks[i]->module_version,
-                              sdks[other]->module_version, full, sdks[i]->module_version);
-            break;
-        case FULL_SHARED: {
-            /* one note for all the SDKs sharing it, at the first of them */
-            ctk_buf_t b;
-            size_t n = 0, k = 0;
-
-            if (other < i)
-                continue;
-            for (j = 0; j < n_sdks; j++)
-                if (sdks[j]->version_full && strcmp(sdks[j]->version_full, full) == 0)
-                    n++;
-            ctk_buf_init(&b);
-            ctk_buf_printf(&b, "%s: %s is the full version of %s", name, full,
-                           n == 2 ? "both " : "");
-            for (j = 0; j < n_sdks; j++) {
-                if (!sdks[j]->version_full || strcmp(sdks[j]->version_full, full) != 0)
-                    continue;
-                k++;
-                ctk_buf_printf(&b, "%s%s", k == 1 ? "" : k == n ? " and " : ", ",
-                               sdks[j]->module_version);
-            }
-            ctk_buf_printf(&b, ": no %s alias written", full);
-            if (b.failed)
-                ctk_error_nomem(err);
-            else
-                note = ctk_buf_take(&b, NULL);
-            ctk_buf_fini(&b);
-            break;
-        }
-        }
-        if (!note || !ctk_strlist_take(notes, note, err))
-            goto out;
+        note = dropped_note(cfg, sdks, n_sdks, i, how, other, err);
+        ok = note && ctk_strlist_take(notes, note, err);
     }
     /* each name is a line that both module systems read on every avail and
      * load in the family (docs/benchmarks.md, "Module commands at site
      * scale"); at a few dozen it hardly shows, at hundreds it does */
-    if (kept > CTK_RENDER_FULL_NAMES_NOTE &&
-        (!(cost = ctk_printf(err, "%s: the .modulerc files hold %zu full-version names (X.Y.Z), "
-                             "one line each, which every module avail and module load of %s "
-                             "reads; \"full_version_aliases\": false in the site config leaves "
-                             "them out", cfg->module_name, kept, cfg->module_name)) ||
-         !ctk_strlist_take(notes, cost, err)))
-        goto out;
-    ok = true;
-out:
+    if (ok && kept > CTK_RENDER_FULL_NAMES_NOTE)
+        ok = (note = ctk_printf(err, "%s: the .modulerc files hold %zu full-version names (X.Y.Z), one line each, "
+                                "which every module avail and module load of %s reads; \"full_version_aliases\": "
+                                "false in the site config leaves them out", cfg->module_name, kept,
+                                cfg->module_name)) &&
+             ctk_strlist_take(notes, note, err);
     names_fini(&nm);
     return ok;
 }
