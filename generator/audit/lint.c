@@ -2009,17 +2009,62 @@ static bool refused(lctx_t *c, const char *path, const char *what, const char *t
     return count_findings(c, f);
 }
 
+/* The file's text into *text: 1 read; 0 refused (a special file, or one
+ * the walk may not follow: recorded as such); -1 error (an unreadable
+ * input is bad input, exit 3, not the environment). */
+static int read_input(lctx_t *c, const char *path, const char *real, bool from_walk, char **text, size_t *len)
+{
+    const char *what = NULL;
+    ctk_error_t re;
+
+    ctk_error_init(&re);
+    *text = ctk_file_read_ex(path, FILE_MAX_BYTES, CTK_READ_NO_KERNEL_FS | (from_walk ? CTK_READ_NOFOLLOW : 0), len,
+                             &what, &re);
+    if (*text)
+        return 1;
+    if (what)
+        return ctk_strlist_push(&c->seen, real, c->err) && refused(c, path, what, NULL) ? 0 : -1;
+    ctk_error_set(c->err, re.code == CTK_E_NOMEM ? CTK_E_NOMEM : CTK_E_CONFIG, re.source, re.line, re.column, "%s",
+                  re.text);
+    return -1;
+}
+
+/* Why a file that is neither a modulefile nor a .pc is skipped. */
+static const char *not_linted_why(const char *path)
+{
+    const char *b = base_name(path);
+
+    return strcmp(b, ".modulerc.lua") == 0 || strcmp(b, ".modulerc") == 0 || strcmp(b, ".version") == 0
+               ? "a module default/alias file: not linted"
+               : "not a modulefile (.lua, #%Module) or a .pc file";
+}
+
+/* Lint the text as what it is; a file ctkgen did not write is fixed by
+ * hand: fixes that say where. */
+static bool lint_as(lctx_t *c, ctk_lint_file_t *f, ctk_lint_kind_t kind, const char *text, size_t len)
+{
+    bool ok = false;
+
+    switch (kind) {
+    case CTK_LINT_LUA: ok = lint_lua(c, f, text, len); break;
+    case CTK_LINT_TCL: ok = lint_tcl(c, f, text); break;
+    case CTK_LINT_PC: ok = lint_pc(c, f, text); break;
+    case CTK_LINT_OTHER: break;
+    }
+    return ok && (ctk_lintfix_is_own(text) || ctk_lintfix_apply(f, text, c->err));
+}
+
 /* Lint one file.  A file found in a walk is read only if it is a regular
  * file itself (no link followed); a path named on the command line may be
  * a link, but what it leads to must be a regular file all the same. */
 static bool lint_file(lctx_t *c, const char *path, bool from_walk)
 {
-    ctk_lint_report_t *r = c->rep;
     ctk_lint_file_t *f;
     char *text = NULL, *real = NULL;
     size_t len = 0;
     ctk_lint_kind_t kind;
     bool ok = false;
+    int got;
 
     if (ctk_proc_interrupted()) {
         /* the caller caught SIGINT or the like: stop here and unwind */
@@ -2033,50 +2078,22 @@ static bool lint_file(lctx_t *c, const char *path, bool from_walk)
     if (ctk_strlist_contains(&c->seen, real)) {
         char *why = ctk_printf(c->err, "the same file as one linted already (%s)", real);
 
-        ok = why && add_skip(r, path, why, c->err);
+        ok = why && add_skip(c->rep, path, why, c->err);
         free(why);
         free(real);
         return ok;
     }
-    {
-        ctk_error_t re;
-        const char *what = NULL;
-
-        ctk_error_init(&re);
-        text = ctk_file_read_ex(path, FILE_MAX_BYTES, CTK_READ_NO_KERNEL_FS | (from_walk ? CTK_READ_NOFOLLOW : 0),
-                                &len, &what, &re);
-        if (!text && what) {
-            ok = ctk_strlist_push(&c->seen, real, c->err) && refused(c, path, what, NULL);
-            goto out;
-        }
-        if (!text) {
-            /* an unreadable input is bad input (exit 3), not the environment */
-            ctk_error_set(c->err, re.code == CTK_E_NOMEM ? CTK_E_NOMEM : CTK_E_CONFIG, re.source, re.line, re.column,
-                          "%s", re.text);
-            goto out;
-        }
+    if ((got = read_input(c, path, real, from_walk, &text, &len)) <= 0) {
+        ok = got == 0;
+        goto out;
     }
-    kind = ctk_lint_classify(path, text);
-    if (kind == CTK_LINT_OTHER) {
-        const char *b = base_name(path);
-        const char *why = strcmp(b, ".modulerc.lua") == 0 || strcmp(b, ".modulerc") == 0 || strcmp(b, ".version") == 0
-                              ? "a module default/alias file: not linted"
-                              : "not a modulefile (.lua, #%Module) or a .pc file";
-
-        ok = add_skip(r, path, why, c->err);
+    if ((kind = ctk_lint_classify(path, text)) == CTK_LINT_OTHER) {
+        ok = add_skip(c->rep, path, not_linted_why(path), c->err);
         goto out;
     }
     if (!ctk_strlist_push(&c->seen, real, c->err) || !(f = add_file(c, path, kind)))
         goto out;
-    switch (kind) {
-    case CTK_LINT_LUA: ok = lint_lua(c, f, text, len); break;
-    case CTK_LINT_TCL: ok = lint_tcl(c, f, text); break;
-    case CTK_LINT_PC: ok = lint_pc(c, f, text); break;
-    case CTK_LINT_OTHER: break;
-    }
-    /* a file ctkgen did not write is fixed by hand: fixes that say where */
-    if (ok && !ctk_lintfix_is_own(text))
-        ok = ctk_lintfix_apply(f, text, c->err);
+    ok = lint_as(c, f, kind, text, len);
     /* a signal stops a Lua run or a resolution short of its answer: what
      * it left is no finding, and lint unwinds */
     if (ok && ctk_proc_interrupted()) {
