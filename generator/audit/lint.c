@@ -992,84 +992,100 @@ static void tk_fini(tk_t *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Build and load the toolkit record for the first candidate root with
- * bin/nvcc.  false only for ctkgen's own failures. */
-static bool find_toolkit(const hints_t *h, tk_t *t, ctk_error_t *err)
+/* The first candidate root with an executable bin/nvcc (t->label says
+ * which hint gave it); NULL with t->why_not saying why there is none, or
+ * with err. */
+static const char *root_with_nvcc(const hints_t *h, tk_t *t, ctk_error_t *err)
 {
-    const char *base = NULL;
-    ctk_sdk_conf_t *sc;
-    ctk_error_t e;
-    size_t i;
-
-    memset(t, 0, sizeof *t);
-    for (i = 0; i < h->roots.len; i++) {
+    for (size_t i = 0; i < h->roots.len; i++) {
         char *nvcc = ctk_path_join(h->roots.items[i], "bin/nvcc", err);
         bool yes = nvcc && ctk_is_executable(nvcc);
 
         free(nvcc);
         if (yes) {
-            base = h->roots.items[i];
             t->label = h->labels.items[i];
-            break;
+            return h->roots.items[i];
         }
     }
-    if (!base) {
-        if (h->roots.len)
-            t->why_not = ctk_printf(err, "%s=%s%s holds no bin/nvcc", h->labels.items[0], h->roots.items[0],
-                                    h->roots.len > 1 ? " (and the other candidates)" : "");
-        else if (h->cuda_like)
-            t->why_not = ctk_strdup("no path it sets holds bin/nvcc, libcudart or cuda_runtime.h", err);
-        else
-            t->why_not = ctk_strdup("it sets nothing that leads to a CUDA toolkit", err);
-        return t->why_not != NULL;
-    }
-    for (int attempt = 0; attempt < 2; attempt++) {
-        if (!(t->cfg = ctk_config_new("<lint>", err)) || !(sc = ctk_config_add_sdk(t->cfg, "0.0", base, err)))
-            return false;
-        free(sc->version);
-        sc->version = NULL; /* the toolkit's own word stands */
-        if (attempt == 0) {
-            if (!companion(&sc->math_libs, &h->incdirs, base, true, "cublas_v2.h", inc_tails, err) ||
-                !companion(&sc->math_libs, &h->libdirs, base, false, "cublas", lib_tails, err) ||
-                !companion(&sc->cupti, &h->incdirs, base, true, "cupti.h", inc_tails, err) ||
-                !companion(&sc->cupti, &h->libdirs, base, false, "cupti", lib_tails, err) ||
-                !companion(&sc->nvvm, &h->libdirs, base, false, "nvvm", lib_tails, err) ||
-                !companion(&sc->nccl, &h->incdirs, base, true, "nccl.h", inc_tails, err) ||
-                !companion(&sc->nccl, &h->libdirs, base, false, "nccl", lib_tails, err) ||
-                !companion(&sc->nvshmem, &h->incdirs, base, true, "nvshmem.h", inc_tails, err))
-                return false;
-        }
-        ctk_error_init(&e);
-        {
-            /* the root comes from the file: its nvcc runs only if trusted */
-            ctk_sdk_exec_t ex;
+    if (h->roots.len)
+        t->why_not = ctk_printf(err, "%s=%s%s holds no bin/nvcc", h->labels.items[0], h->roots.items[0],
+                                h->roots.len > 1 ? " (and the other candidates)" : "");
+    else if (h->cuda_like)
+        t->why_not = ctk_strdup("no path it sets holds bin/nvcc, libcudart or cuda_runtime.h", err);
+    else
+        t->why_not = ctk_strdup("it sets nothing that leads to a CUDA toolkit", err);
+    return NULL;
+}
 
-            memset(&ex, 0, sizeof ex);
-            ex.trusted_only = true;
-            t->sdk = ctk_sdk_load_ex(sc, "<lint>", &ex, &e);
-            if (ex.nvcc_refused)
-                t->ex = ex;
-        }
-        if (t->sdk)
-            break;
-        if (e.code == CTK_E_NOMEM) {
-            ctk_error_nomem(err);
-            return false;
-        }
-        free(t->why_not);
-        if (!(t->why_not = ctk_printf(err, "%s=%s: %s", t->label, base, e.text)))
-            return false;
-        ctk_config_free(t->cfg);
-        t->cfg = NULL;
+/* The companion roots the hints' dirs point at (math_libs, CUPTI, NVVM,
+ * NCCL, NVSHMEM of a split tree), into sc. */
+static bool companions_of(ctk_sdk_conf_t *sc, const hints_t *h, const char *base, ctk_error_t *err)
+{
+    return companion(&sc->math_libs, &h->incdirs, base, true, "cublas_v2.h", inc_tails, err) &&
+           companion(&sc->math_libs, &h->libdirs, base, false, "cublas", lib_tails, err) &&
+           companion(&sc->cupti, &h->incdirs, base, true, "cupti.h", inc_tails, err) &&
+           companion(&sc->cupti, &h->libdirs, base, false, "cupti", lib_tails, err) &&
+           companion(&sc->nvvm, &h->libdirs, base, false, "nvvm", lib_tails, err) &&
+           companion(&sc->nccl, &h->incdirs, base, true, "nccl.h", inc_tails, err) &&
+           companion(&sc->nccl, &h->libdirs, base, false, "nccl", lib_tails, err) &&
+           companion(&sc->nvshmem, &h->incdirs, base, true, "nvshmem.h", inc_tails, err);
+}
+
+/* One try at loading the toolkit at base, with its companions or without:
+ * 1 loaded into t, 0 not (t->why_not says why), -1 error.  The root comes
+ * from the file: its nvcc runs only if trusted. */
+static int load_toolkit(const hints_t *h, const char *base, bool with_companions, tk_t *t, ctk_error_t *err)
+{
+    ctk_sdk_conf_t *sc;
+    ctk_sdk_exec_t ex;
+    ctk_error_t e;
+
+    if (!(t->cfg = ctk_config_new("<lint>", err)) || !(sc = ctk_config_add_sdk(t->cfg, "0.0", base, err)))
+        return -1;
+    free(sc->version);
+    sc->version = NULL; /* the toolkit's own word stands */
+    if (with_companions && !companions_of(sc, h, base, err))
+        return -1;
+    ctk_error_init(&e);
+    memset(&ex, 0, sizeof ex);
+    ex.trusted_only = true;
+    t->sdk = ctk_sdk_load_ex(sc, "<lint>", &ex, &e);
+    if (ex.nvcc_refused)
+        t->ex = ex;
+    if (t->sdk)
+        return 1;
+    if (e.code == CTK_E_NOMEM) {
+        ctk_error_nomem(err);
+        return -1;
     }
-    if (t->sdk) {
-        free(t->why_not);
-        t->why_not = NULL;
-        sc = &t->cfg->sdks[0];
-        if (!(sc->version = ctk_strdup(t->sdk->version_full ? t->sdk->version_full : t->sdk->version_mm, err)))
+    free(t->why_not);
+    if (!(t->why_not = ctk_printf(err, "%s=%s: %s", t->label, base, e.text)))
+        return -1;
+    ctk_config_free(t->cfg);
+    t->cfg = NULL;
+    return 0;
+}
+
+/* Build and load the toolkit record for the first candidate root with
+ * bin/nvcc: with the companions the hints point at, else (they may be
+ * someone else's) without.  false only for ctkgen's own failures. */
+static bool find_toolkit(const hints_t *h, tk_t *t, ctk_error_t *err)
+{
+    const char *base;
+    int got = 0;
+
+    memset(t, 0, sizeof *t);
+    if (!(base = root_with_nvcc(h, t, err)))
+        return t->why_not != NULL;
+    for (int attempt = 0; attempt < 2 && got == 0; attempt++)
+        if ((got = load_toolkit(h, base, attempt == 0, t, err)) < 0)
             return false;
-    }
-    return true;
+    if (!t->sdk)
+        return true;
+    free(t->why_not);
+    t->why_not = NULL;
+    return (t->cfg->sdks[0].version =
+                ctk_strdup(t->sdk->version_full ? t->sdk->version_full : t->sdk->version_mm, err)) != NULL;
 }
 
 /* Words of a ':'- or blank-separated list (NULL: none). */
