@@ -1598,42 +1598,73 @@ out:
     return ok;
 }
 
-static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
+/* Without Environment Modules: through Lmod's tcl2lua where that is
+ * there, else the file is marked unchecked with why (CTK-TRUST-001 for a
+ * modulecmd another user can change, else CTK-SKIP-003). */
+static bool lint_tcl_without_em(lctx_t *c, ctk_lint_file_t *f, const char *text)
 {
-    ctk_env_t menv, set;
-    ctk_error_t e;
-    const ctk_sandbox_t *sb;
-    char *dir = NULL, *mp = NULL, *slash, line[512], *skip_why = NULL;
-    bool ok = false;
+    if (c->have_t2l)
+        return lint_tcl_lmod(c, f, text);
+    if (c->tcl_untrusted)
+        return ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-TRUST-001): none of its checks ran") &&
+               addf(f, "CTK-TRUST-001", 0, c->err, "not loaded by Environment Modules, so none of its checks ran: %s",
+                    c->rep->tcl_skip);
+    return ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-SKIP-003): none of its checks ran") &&
+           addf(f, "CTK-SKIP-003", 0, c->err, "not loaded: %s", c->rep->tcl_skip);
+}
 
-    ctk_env_init(&menv);
-    ctk_env_init(&set);
-    if (!c->have_tcl && c->have_t2l) {
-        ok = lint_tcl_lmod(c, f, text);
-        goto out;
-    }
-    if (!c->have_tcl && c->tcl_untrusted) {
-        ok = ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-TRUST-001): none of its checks ran") &&
-             addf(f, "CTK-TRUST-001", 0, c->err,
-                  "not loaded by Environment Modules, so none of its checks ran: %s", c->rep->tcl_skip);
-        goto out;
-    }
-    if (!c->have_tcl) {
-        ok = ctk_lint_mark_unchecked(f, c->err, "not loaded (CTK-SKIP-003): none of its checks ran") &&
-             addf(f, "CTK-SKIP-003", 0, c->err, "not loaded: %s", c->rep->tcl_skip);
-        goto out;
-    }
-    /* MODULEPATH is the dir above <name>/, so the module loads by its full name */
-    if (!(dir = ctk_realpath(f->file))) {
-        ok = addf(f, "CTK-MOD-001", 0, c->err, "cannot resolve the path: %s", strerror(errno));
-        goto out;
+/* The MODULEPATH under which the file loads by its full name: the dir
+ * above <name>/ (caller frees); NULL with a finding (*ok) or err. */
+static char *module_path_of(lctx_t *c, ctk_lint_file_t *f, bool *ok)
+{
+    char *dir = ctk_realpath(f->file), *slash;
+
+    *ok = false;
+    if (!dir) {
+        *ok = addf(f, "CTK-MOD-001", 0, c->err, "cannot resolve the path: %s", strerror(errno));
+        return NULL;
     }
     if ((slash = strrchr(dir, '/')))
         *slash = '\0';
     if (strchr(f->name, '/') && (slash = strrchr(dir, '/')) && slash > dir)
         *slash = '\0';
-    mp = dir;
-    dir = NULL;
+    return dir;
+}
+
+/* What loading the module changed from the base environment, into set. */
+static bool changed_vars(const ctk_env_t *base, const ctk_env_t *menv, ctk_env_t *set, ctk_error_t *err)
+{
+    for (size_t i = 0; i < menv->kv.len; i++) {
+        const char *kv = menv->kv.items[i], *eq = strchr(kv, '='), *was;
+        char name[256];
+
+        if (!eq || (size_t)(eq - kv) >= sizeof name)
+            continue;
+        memcpy(name, kv, (size_t)(eq - kv));
+        name[eq - kv] = '\0';
+        was = ctk_env_get(base, name);
+        if ((!was || strcmp(was, eq + 1) != 0) && !ctk_env_set(set, name, eq + 1, err))
+            return false;
+    }
+    return true;
+}
+
+static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
+{
+    ctk_env_t menv, set;
+    ctk_error_t e;
+    const ctk_sandbox_t *sb;
+    char *mp = NULL, line[512], *skip_why = NULL;
+    ctk_check_src_t src = {f->file, text, NULL};
+    bool ok = false;
+
+    if (!c->have_tcl)
+        return lint_tcl_without_em(c, f, text);
+    ctk_env_init(&menv);
+    ctk_env_init(&set);
+    if (!(mp = module_path_of(c, f, &ok)))
+        goto out;
+    ok = false;
     if (!(sb = ctk_sandbox_pick(&c->sb, mp, f->file, &f->evaluated_as, &skip_why, c->err)) && !skip_why)
         goto out;
     if (skip_why) {
@@ -1651,28 +1682,11 @@ static bool lint_tcl(lctx_t *c, ctk_lint_file_t *f, const char *text)
         ok = addf(f, "CTK-MOD-001", e.line, c->err, "Environment Modules could not load it: %s", line);
         goto out;
     }
-    for (size_t i = 0; i < menv.kv.len; i++) {
-        const char *kv = menv.kv.items[i], *eq = strchr(kv, '='), *was;
-        char name[256];
-
-        if (!eq || (size_t)(eq - kv) >= sizeof name)
-            continue;
-        memcpy(name, kv, (size_t)(eq - kv));
-        name[eq - kv] = '\0';
-        was = ctk_env_get(&c->base, name);
-        if ((!was || strcmp(was, eq + 1) != 0) && !ctk_env_set(&set, name, eq + 1, c->err))
-            goto out;
-    }
-    {
-        ctk_check_src_t src = {f->file, text, NULL};
-
-        ok = check_module(c, f, f->name, &menv, &set, &src) &&
-             (tcl_has_family(text) || !f->root || /* a toolkit's module only */
-              addf(f, "CTK-MOD-003", 0, c->err, "no family or conflict: another toolkit can be loaded alongside"));
-    }
+    ok = changed_vars(&c->base, &menv, &set, c->err) && check_module(c, f, f->name, &menv, &set, &src) &&
+         (tcl_has_family(text) || !f->root || /* a toolkit's module only */
+          addf(f, "CTK-MOD-003", 0, c->err, "no family or conflict: another toolkit can be loaded alongside"));
 out:
     free(skip_why);
-    free(dir);
     free(mp);
     ctk_env_fini(&menv);
     ctk_env_fini(&set);
