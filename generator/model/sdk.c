@@ -1820,26 +1820,16 @@ static int scan_banner(FILE *f, long limit, int *major, int *minor)
     return rc;
 }
 
-/* Every part that says a release, and the version files; parts that
- * disagree fail the load, a version file alone a warning. */
-static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
+/* Each part of the toolkit that says its release into ps: the runtime
+ * header, nvcc (its --version, or the banner in its file), and a wheel's
+ * dist-info.  false only for want of memory. */
+static bool gather_parts(ctx_t *c, ctk_sdk_t *sdk, parts_t *ps)
 {
-    const ctk_sdk_conf_t *conf = c->conf;
-    ctk_version_t *v = &sdk->version, hv;
-    parts_t *ps = malloc(sizeof *ps); /* 16 KB: the entries are written as they are added */
-    ctk_buf_t b;
+    const ctk_version_t *v = &sdk->version;
+    ctk_version_t hv;
     ctk_error_t e;
-    size_t i;
-    bool ok = false, differ = false;
 
-    ctk_buf_init(&b);
     ctk_error_init(&e);
-    if (!ps) {
-        ctk_error_nomem(c->err);
-        return false;
-    }
-    ps->n = 0;
-    ps->dist[0] = '\0';
     memset(&hv, 0, sizeof hv);
     if (sdk->incdir && try_header(sdk->incdir, &hv, &e) == 1)
         parts_add(ps, hv.major, hv.minor, "CUDART_VERSION (%s)", hv.path);
@@ -1850,65 +1840,95 @@ static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
 
         if (r < 0) {
             ctk_error_nomem(c->err);
-            goto out;
+            return false;
         }
         if (r > 0)
             parts_add(ps, ma, mi, "nvcc (%s: \"release %d.%d\")", sdk->nvcc, ma, mi);
     }
-    if (e.code == CTK_E_NOMEM || !wheel_parts(ps, conf->base, c->err)) {
+    if (e.code == CTK_E_NOMEM || !wheel_parts(ps, c->conf->base, c->err)) {
         ctk_error_nomem(c->err);
+        return false;
+    }
+    return true;
+}
+
+/* Parts of different releases, grouped by release, the smaller groups
+ * (the odd ones) first, into b: "12.4: nvcc (...); 13.0: ..., ...". */
+static void describe_releases(parts_t *ps, ctk_buf_t *b)
+{
+    size_t k, m, order[24], n_order = 0;
+
+    qsort(ps->p, ps->n, sizeof ps->p[0], part_cmp);
+    for (k = 0; k < ps->n; k++)
+        if (k == 0 || part_cmp(&ps->p[k - 1], &ps->p[k]) / 2 != 0)
+            order[n_order++] = k;
+    for (m = 1; m <= ps->n; m++) {
+        for (k = 0; k < n_order; k++) {
+            size_t g = order[k], end = k + 1 < n_order ? order[k + 1] : ps->n, x;
+
+            if (end - g != m)
+                continue;
+            ctk_buf_printf(b, "%s%d.%d: ", b->len ? "; " : "", ps->p[g].major, ps->p[g].minor);
+            for (x = g; x < end; x++)
+                ctk_buf_printf(b, "%s%s", x > g ? ", " : "", ps->p[x].what);
+        }
+    }
+    if (ps->dist[0])
+        ctk_buf_printf(b, " (the dist-info in %s)", ps->dist);
+}
+
+/* The parts agree: a version file that says otherwise is noted in
+ * v->out_of_step (a warning; the file is taken). */
+static bool note_version_file(ctx_t *c, ctk_version_t *v, const parts_t *ps)
+{
+    char *t;
+
+    if (!ps->n || (v->source != CTK_VSRC_VERSION_JSON && v->source != CTK_VSRC_VERSION_TXT) ||
+        (v->major == ps->p[0].major && v->minor == ps->p[0].minor))
+        return true;
+    t = ctk_printf(c->err, "%s says CUDA %d.%d, but %s%s say%s %d.%d: the version file is "
+                   "taken; correct it, or the module is named for a release it does not hold",
+                   v->path, v->major, v->minor, ps->p[0].what, ps->n > 1 ? " and the other parts" : "",
+                   ps->n > 1 ? "" : "s", ps->p[0].major, ps->p[0].minor);
+    if (!t)
+        return false;
+    snprintf(v->out_of_step, sizeof v->out_of_step, "%s", t);
+    free(t);
+    return true;
+}
+
+/* Every part that says a release, and the version files; parts that
+ * disagree fail the load, a version file alone a warning. */
+static bool check_in_step(ctx_t *c, ctk_sdk_t *sdk)
+{
+    parts_t *ps = malloc(sizeof *ps); /* 16 KB: the entries are written as they are added */
+    ctk_buf_t b;
+    bool ok = false, differ = false;
+
+    if (!ps) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    ps->n = 0;
+    ps->dist[0] = '\0';
+    ctk_buf_init(&b);
+    if (!gather_parts(c, sdk, ps))
+        goto out;
+    for (size_t i = 1; i < ps->n; i++)
+        differ |= ps->p[i].major != ps->p[0].major || ps->p[i].minor != ps->p[0].minor;
+    if (!differ) {
+        ok = note_version_file(c, &sdk->version, ps);
         goto out;
     }
-    for (i = 1; i < ps->n; i++)
-        if (ps->p[i].major != ps->p[0].major || ps->p[i].minor != ps->p[0].minor)
-            differ = true;
-    if (differ) {
-        size_t k, m, order[24], n_order = 0;
-
-        /* one group per release, the smaller groups (the odd ones) first */
-        qsort(ps->p, ps->n, sizeof ps->p[0], part_cmp);
-        for (k = 0; k < ps->n; k++)
-            if (k == 0 || part_cmp(&ps->p[k - 1], &ps->p[k]) / 2 != 0)
-                order[n_order++] = k;
-        for (m = 1; m <= ps->n; m++) {
-            for (k = 0; k < n_order; k++) {
-                size_t g = order[k], end = k + 1 < n_order ? order[k + 1] : ps->n, x;
-
-                if (end - g != m)
-                    continue;
-                ctk_buf_printf(&b, "%s%d.%d: ", b.len ? "; " : "", ps->p[g].major, ps->p[g].minor);
-                for (x = g; x < end; x++)
-                    ctk_buf_printf(&b, "%s%s", x > g ? ", " : "", ps->p[x].what);
-            }
-        }
-        if (ps->dist[0])
-            ctk_buf_printf(&b, " (the dist-info in %s)", ps->dist);
-        if (b.failed) {
-            ctk_error_nomem(c->err);
-            goto out;
-        }
+    describe_releases(ps, &b);
+    if (b.failed)
+        ctk_error_nomem(c->err);
+    else
         sdk_error(c, CTK_E_SDK, CTK_F_BASE,
                   "the parts of the toolkit at %s are of different CUDA releases: nvcc, its headers, "
                   "NVVM and the runtime must be one (reinstall the odd ones, or point base at a whole "
                   "toolkit): %s",
-                  conf->base, b.data);
-        goto out;
-    }
-    /* the parts agree: does a version file say otherwise? */
-    if (ps->n && (v->source == CTK_VSRC_VERSION_JSON || v->source == CTK_VSRC_VERSION_TXT) &&
-        (v->major != ps->p[0].major || v->minor != ps->p[0].minor)) {
-        char *t = ctk_printf(c->err, "%s says CUDA %d.%d, but %s%s say%s %d.%d: the version file is "
-                             "taken; correct it, or the module is named for a release it does not hold",
-                             v->path, v->major, v->minor, ps->p[0].what,
-                             ps->n > 1 ? " and the other parts" : "", ps->n > 1 ? "" : "s",
-                             ps->p[0].major, ps->p[0].minor);
-
-        if (!t)
-            goto out;
-        snprintf(v->out_of_step, sizeof v->out_of_step, "%s", t);
-        free(t);
-    }
-    ok = true;
+                  c->conf->base, b.data);
 out:
     ctk_buf_fini(&b);
     free(ps);
