@@ -120,84 +120,79 @@ static const char *closest_template(const char *name)
 
 #define KNOWN_TEMPLATES "lmod.lua, lmod-rc.lua, tcl.lua, tcl-rc.lua, pc.lua and pc-lib.lua"
 
+/* A known template name in dir: it must be a regular file (a dir or a
+ * dangling link of a known name would be passed over for the built-in
+ * template). */
+static bool known_template_ok(const char *dir, const char *name, ctk_error_t *err)
+{
+    char *path = ctk_path_join(dir, name, err);
+    bool ok = path && ctk_is_file(path);
+
+    if (path && !ok)
+        ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0, "not a regular file: a template must be one");
+    free(path);
+    return ok;
+}
+
+/* A name in the template dir that is no template: CTK_E_TEMPLATE, with
+ * the closest known name when there is one. */
+static void unknown_template(const char *dir, const char *bad, ctk_error_t *err)
+{
+    const char *near = closest_template(bad);
+    char *path = ctk_path_join(dir, bad, err);
+
+    if (path && near)
+        ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0, "not a template ctkgen knows; did you mean %s?", near);
+    else if (path)
+        ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0,
+                      "not a template ctkgen knows (it reads " KNOWN_TEMPLATES
+                      "; names starting with '.' are left alone): move it out of the template dir");
+    free(path);
+}
+
+/* Every name in the template dir that does not start with '.' is a known
+ * template, a regular file, and there is at least one. */
 static bool check_template_dir(const char *dir, ctk_error_t *err)
 {
     DIR *d;
     struct dirent *e;
-    char *bad = NULL, *path = NULL;
+    char *bad = NULL;
     size_t known = 0;
-    bool ok = false;
+    bool ok = true;
 
     errno = 0;
-    d = opendir(dir);
-    if (!d) {
+    if (!(d = opendir(dir))) {
         if (errno == ENOMEM)
             ctk_error_nomem(err);
         else
-            ctk_error_set(err, CTK_E_IO, dir, 0, 0, "cannot read the template dir: %s",
-                          strerror(errno));
+            ctk_error_set(err, CTK_E_IO, dir, 0, 0, "cannot read the template dir: %s", strerror(errno));
         return false;
     }
-    for (;;) {
-        errno = 0;
-        if (!(e = readdir(d))) {
-            if (errno) {
-                ctk_error_set(err, CTK_E_IO, dir, 0, 0, "cannot read the template dir: %s",
-                              strerror(errno));
-                goto out;
-            }
-            break;
-        }
+    while (ok && (errno = 0, e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
         if (template_index(e->d_name) >= 0) {
-            /* a dir or a dangling link of a known name would be passed
-             * over for the built-in template */
-            if (!(path = ctk_path_join(dir, e->d_name, err)))
-                goto out;
-            if (!ctk_is_file(path)) {
-                ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0,
-                              "not a regular file: a template must be one");
-                goto out;
-            }
-            free(path);
-            path = NULL;
+            ok = known_template_ok(dir, e->d_name, err);
             known++;
-            continue;
-        }
-        /* the first in byte order, so that the message does not depend on
-         * the order readdir() gives */
-        if (!bad || strcmp(e->d_name, bad) < 0) {
+        } else if (!bad || strcmp(e->d_name, bad) < 0) {
+            /* the first in byte order, so that the message does not depend
+             * on the order readdir() gives */
             free(bad);
-            if (!(bad = ctk_strdup(e->d_name, err)))
-                goto out;
+            ok = (bad = ctk_strdup(e->d_name, err)) != NULL;
         }
     }
-    if (bad) {
-        const char *near = closest_template(bad);
-
-        if (!(path = ctk_path_join(dir, bad, err)))
-            goto out;
-        if (near)
-            ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0,
-                          "not a template ctkgen knows; did you mean %s?", near);
-        else
-            ctk_error_set(err, CTK_E_TEMPLATE, path, 0, 0,
-                          "not a template ctkgen knows (it reads " KNOWN_TEMPLATES
-                          "; names starting with '.' are left alone): move it out of the "
-                          "template dir");
-        goto out;
-    }
-    if (known == 0) {
+    if (ok && errno) {
+        ctk_error_set(err, CTK_E_IO, dir, 0, 0, "cannot read the template dir: %s", strerror(errno));
+        ok = false;
+    } else if (ok && bad) {
+        unknown_template(dir, bad, err);
+        ok = false;
+    } else if (ok && known == 0) {
         ctk_error_set(err, CTK_E_TEMPLATE, dir, 0, 0,
-                      "holds none of the templates ctkgen reads (" KNOWN_TEMPLATES
-                      "), so it would change nothing");
-        goto out;
+                      "holds none of the templates ctkgen reads (" KNOWN_TEMPLATES "), so it would change nothing");
+        ok = false;
     }
-    ok = true;
-out:
     closedir(d);
-    free(path);
     free(bad);
     return ok;
 }
