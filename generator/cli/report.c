@@ -324,21 +324,13 @@ static void put_partition_line(FILE *fp, const ctk_vpart_t *p)
     }
 }
 
-void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
+/* The matrix's two header lines: each partition's name over its three
+ * columns, then the artifacts' names under each. */
+static void put_matrix_head(FILE *fp, const ctk_vreport_t *r, size_t width, const char *head)
 {
-    static const char head[] = "module";
-    size_t i, p, width = sizeof head - 1, cw = (size_t)CTK_ART__COUNT * (MARK_WIDTH + 1);
-    bool used[MARK__COUNT] = { false };
+    size_t p, cw = (size_t)CTK_ART__COUNT * (MARK_WIDTH + 1);
     int k;
 
-    fprintf(fp, "\nlaunched through %s: one job per partition\n", r->launcher ? r->launcher : "?");
-    for (p = 0; p < r->n_parts; p++) {
-        put_partition_line(fp, &r->parts[p]);
-        put_arch_line(fp, r, p);
-    }
-    for (i = 0; i < r->n_sdks; i++)
-        if (r->sdks[i].module && strlen(r->sdks[i].module) > width)
-            width = strlen(r->sdks[i].module);
     fprintf(fp, "\n  %-*s", (int)width, "");
     for (p = 0; p < r->n_parts; p++) {
         fputs("  ", fp);
@@ -352,15 +344,21 @@ void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
             fprintf(fp, "%-*s ", MARK_WIDTH, ctk_art_name((ctk_art_t)k));
     }
     fputc('\n', fp);
-    for (i = 0; i < r->n_sdks; i++) {
+}
+
+/* A row per module: its mark in each partition for each artifact; the
+ * marks used noted in used. */
+static void put_matrix_rows(FILE *fp, const ctk_vreport_t *r, size_t width, bool color, bool used[MARK__COUNT])
+{
+    for (size_t i = 0; i < r->n_sdks; i++) {
         const char *m = r->sdks[i].module ? r->sdks[i].module : "?";
 
         fputs("  ", fp);
         put_text(fp, m);
         fprintf(fp, "%*s", (int)(width - strlen(m)), "");
-        for (p = 0; p < r->n_parts; p++) {
+        for (size_t p = 0; p < r->n_parts; p++) {
             fputs("  ", fp);
-            for (k = 0; k < CTK_ART__COUNT; k++) {
+            for (int k = 0; k < CTK_ART__COUNT; k++) {
                 mark_t mk = mark_of(ctk_vreport_cell(r, i, p, (ctk_art_t)k));
 
                 put_mark(fp, mk, false, MARK_WIDTH, color);
@@ -370,10 +368,14 @@ void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
         }
         fputc('\n', fp);
     }
-    /* what did not pass, cell by cell */
-    for (i = 0; i < r->n_sdks; i++)
-        for (p = 0; p < r->n_parts; p++)
-            for (k = 0; k < CTK_ART__COUNT; k++) {
+}
+
+/* What did not pass, cell by cell, with its findings. */
+static void put_matrix_failures(FILE *fp, const ctk_vreport_t *r, bool color)
+{
+    for (size_t i = 0; i < r->n_sdks; i++)
+        for (size_t p = 0; p < r->n_parts; p++)
+            for (int k = 0; k < CTK_ART__COUNT; k++) {
                 const ctk_vart_t *c = ctk_vreport_cell(r, i, p, (ctk_art_t)k);
 
                 if (c->verdict == CTK_VERDICT_PASS)
@@ -387,6 +389,26 @@ void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
                 fputc('\n', fp);
                 put_details(fp, c, color);
             }
+}
+
+void ctk_report_matrix(FILE *fp, const ctk_vreport_t *r, bool color)
+{
+    static const char head[] = "module";
+    size_t i, p, width = sizeof head - 1;
+    bool used[MARK__COUNT] = { false };
+    int k;
+
+    fprintf(fp, "\nlaunched through %s: one job per partition\n", r->launcher ? r->launcher : "?");
+    for (p = 0; p < r->n_parts; p++) {
+        put_partition_line(fp, &r->parts[p]);
+        put_arch_line(fp, r, p);
+    }
+    for (i = 0; i < r->n_sdks; i++)
+        if (r->sdks[i].module && strlen(r->sdks[i].module) > width)
+            width = strlen(r->sdks[i].module);
+    put_matrix_head(fp, r, width, head);
+    put_matrix_rows(fp, r, width, color, used);
+    put_matrix_failures(fp, r, color);
     fputc('\n', fp);
     for (k = 0; k < MARK__COUNT; k++)
         if (used[k])
