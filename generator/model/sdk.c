@@ -2163,6 +2163,44 @@ ctk_sdk_t *ctk_sdk_load(const ctk_sdk_conf_t *conf, const char *config_source, c
     return ctk_sdk_load_ex(conf, config_source, NULL, err);
 }
 
+/* An empty record for conf; NULL for want of memory. */
+static ctk_sdk_t *sdk_new(const ctk_sdk_conf_t *conf, ctk_error_t *err)
+{
+    ctk_sdk_t *sdk = calloc(1, sizeof *sdk);
+
+    if (!sdk) {
+        ctk_error_nomem(err);
+        return NULL;
+    }
+    sdk->conf = conf;
+    ctk_strlist_init(&sdk->path);
+    ctk_strlist_init(&sdk->ld_library_path);
+    ctk_strlist_init(&sdk->library_path);
+    ctk_strlist_init(&sdk->cpath);
+    ctk_strlist_init(&sdk->manpath);
+    return sdk;
+}
+
+/* The parts beyond the base: math libraries, NVVM, CUPTI, NCCL and
+ * NVSHMEM (bin too), each where the config or the layout puts it. */
+static bool load_parts(ctx_t *c, ctk_sdk_t *sdk)
+{
+    const ctk_sdk_conf_t *conf = c->conf;
+
+    if (!load_math(c, sdk) || !load_nvvm(c, sdk) || !load_cupti(c, sdk) ||
+        !load_comm(c, CTK_F_NCCL, conf->nccl, "nccl.h", WANT_LIB, "nccl", "libnccl.so*", &sdk->nccl_incdir,
+                   &sdk->nccl_libdir) ||
+        !load_comm(c, CTK_F_NVSHMEM, conf->nvshmem, "nvshmem.h", WANT_PREFIX, "libnvshmem", "libnvshmem*",
+                   &sdk->nvshmem_incdir, &sdk->nvshmem_libdir))
+        return false;
+    if (conf->nvshmem) {
+        if (!(sdk->nvshmem_bindir = join(conf->nvshmem, "bin", c->err)))
+            return false;
+        sdk->nvshmem_bindir = keep_dir(sdk->nvshmem_bindir);
+    }
+    return true;
+}
+
 ctk_sdk_t *ctk_sdk_load_ex(const ctk_sdk_conf_t *conf, const char *config_source, ctk_sdk_exec_t *ex,
                            ctk_error_t *err)
 {
@@ -2190,44 +2228,19 @@ ctk_sdk_t *ctk_sdk_load_ex(const ctk_sdk_conf_t *conf, const char *config_source
         sdk_error(&c, CTK_E_CONFIG, CTK_F_SDK, "no base directory");
         goto out;
     }
-    sdk = calloc(1, sizeof *sdk);
-    if (!sdk) {
-        ctk_error_nomem(&e);
-        goto out;
-    }
-    sdk->conf = conf;
-    ctk_strlist_init(&sdk->path);
-    ctk_strlist_init(&sdk->ld_library_path);
-    ctk_strlist_init(&sdk->library_path);
-    ctk_strlist_init(&sdk->cpath);
-    ctk_strlist_init(&sdk->manpath);
-    if (!load_base(&c, sdk) || !check_version(&c, sdk))
+    if (!(sdk = sdk_new(conf, &e)) || !load_base(&c, sdk) || !check_version(&c, sdk))
         goto out;
     if (!(sdk->module_version = ctk_strdup(conf->module_version ? conf->module_version
                                            : conf->version      ? conf->version
                                                                 : sdk->version_mm,
-                                           &e)))
+                                           &e)) ||
+        !load_parts(&c, sdk))
         goto out;
-    if (!load_math(&c, sdk) || !load_nvvm(&c, sdk) || !load_cupti(&c, sdk))
-        goto out;
-    if (!load_comm(&c, CTK_F_NCCL, conf->nccl, "nccl.h", WANT_LIB, "nccl", "libnccl.so*",
-                   &sdk->nccl_incdir, &sdk->nccl_libdir) ||
-        !load_comm(&c, CTK_F_NVSHMEM, conf->nvshmem, "nvshmem.h", WANT_PREFIX, "libnvshmem",
-                   "libnvshmem*", &sdk->nvshmem_incdir, &sdk->nvshmem_libdir))
-        goto out;
-    if (conf->nvshmem) {
-        if (!(sdk->nvshmem_bindir = join(conf->nvshmem, "bin", &e)))
-            goto out;
-        sdk->nvshmem_bindir = keep_dir(sdk->nvshmem_bindir);
-    }
     if (conf->host_compiler_ccbin && !ctk_is_executable(conf->host_compiler_ccbin)) {
-        sdk_error(&c, CTK_E_SDK, CTK_F_CCBIN, "%s is not an executable file",
-                  conf->host_compiler_ccbin);
+        sdk_error(&c, CTK_E_SDK, CTK_F_CCBIN, "%s is not an executable file", conf->host_compiler_ccbin);
         goto out;
     }
-    if (!decide(sdk, &e))
-        goto out;
-    ok = true;
+    ok = decide(sdk, &e);
 out:
     open_dirs_end();
     if (!ok) {
