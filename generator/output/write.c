@@ -271,96 +271,129 @@ static int read_leaf(int dirfd, const char *name, const char *path, size_t max, 
     return read_leaf_in(dirfd, name, path, NULL, NULL, max, data, len, stp, err);
 }
 
+/* How a leaf is named in messages: path, or when that is NULL outdir/rel,
+ * spelt only for a message (where). */
+typedef struct {
+    const char *path, *outdir, *rel;
+    char where[CTK_ERROR_SOURCE_MAX];
+} leaf_name_t;
+
+static const char *leaf_shown(leaf_name_t *l)
+{
+    return l->path ? l->path : shown(l->where, l->outdir, l->rel, strlen(l->rel));
+}
+
+/* What is at name in dirfd, looked at without following it: 1 a regular
+ * file, 0 nothing, -1 anything else or an error (err). */
+static int leaf_is_file(int dirfd, const char *name, leaf_name_t *l, ctk_error_t *err)
+{
+    struct stat st;
+
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+        if (errno == ENOENT)
+            return 0;
+        ctk_error_set(err, CTK_E_IO, leaf_shown(l), 0, 0, "cannot stat: %s", strerror(errno));
+    } else if (S_ISLNK(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, leaf_shown(l), 0, 0,
+                      "is a symlink; ctkgen neither follows nor writes through a symlink inside "
+                      "the output directory (remove it or choose another output directory)");
+    } else if (S_ISDIR(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, leaf_shown(l), 0, 0, "is a directory where ctkgen needs a regular file");
+    } else if (!S_ISREG(st.st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, leaf_shown(l), 0, 0,
+                      "is not a regular file; ctkgen will neither read nor replace it");
+    } else {
+        return 1;
+    }
+    return -1;
+}
+
+/* The regular file at name opened for reading, *st its fstat; -1 with
+ * *gone when it went away since, else with err.  O_NONBLOCK: a FIFO
+ * swapped in after the check must not hang us. */
+static int open_leaf(int dirfd, const char *name, leaf_name_t *l, struct stat *st, bool *gone, ctk_error_t *err)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+    *gone = false;
+    if (fd < 0) {
+        if (errno == ENOENT)
+            *gone = true;
+        else if (errno == ELOOP)
+            ctk_error_set(err, CTK_E_CONFLICT, leaf_shown(l), 0, 0, "was replaced by a symlink while ctkgen ran");
+        else
+            ctk_error_set(err, CTK_E_IO, leaf_shown(l), 0, 0, "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+        ctk_error_set(err, CTK_E_CONFLICT, leaf_shown(l), 0, 0,
+                      "was replaced by something other than a regular file while ctkgen ran");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* All of fd into b, NUL-terminated: at most max bytes. */
+static bool read_all(int fd, size_t max, ctk_buf_t *b, leaf_name_t *l, ctk_error_t *err)
+{
+    char chunk[8192];
+    ssize_t got;
+
+    for (;;) {
+        got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            ctk_error_set(err, CTK_E_IO, leaf_shown(l), 0, 0, "cannot read: %s", strerror(errno));
+            return false;
+        }
+        if (got == 0)
+            break;
+        if (b->len + (size_t)got > max) {
+            ctk_error_set(err, CTK_E_IO, leaf_shown(l), 0, 0, "is larger than %zu bytes; not a file ctkgen wrote",
+                          max);
+            return false;
+        }
+        if (!ctk_buf_append(b, chunk, (size_t)got)) {
+            ctk_error_nomem(err);
+            return false;
+        }
+    }
+    if (!ctk_buf_append(b, "", 0)) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    return true;
+}
+
 /* read_leaf, its path for messages either path or, when that is NULL,
  * outdir/rel, spelt only for a message. */
 static int read_leaf_in(int dirfd, const char *name, const char *path, const char *outdir,
                         const char *rel, size_t max, char **data, size_t *len, struct stat *stp,
                         ctk_error_t *err)
 {
-    char where[CTK_ERROR_SOURCE_MAX];
+    leaf_name_t l = { path, outdir, rel, "" };
     struct stat st;
-#define SHOWN (path ? path : shown(where, outdir, rel, strlen(rel)))
     ctk_buf_t b;
-    char chunk[8192];
-    ssize_t got;
-    int fd = -1, rc = -1;
+    bool gone;
+    int fd, rc;
 
+    if ((rc = leaf_is_file(dirfd, name, &l, err)) <= 0)
+        return rc;
+    if ((fd = open_leaf(dirfd, name, &l, &st, &gone, err)) < 0)
+        return gone ? 0 : -1;
     ctk_buf_init(&b);
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-        if (errno == ENOENT) {
-            rc = 0;
-            goto out;
-        }
-        ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0, "cannot stat: %s", strerror(errno));
-        goto out;
+    rc = -1;
+    if (read_all(fd, max, &b, &l, err)) {
+        *data = ctk_buf_take(&b, len);
+        if (stp)
+            *stp = st;
+        rc = 1;
     }
-    if (S_ISLNK(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
-                      "is a symlink; ctkgen neither follows nor writes through a symlink inside "
-                      "the output directory (remove it or choose another output directory)");
-        goto out;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
-                      "is a directory where ctkgen needs a regular file");
-        goto out;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
-                      "is not a regular file; ctkgen will neither read nor replace it");
-        goto out;
-    }
-    /* O_NONBLOCK: a FIFO swapped in after the check must not hang us */
-    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            rc = 0;
-        else if (errno == ELOOP)
-            ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
-                          "was replaced by a symlink while ctkgen ran");
-        else
-            ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0, "cannot open: %s", strerror(errno));
-        goto out;
-    }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        ctk_error_set(err, CTK_E_CONFLICT, SHOWN, 0, 0,
-                      "was replaced by something other than a regular file while ctkgen ran");
-        goto out;
-    }
-    for (;;) {
-        got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0, "cannot read: %s", strerror(errno));
-            goto out;
-        }
-        if (got == 0)
-            break;
-        if (b.len + (size_t)got > max) {
-            ctk_error_set(err, CTK_E_IO, SHOWN, 0, 0,
-                          "is larger than %zu bytes; not a file ctkgen wrote", max);
-            goto out;
-        }
-        if (!ctk_buf_append(&b, chunk, (size_t)got)) {
-            ctk_error_nomem(err);
-            goto out;
-        }
-    }
-    if (!ctk_buf_append(&b, "", 0)) {
-        ctk_error_nomem(err);
-        goto out;
-    }
-    *data = ctk_buf_take(&b, len);
-    if (stp)
-        *stp = st;
-    rc = 1;
-out:
-    if (fd >= 0)
-        close(fd);
+    close(fd);
     ctk_buf_fini(&b);
     return rc;
-#undef SHOWN
 }
 
 /* The directory walked to last, kept open: the plan's files and apply's
