@@ -169,6 +169,67 @@ static bool foreign(const struct stat *st, char *why, size_t size)
  * WALK_ABSENT: a directory on the way is missing (create false only).
  * WALK_NOTDIR: rel[0..*stop) is a file or other non-directory, not a symlink.
  * WALK_FAILED: err is set (a symlink on the way, or an I/O error). */
+/* The component name (rel[0..upto) in messages) of the directory cur,
+ * looked at without following it into *st, made (0755) when missing and
+ * create is set (*made).  WALK_FOUND when there is something there now,
+ * WALK_ABSENT, or WALK_FAILED with err. */
+static walk_t walk_step_stat(int cur, const char *name, bool create, struct stat *st, bool *made,
+                             const char *outdir, const char *rel, size_t upto, ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+
+    *made = false;
+    if (fstatat(cur, name, st, AT_SYMLINK_NOFOLLOW) == 0)
+        return WALK_FOUND;
+    if (errno != ENOENT) {
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0, "cannot stat: %s", strerror(errno));
+        return WALK_FAILED;
+    }
+    if (!create)
+        return WALK_ABSENT;
+    if (mkdirat(cur, name, 0755) == 0) {
+        *made = true;
+    } else if (errno != EEXIST) {
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0, "cannot create directory: %s",
+                      strerror(errno));
+        return WALK_FAILED;
+    }
+    if (fstatat(cur, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0, "cannot stat: %s", strerror(errno));
+        return WALK_FAILED;
+    }
+    return WALK_FOUND;
+}
+
+/* The directory name in cur opened (no symlink followed), its mode set to
+ * 0755 when it was just made (mkdirat's mode is filtered by the umask;
+ * the tree's modes are not; its entry in cur is made durable by apply's
+ * directory pass, sync_dirs, which syncs every directory above a changed
+ * file).  -1 with err. */
+static int walk_step_open(int cur, const char *name, bool made, const char *outdir, const char *rel, size_t upto,
+                          ctk_error_t *err)
+{
+    char where[CTK_ERROR_SOURCE_MAX];
+    int next = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (next < 0) {
+        if (errno == ELOOP || errno == ENOTDIR)
+            ctk_error_set(err, CTK_E_CONFLICT, shown(where, outdir, rel, upto), 0, 0,
+                          "was replaced by a symlink or a file while ctkgen ran");
+        else
+            ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0, "cannot open directory: %s",
+                          strerror(errno));
+        return -1;
+    }
+    if (made && fchmod(next, 0755) < 0) {
+        ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0, "cannot set up directory: %s",
+                      strerror(errno));
+        close(next);
+        return -1;
+    }
+    return next;
+}
+
 static walk_t walk(int outfd, const char *outdir, const char *rel, bool create, int *dirfd,
                    const char **leaf, size_t *stop, ctk_error_t *err)
 {
@@ -185,34 +246,14 @@ static walk_t walk(int outfd, const char *outdir, const char *rel, bool create, 
     }
     while ((slash = strchr(s, '/'))) {
         size_t n = (size_t)(slash - s), upto = (size_t)(slash - rel);
-        bool made = false;
+        bool made;
 
         /* relpath_problem() has bounded n by NAME_MAX */
         memcpy(name, s, n);
         name[n] = '\0';
-        if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-            if (errno != ENOENT) {
-                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
-                              "cannot stat: %s", strerror(errno));
-                goto out;
-            }
-            if (!create) {
-                rc = WALK_ABSENT;
-                goto out;
-            }
-            if (mkdirat(cur, name, 0755) == 0)
-                made = true;
-            else if (errno != EEXIST) {
-                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
-                              "cannot create directory: %s", strerror(errno));
-                goto out;
-            }
-            if (fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
-                              "cannot stat: %s", strerror(errno));
-                goto out;
-            }
-        }
+        if ((rc = walk_step_stat(cur, name, create, &st, &made, outdir, rel, upto, err)) != WALK_FOUND)
+            goto out;
+        rc = WALK_FAILED;
         if (S_ISLNK(st.st_mode)) {
             ctk_error_set(err, CTK_E_CONFLICT, shown(where, outdir, rel, upto), 0, 0,
                           "is a symlink; ctkgen does not follow symlinks inside the output "
@@ -224,25 +265,8 @@ static walk_t walk(int outfd, const char *outdir, const char *rel, bool create, 
             rc = WALK_NOTDIR;
             goto out;
         }
-        next = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (next < 0) {
-            if (errno == ELOOP || errno == ENOTDIR)
-                ctk_error_set(err, CTK_E_CONFLICT, shown(where, outdir, rel, upto), 0, 0,
-                              "was replaced by a symlink or a file while ctkgen ran");
-            else
-                ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
-                              "cannot open directory: %s", strerror(errno));
+        if ((next = walk_step_open(cur, name, made, outdir, rel, upto, err)) < 0)
             goto out;
-        }
-        /* mkdirat's mode is filtered by the umask; the tree's modes are not.
-         * Its entry in cur is made durable by apply's directory pass
-         * (sync_dirs), which syncs every directory above a changed file. */
-        if (made && fchmod(next, 0755) < 0) {
-            ctk_error_set(err, CTK_E_IO, shown(where, outdir, rel, upto), 0, 0,
-                          "cannot set up directory: %s", strerror(errno));
-            close(next);
-            goto out;
-        }
         close(cur);
         cur = next;
         s = slash + 1;
