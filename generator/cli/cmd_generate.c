@@ -693,89 +693,103 @@ static int run(const gen_opts_t *o)
     return rc;
 }
 
-int ctk_cmd_generate(int argc, char **argv)
+/* The options into o; -1 to go on, else the exit code (usage, --help). */
+static int parse_options(int argc, char **argv, gen_opts_t *o)
 {
-    gen_opts_t o;
     const char *arg;
-    size_t i;
-    int id;
+    int id, rc;
 
-    memset(&o, 0, sizeof o);
-    o.outdir = DEFAULT_OUTDIR;
-    o.max_depth = -1;
-    o.wait_s = CTK_LOCK_WAIT_FOREVER;
+    memset(o, 0, sizeof *o);
+    o->outdir = DEFAULT_OUTDIR;
+    o->max_depth = -1;
+    o->wait_s = CTK_LOCK_WAIT_FOREVER;
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_generate_doc, &arg)) != -1) {
         switch (id) {
-        case OPT_CONFIG: o.config = arg; break;
-        case OPT_OUTPUT: o.outdir = arg; break;
-        case OPT_TEMPLATES: o.template_dir = arg; break;
-        case OPT_DRY_RUN: o.dry_run = true; break;
-        case OPT_CHECK: o.check = true; break;
-        case OPT_FORCE: o.force = true; break;
-        case OPT_KEEP_GOING: o.keep_going = true; break;
-        case OPT_RERENDER: o.rerender = true; break;
-        case OPT_NO_WAIT: o.no_wait = true; break;
+        case OPT_CONFIG: o->config = arg; break;
+        case OPT_OUTPUT: o->outdir = arg; break;
+        case OPT_TEMPLATES: o->template_dir = arg; break;
+        case OPT_DRY_RUN: o->dry_run = true; break;
+        case OPT_CHECK: o->check = true; break;
+        case OPT_FORCE: o->force = true; break;
+        case OPT_KEEP_GOING: o->keep_going = true; break;
+        case OPT_RERENDER: o->rerender = true; break;
+        case OPT_NO_WAIT: o->no_wait = true; break;
         case OPT_WAIT_TIMEOUT:
-            if (ctk_cmd_parse_wait("generate", arg, &o.wait_s) != CTK_EXIT_OK)
+            if (ctk_cmd_parse_wait("generate", arg, &o->wait_s) != CTK_EXIT_OK)
                 return CTK_EXIT_USAGE;
             break;
-        case OPT_VALIDATE: o.validate = true; break;
+        case OPT_VALIDATE: o->validate = true; break;
         case OPT_JOBS:
-            if (ctk_cli_parse_jobs("generate", arg, &o.vopts.v.jobs) != CTK_EXIT_OK)
+            if (ctk_cli_parse_jobs("generate", arg, &o->vopts.v.jobs) != CTK_EXIT_OK)
                 return CTK_EXIT_USAGE;
             break;
-        case OPT_REQUIRE_LAUNCH: o.vopts.v.require_launch = true; break;
-        case OPT_NO_CACHE: o.vopts.v.no_cache = true; break;
-        case OPT_SCAN: o.scan = true; break;
+        case OPT_REQUIRE_LAUNCH: o->vopts.v.require_launch = true; break;
+        case OPT_NO_CACHE: o->vopts.v.no_cache = true; break;
+        case OPT_SCAN: o->scan = true; break;
         case OPT_MAX_DEPTH:
-            if (ctk_cmd_parse_depth("generate", arg, &o.max_depth) != CTK_EXIT_OK)
+            if (ctk_cmd_parse_depth("generate", arg, &o->max_depth) != CTK_EXIT_OK)
                 return CTK_EXIT_USAGE;
             break;
         case CTK_OPT_HELP_ID:
             ctk_cli_print_help(&ctk_cmd_generate_doc);
             return CTK_EXIT_OK;
-        default: {
-            int rc = CTK_EXIT_USAGE;
-
-            if (id < CTK_VOPT_LAUNCHER || !ctk_validate_cli_option(&o.vopts, "generate", id, arg, &rc) ||
+        default:
+            rc = CTK_EXIT_USAGE;
+            if (id < CTK_VOPT_LAUNCHER || !ctk_validate_cli_option(&o->vopts, "generate", id, arg, &rc) ||
                 rc != CTK_EXIT_OK)
                 return rc;
             break;
         }
-        }
     }
-    if (o.scan && o.config)
+    return -1;
+}
+
+/* The options that go together, and the arguments: -1 to go on, else
+ * CTK_EXIT_USAGE after the usage error. */
+static int check_options(int argc, char **argv, gen_opts_t *o)
+{
+    if (o->scan && o->config)
         return ctk_cli_usage("generate", "-c and --scan cannot be combined: one config or one scan");
-    if (o.max_depth >= 0 && !o.scan)
+    if (o->max_depth >= 0 && !o->scan)
         return ctk_cli_usage("generate", "--max-depth goes with --scan");
-    if (optind < argc && !o.scan)
+    if (optind < argc && !o->scan)
         return ctk_cli_usage("generate", "unexpected argument '%s' (directories to scan go with --scan)",
                              argv[optind]);
-    o.scan_dirs = argv + optind;
-    o.n_scan_dirs = (size_t)(argc - optind);
-    for (i = 0; i < o.n_scan_dirs; i++)
-        if (!*o.scan_dirs[i])
+    o->scan_dirs = argv + optind;
+    o->n_scan_dirs = (size_t)(argc - optind);
+    for (size_t i = 0; i < o->n_scan_dirs; i++)
+        if (!*o->scan_dirs[i])
             return ctk_cli_usage("generate", "an empty directory name");
-    if (o.no_wait && o.wait_s >= 0)
+    if (o->no_wait && o->wait_s >= 0)
         return ctk_cli_usage("generate", "--no-wait and --wait-timeout cannot be combined "
                              "(--no-wait is --wait-timeout 0)");
-    if (o.no_wait)
-        o.wait_s = 0;
-    if (o.dry_run && o.check)
+    if (o->no_wait)
+        o->wait_s = 0;
+    if (o->dry_run && o->check)
         return ctk_cli_usage("generate", "--dry-run and --check cannot be combined");
-    if (o.validate && (o.dry_run || o.check))
+    if (o->validate && (o->dry_run || o->check))
         return ctk_cli_usage("generate", "--validate checks a written tree: it cannot be combined with %s",
-                             o.dry_run ? "--dry-run" : "--check");
-    if (!o.validate && (o.vopts.v.jobs || o.vopts.v.require_launch || o.vopts.v.no_cache ||
-                        ctk_validate_cli_launcher_given(&o.vopts) || o.vopts.html))
+                             o->dry_run ? "--dry-run" : "--check");
+    if (!o->validate && (o->vopts.v.jobs || o->vopts.v.require_launch || o->vopts.v.no_cache ||
+                         ctk_validate_cli_launcher_given(&o->vopts) || o->vopts.html))
         return ctk_cli_usage("generate", "--jobs, --require-launch, --no-cache, --launcher, --partition, "
                                          "--queue-timeout, --run-timeout, --stage-dir and --html go with --validate");
-    if (!*o.outdir)
+    if (!*o->outdir)
         return ctk_cli_usage("generate", "--output needs a directory");
-    if (o.config && !*o.config)
+    if (o->config && !*o->config)
         return ctk_cli_usage("generate", "--config needs a file");
-    if (o.template_dir && !ctk_is_dir(o.template_dir))
-        return ctk_cli_usage("generate", "--template-dir %s: not a directory", o.template_dir);
+    if (o->template_dir && !ctk_is_dir(o->template_dir))
+        return ctk_cli_usage("generate", "--template-dir %s: not a directory", o->template_dir);
+    return -1;
+}
+
+int ctk_cmd_generate(int argc, char **argv)
+{
+    gen_opts_t o;
+    int rc;
+
+    if ((rc = parse_options(argc, argv, &o)) >= 0 || (rc = check_options(argc, argv, &o)) >= 0)
+        return rc;
     return run(&o);
 }
