@@ -504,34 +504,31 @@ bool ctk_validate_cli_launcher_given(const ctk_validate_cli_t *o)
            o->cache_ttl_s > 0;
 }
 
-int ctk_cmd_validate(int argc, char **argv)
+/* The options into o, *config and *wait_s; -1 to go on, else the exit
+ * code (usage, --help). */
+static int parse_options(int argc, char **argv, ctk_validate_cli_t *o, const char **config, double *wait_s)
 {
-    ctk_validate_cli_t o;
-    const char *config = NULL, *arg;
-    ctk_error_t err;
-    ctk_config_t *cfg = NULL;
-    ctk_sdk_t **sdks = NULL;
-    ctk_lock_t *lock = NULL;
-    double wait_s = CTK_LOCK_WAIT_FOREVER;
+    const char *arg;
     int id, rc = CTK_EXIT_OK;
-    size_t i;
 
-    memset(&o, 0, sizeof o);
-    o.v.outdir = DEFAULT_OUTDIR;
+    memset(o, 0, sizeof *o);
+    o->v.outdir = DEFAULT_OUTDIR;
+    *config = NULL;
+    *wait_s = CTK_LOCK_WAIT_FOREVER;
     optind = 1;
     while ((id = ctk_cli_next_opt(argc, argv, &ctk_cmd_validate_doc, &arg)) != -1) {
         switch (id) {
-        case OPT_CONFIG: config = arg; break;
-        case OPT_OUTPUT: o.v.outdir = arg; break;
+        case OPT_CONFIG: *config = arg; break;
+        case OPT_OUTPUT: o->v.outdir = arg; break;
         case OPT_WAIT_TIMEOUT:
-            if (ctk_cmd_parse_wait("validate", arg, &wait_s) != CTK_EXIT_OK)
+            if (ctk_cmd_parse_wait("validate", arg, wait_s) != CTK_EXIT_OK)
                 return CTK_EXIT_USAGE;
             break;
         case CTK_OPT_HELP_ID:
             ctk_cli_print_help(&ctk_cmd_validate_doc);
             return CTK_EXIT_OK;
         default:
-            if (!ctk_validate_cli_option(&o, "validate", id, arg, &rc))
+            if (!ctk_validate_cli_option(o, "validate", id, arg, &rc))
                 return CTK_EXIT_USAGE;
             if (rc != CTK_EXIT_OK)
                 return rc;
@@ -539,9 +536,26 @@ int ctk_cmd_validate(int argc, char **argv)
     }
     if (optind < argc)
         return ctk_cli_usage("validate", "unexpected argument '%s'", argv[optind]);
-    if (!*o.v.outdir)
+    if (!*o->v.outdir)
         return ctk_cli_usage("validate", "--output needs a directory");
+    return -1;
+}
 
+int ctk_cmd_validate(int argc, char **argv)
+{
+    ctk_validate_cli_t o;
+    const char *config;
+    ctk_error_t err;
+    ctk_config_t *cfg = NULL;
+    ctk_sdk_t **sdks = NULL;
+    ctk_lock_t *lock = NULL;
+    double wait_s;
+    int rc = CTK_EXIT_OK;
+    size_t i;
+
+    if ((rc = parse_options(argc, argv, &o, &config, &wait_s)) >= 0)
+        return rc;
+    rc = CTK_EXIT_OK;
     ctk_error_init(&err);
     if (!(cfg = ctk_cmd_load_config(config, &err)))
         goto fail;
