@@ -774,15 +774,68 @@ static intptr_t refused(rctx_t *r, const char *path, const char *what)
                  strstr(what, "kernel") || strstr(what, "regular") ? "" : ", not a regular file"), STOPPED;
 }
 
+/* What a path that could not be opened as a regular file gives: ABSENT
+ * for a missing file or a directory (libpkgconf's fopen() opens one and
+ * reads nothing), else refused as the file's kind, which a Provides scan
+ * passes over. */
+static intptr_t not_opened(rctx_t *r, const char *path, const char *what, bool scanning)
+{
+    if (what && strcmp(what, "a directory") != 0) {
+        if (!map_put(&r->files, path, REFUSED))
+            return nomem(r), STOPPED;
+        return scanning ? ABSENT : refused(r, path, what);
+    }
+    return map_put(&r->files, path, ABSENT) ? ABSENT : (nomem(r), STOPPED);
+}
+
+/* The text of path, open as fd, in *len bytes, within the resolution's
+ * bounds on files, bytes and cost; NULL when the resolution stopped.  fd
+ * is closed. */
+static char *read_within(rctx_t *r, int fd, const char *path, size_t *len)
+{
+    struct stat st;
+    ctk_error_t e;
+    size_t bytes = 0;
+    char *text;
+
+    if (++r->n_read > r->lim.packages) {
+        close(fd);
+        stopf(r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, path, "more than %zu .pc files to read (the last %s): not resolved",
+              r->lim.packages, path);
+        return NULL;
+    }
+    if (fstat(fd, &st) == 0 && (uintmax_t)st.st_size > (uintmax_t)r->lim.file_bytes) {
+        close(fd);
+        stopf(r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, path, "%s is larger than %zu bytes: not read", path,
+              r->lim.file_bytes);
+        return NULL;
+    }
+    ctk_error_init(&e);
+    text = ctk_file_read_fd(fd, path, r->lim.file_bytes, len, &e);
+    close(fd);
+    if (!text) {
+        if (e.code == CTK_E_NOMEM)
+            nomem(r);
+        else
+            stopf(r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, path, "%s", e.text);
+        return NULL;
+    }
+    if (!cost_ok(r, path, text, *len, &bytes)) {
+        free(text);
+        return NULL;
+    }
+    r->bytes += bytes + *len;
+    return text;
+}
+
 /* A file a Provides scan meets that is not a regular file is passed over
  * (it is nobody's answer); one looked up by name stops the resolution. */
 static intptr_t load_file(rctx_t *r, const char *path, bool scanning)
 {
     const char *what = NULL;
-    struct stat st;
     ctk_error_t e;
     intptr_t idx;
-    size_t len = 0, bytes = 0;
+    size_t len = 0;
     char *text;
     FILE *f;
     pkgconf_pkg_t *pkg;
@@ -797,37 +850,10 @@ static intptr_t load_file(rctx_t *r, const char *path, bool scanning)
         return STOPPED;
     ctk_error_init(&e);
     fd = ctk_file_open_regular(path, CTK_READ_NO_KERNEL_FS, &what, &e);
-    if (fd < 0) {
-        /* a directory: libpkgconf's fopen() opens it and reads nothing */
-        if (what && strcmp(what, "a directory") != 0) {
-            if (!map_put(&r->files, path, REFUSED))
-                return nomem(r), STOPPED;
-            return scanning ? ABSENT : refused(r, path, what);
-        }
-        return map_put(&r->files, path, ABSENT) ? ABSENT : (nomem(r), STOPPED);
-    }
-    if (++r->n_read > r->lim.packages) {
-        close(fd);
-        return stopf(r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, path,
-                     "more than %zu .pc files to read (the last %s): not resolved", r->lim.packages, path), STOPPED;
-    }
-    if (fstat(fd, &st) == 0 && (uintmax_t)st.st_size > (uintmax_t)r->lim.file_bytes) {
-        close(fd);
-        return stopf(r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, path, "%s is larger than %zu bytes: not read",
-                     path, r->lim.file_bytes), STOPPED;
-    }
-    text = ctk_file_read_fd(fd, path, r->lim.file_bytes, &len, &e);
-    close(fd);
-    if (!text) {
-        if (e.code == CTK_E_NOMEM)
-            return nomem(r), STOPPED;
-        return stopf(r, CTK_PC_STOP_LIMIT, CTK_E_LIMIT, path, "%s", e.text), STOPPED;
-    }
-    if (!cost_ok(r, path, text, len, &bytes)) {
-        free(text);
+    if (fd < 0)
+        return not_opened(r, path, what, scanning);
+    if (!(text = read_within(r, fd, path, &len)))
         return STOPPED;
-    }
-    r->bytes += bytes + len;
     /* from memory: libpkgconf closes f when it is done */
     if (!(f = fmemopen(len ? text : (char *)"\n", len ? len : 1, "r"))) {
         free(text);
@@ -1524,21 +1550,79 @@ static bool graph_walkable(rctx_t *r, size_t w, const char *const *dirs, size_t 
     return true;
 }
 
+/* There is a result to fill, emptied, and package names at least one
+ * package. */
+static bool request_ok(const char *package, ctk_pc_result_t *out, ctk_error_t *err)
+{
+    if (!out) {
+        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_pc_resolve: no result to fill");
+        return false;
+    }
+    ctk_pc_result_fini(out);
+    if (!package || package[strspn(package, " \t\n,")] == '\0') {
+        ctk_error_set(err, CTK_E_USAGE, NULL, 0, 0, "no package named in '%s'", package ? package : "");
+        return false;
+    }
+    return true;
+}
+
+/* r set to resolve over client within limits, its clock started. */
+static bool rctx_start(rctx_t *r, pkgconf_client_t *client, diag_t *d, const ctk_pc_limits_t *limits,
+                       ctk_error_t *err)
+{
+    r->client = client;
+    r->d = d;
+    r->err = err;
+    limits_init(&r->lim, limits);
+    clock_gettime(CLOCK_MONOTONIC, &r->t0);
+    if (!(r->path = calloc((size_t)r->lim.depth + 3, sizeof *r->path))) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    return true;
+}
+
+/* The package list as libpkgconf's virtual world package: compiled from
+ * the queue, walked for failures and limits, then resolved for versions,
+ * cflags and libs in turn; a file libpkgconf worked around fails it. */
+static bool resolve_world(rctx_t *r, pkgconf_pkg_t *world, pkgconf_list_t *queue, const char *const *dirs,
+                          size_t n_dirs, const char *package, ctk_pc_result_t *out)
+{
+    static const enum step steps[] = {STEP_VERSIONS, STEP_CFLAGS, STEP_LIBS};
+    intptr_t w;
+
+    pkgconf_queue_push(queue, package);
+    if (!pkgconf_queue_compile(r->client, world, queue)) {
+        report_failure(r->d, PKGCONF_PKG_ERRF_DEPGRAPH_BREAK, dirs, n_dirs, package, r->err);
+        return false;
+    }
+    if ((w = add_node(r, world, false)) == STOPPED)
+        return false;
+    if (!graph_walkable(r, (size_t)w, dirs, n_dirs, package))
+        return false;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (!run_step(r, world, steps[i], dirs, n_dirs, package, out, r->err))
+            return false;
+    }
+    if (ctk_error_is_set(&r->d->broken)) {
+        copy_error(&r->d->broken, r->err);
+        return false;
+    }
+    return true;
+}
+
 bool ctk_pc_resolve_limited(const char *const *dirs, size_t n_dirs, const char *package,
                             const ctk_pc_limits_t *limits, ctk_pc_result_t *out, ctk_error_t *err)
 {
-    static const enum step steps[] = {STEP_VERSIONS, STEP_CFLAGS, STEP_LIBS};
     static char world_id[] = "virtual:world", world_name[] = "virtual world package";
     pkgconf_cross_personality_t personality;
     pkgconf_client_t client;
     pkgconf_list_t queue = PKGCONF_LIST_INITIALIZER;
     pkgconf_pkg_t world;
     bool client_up = false, world_up = false, ok = false;
-    ctk_pc_stop_t stop = CTK_PC_STOP_NONE;
-    intptr_t w;
+    ctk_pc_stop_t stop;
     rctx_t r;
     diag_t d;
-    size_t i;
 
     diag_init(&d);
     memset(&r, 0, sizeof r);
@@ -1546,54 +1630,18 @@ bool ctk_pc_resolve_limited(const char *const *dirs, size_t n_dirs, const char *
     map_init(&r.cache, true);
     map_init(&r.by_pkg, false);
     map_init(&r.dirs, true);
-    if (!out) {
-        ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "ctk_pc_resolve: no result to fill");
-        goto out;
+    if (request_ok(package, out, err)) {
+        client_open(&client, &personality, &d, dirs, n_dirs);
+        client_up = true;
+        if (rctx_start(&r, &client, &d, limits, err)) {
+            memset(&world, 0, sizeof world);
+            world.id = world_id;
+            world.realname = world_name;
+            world.flags = PKGCONF_PKG_PROPF_STATIC | PKGCONF_PKG_PROPF_VIRTUAL;
+            world_up = true;
+            ok = resolve_world(&r, &world, &queue, dirs, n_dirs, package, out);
+        }
     }
-    ctk_pc_result_fini(out);
-    if (!package || package[strspn(package, " \t\n,")] == '\0') {
-        ctk_error_set(err, CTK_E_USAGE, NULL, 0, 0, "no package named in '%s'", package ? package : "");
-        goto out;
-    }
-
-    client_open(&client, &personality, &d, dirs, n_dirs);
-    client_up = true;
-
-    r.client = &client;
-    r.d = &d;
-    r.err = err;
-    limits_init(&r.lim, limits);
-    clock_gettime(CLOCK_MONOTONIC, &r.t0);
-    if (!(r.path = calloc((size_t)r.lim.depth + 3, sizeof *r.path))) {
-        ctk_error_nomem(err);
-        goto out;
-    }
-
-    memset(&world, 0, sizeof world);
-    world.id = world_id;
-    world.realname = world_name;
-    world.flags = PKGCONF_PKG_PROPF_STATIC | PKGCONF_PKG_PROPF_VIRTUAL;
-    world_up = true;
-    pkgconf_queue_push(&queue, package);
-    if (!pkgconf_queue_compile(&client, &world, &queue)) {
-        report_failure(&d, PKGCONF_PKG_ERRF_DEPGRAPH_BREAK, dirs, n_dirs, package, err);
-        goto out;
-    }
-    if ((w = add_node(&r, &world, false)) == STOPPED)
-        goto out;
-    if (!graph_walkable(&r, (size_t)w, dirs, n_dirs, package))
-        goto out;
-    for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        if (!run_step(&r, &world, steps[i], dirs, n_dirs, package, out, err))
-            goto out;
-    }
-    /* Resolution worked around a broken file: we do not. */
-    if (ctk_error_is_set(&d.broken)) {
-        copy_error(&d.broken, err);
-        goto out;
-    }
-    ok = true;
-out:
     stop = r.stop;
     if (stop != CTK_PC_STOP_NONE && d.nomem)
         stop = CTK_PC_STOP_NONE;
