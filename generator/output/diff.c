@@ -132,68 +132,67 @@ static int enter(const vtab_t *t, int d, int k, int n, int m, bool *down)
     return *down ? xd : xr;
 }
 
-/* Edit script of A[0..n) -> B[0..m) appended to ops (positions shifted by
- * off).  Returns 1 on success, 0 when the distance exceeds CTK_DIFF_MAX_D,
- * -1 when out of memory. */
-static int myers(const line_t *A, int n, const line_t *B, int m, size_t off, ops_t *ops)
+/* Room in t for rounds up to d; false when out of memory. */
+static bool vtab_reserve(vtab_t *t, int d)
 {
-    vtab_t t = {NULL, 0};
-    int d, k, x, y, dfound = -1, rc = -1;
-    size_t start = ops->n, i, j;
+    size_t need = vrow(d + 1), cap;
+    int *p;
+
+    if (need <= t->cap)
+        return true;
+    cap = t->cap ? t->cap * 2 : 1024;
+    while (cap < need)
+        cap *= 2;
+    if (!(p = realloc(t->v, cap * sizeof *p)))
+        return false;
+    t->v = p;
+    t->cap = cap;
+    return true;
+}
+
+/* Round d of the forward search: each diagonal's furthest x, entered by
+ * one move from round d-1 and then down the snake of equal lines.  True
+ * when a diagonal reaches (n, m). */
+static bool round_reaches_end(vtab_t *t, int d, const line_t *A, int n, const line_t *B, int m)
+{
     bool down = false;
 
-    for (d = 0; d <= CTK_DIFF_MAX_D && dfound < 0; d++) {
-        size_t need = vrow(d + 1);
+    for (int k = -d; k <= d; k += 2) {
+        int *slot = &t->v[vrow(d) + (size_t)((k + d) / 2)];
+        int x, y;
 
-        if (need > t.cap) {
-            size_t cap = t.cap ? t.cap * 2 : 1024;
-            int *p;
-
-            while (cap < need)
-                cap *= 2;
-            p = realloc(t.v, cap * sizeof *p);
-            if (!p)
-                goto out;
-            t.v = p;
-            t.cap = cap;
+        if (k < -m || k > n) {
+            *slot = -1;
+            continue;
         }
-        for (k = -d; k <= d; k += 2) {
-            int *slot = &t.v[vrow(d) + (size_t)((k + d) / 2)];
-
-            if (k < -m || k > n) {
-                *slot = -1;
-                continue;
-            }
-            x = d == 0 ? 0 : enter(&t, d, k, n, m, &down);
-            if (x < 0) {
-                *slot = -1;
-                continue;
-            }
-            y = x - k;
-            while (x < n && y < m && line_eq(&A[x], &B[y])) {
-                x++;
-                y++;
-            }
-            *slot = x;
-            if (x == n && y == m) {
-                dfound = d;
-                break;
-            }
+        x = d == 0 ? 0 : enter(t, d, k, n, m, &down);
+        if (x < 0) {
+            *slot = -1;
+            continue;
         }
+        y = x - k;
+        while (x < n && y < m && line_eq(&A[x], &B[y])) {
+            x++;
+            y++;
+        }
+        *slot = x;
+        if (x == n && y == m)
+            return true;
     }
-    if (dfound < 0) {
-        rc = 0;
-        goto out;
-    }
+    return false;
+}
 
-    /* Read the path back from (n, m), writing steps in reverse order. */
-    x = n;
-    y = m;
-    for (d = dfound; d > 0; d--) {
-        int xs;
+/* The path of d rounds read back from (n, m) to (0, 0), its steps
+ * appended to ops last first, then put in order. */
+static void read_back(const vtab_t *t, int d, int n, int m, size_t off, ops_t *ops)
+{
+    size_t start = ops->n, i, j;
+    int x = n, y = m;
+    bool down = false;
 
-        k = x - y;
-        xs = enter(&t, d, k, n, m, &down);
+    for (; d > 0; d--) {
+        int xs = enter(t, d, x - y, n, m, &down);
+
         while (x > xs) {
             x--;
             y--;
@@ -218,8 +217,27 @@ static int myers(const line_t *A, int n, const line_t *B, int m, size_t off, ops
         ops->v[i] = ops->v[j - 1];
         ops->v[j - 1] = tmp;
     }
-    rc = 1;
-out:
+}
+
+/* Edit script of A[0..n) -> B[0..m) appended to ops (positions shifted by
+ * off).  Returns 1 on success, 0 when the distance exceeds CTK_DIFF_MAX_D,
+ * -1 when out of memory. */
+static int myers(const line_t *A, int n, const line_t *B, int m, size_t off, ops_t *ops)
+{
+    vtab_t t = {NULL, 0};
+    int rc = 0;
+
+    for (int d = 0; d <= CTK_DIFF_MAX_D; d++) {
+        if (!vtab_reserve(&t, d)) {
+            rc = -1;
+            break;
+        }
+        if (round_reaches_end(&t, d, A, n, B, m)) {
+            read_back(&t, d, n, m, off, ops);
+            rc = 1;
+            break;
+        }
+    }
     free(t.v);
     return rc;
 }
@@ -275,16 +293,63 @@ static void put_hunk(ctk_buf_t *out, const ops_t *ops, size_t from, size_t to,
     }
 }
 
+/* The edit script of A[0..na) -> B[0..nb) into ops, sized for na + nb
+ * steps: the common head and tail as they are, Myers' script for the
+ * middle, or the whole middle removed and added when that is too long or
+ * too far apart.  False when out of memory. */
+static bool script(const line_t *A, size_t na, const line_t *B, size_t nb, size_t pre, size_t suf, ops_t *ops)
+{
+    size_t i, midA = na - pre - suf, midB = nb - pre - suf;
+    int rc = 0;
+
+    for (i = 0; i < pre; i++)
+        push(ops, OP_EQ, i, i);
+    if (midA + midB <= CTK_DIFF_MAX_LINES)
+        rc = myers(A + pre, (int)midA, B + pre, (int)midB, pre, ops);
+    if (rc < 0)
+        return false;
+    if (rc == 0) {
+        ops->n = pre;
+        for (i = 0; i < midA; i++)
+            push(ops, OP_DEL, pre + i, pre);
+        for (i = 0; i < midB; i++)
+            push(ops, OP_INS, pre + midA, pre + i);
+    }
+    for (i = 0; i < suf; i++)
+        push(ops, OP_EQ, pre + midA + i, pre + midB + i);
+    return true;
+}
+
+/* Where the hunk holding the change at i ends: past its last change and
+ * CTK_DIFF_CONTEXT lines after it; changes closer than 2 * context lines
+ * share a hunk. */
+static size_t hunk_end(const ops_t *ops, size_t i)
+{
+    size_t last = i, j, r;
+
+    for (j = i; j < ops->n;) {
+        if (ops->v[j].t != OP_EQ) {
+            last = j++;
+            continue;
+        }
+        for (r = j; r < ops->n && ops->v[r].t == OP_EQ; r++)
+            ;
+        if (r == ops->n || r - j > 2 * CTK_DIFF_CONTEXT)
+            break;
+        j = r;
+    }
+    return last + 1 + CTK_DIFF_CONTEXT < ops->n ? last + 1 + CTK_DIFF_CONTEXT : ops->n;
+}
+
 char *ctk_diff_unified(const char *a_label, const char *a, size_t alen,
                        const char *b_label, const char *b, size_t blen,
                        ctk_error_t *err)
 {
     line_t *A = NULL, *B = NULL;
-    size_t na = 0, nb = 0, pre = 0, suf = 0, i, midA, midB;
+    size_t na = 0, nb = 0, pre = 0, suf = 0, i;
     ops_t ops = {NULL, 0};
     ctk_buf_t out;
     char *res = NULL;
-    int rc = 0;
 
     ctk_buf_init(&out);
     if (!split_lines(a ? a : "", a ? alen : 0, &A, &na) ||
@@ -298,30 +363,11 @@ char *ctk_diff_unified(const char *a_label, const char *a, size_t alen,
         res = ctk_strdup("", err);
         goto out;
     }
-    midA = na - pre - suf;
-    midB = nb - pre - suf;
-    ops.v = malloc((na + nb) * sizeof *ops.v);
-    if (!ops.v)
+    if (!(ops.v = malloc((na + nb) * sizeof *ops.v)) || !script(A, na, B, nb, pre, suf, &ops))
         goto nomem;
-    for (i = 0; i < pre; i++)
-        push(&ops, OP_EQ, i, i);
-    if (midA + midB <= CTK_DIFF_MAX_LINES)
-        rc = myers(A + pre, (int)midA, B + pre, (int)midB, pre, &ops);
-    if (rc < 0)
-        goto nomem;
-    if (rc == 0) {
-        ops.n = pre;
-        for (i = 0; i < midA; i++)
-            push(&ops, OP_DEL, pre + i, pre);
-        for (i = 0; i < midB; i++)
-            push(&ops, OP_INS, pre + midA, pre + i);
-    }
-    for (i = 0; i < suf; i++)
-        push(&ops, OP_EQ, pre + midA + i, pre + midB + i);
-
     ctk_buf_printf(&out, "--- %s\n+++ %s\n", a_label, b_label);
     for (i = 0; i < ops.n;) {
-        size_t from, last, j, r;
+        size_t from;
 
         if (ops.v[i].t == OP_EQ) {
             i++;
@@ -329,19 +375,7 @@ char *ctk_diff_unified(const char *a_label, const char *a, size_t alen,
         }
         /* the previous hunk ended more than 2 * context lines back */
         from = i > CTK_DIFF_CONTEXT ? i - CTK_DIFF_CONTEXT : 0;
-        last = i;
-        for (j = i; j < ops.n;) {
-            if (ops.v[j].t != OP_EQ) {
-                last = j++;
-                continue;
-            }
-            for (r = j; r < ops.n && ops.v[r].t == OP_EQ; r++)
-                ;
-            if (r == ops.n || r - j > 2 * CTK_DIFF_CONTEXT)
-                break;
-            j = r;
-        }
-        i = last + 1 + CTK_DIFF_CONTEXT < ops.n ? last + 1 + CTK_DIFF_CONTEXT : ops.n;
+        i = hunk_end(&ops, i);
         put_hunk(&out, &ops, from, i, A, B);
     }
     if (out.failed)
