@@ -146,20 +146,16 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
-/* Lmod's path_regularize(): trim blanks, "//" -> "/", "/./" -> "/", drop
- * one trailing "/", leading "~" -> $HOME, drop "." components (a leading
- * "./" too); "" for an empty entry; a trailing "//" after a name is kept. */
-static char *regularize(const char *in, const char *home, ctk_error_t *err)
+/* in as path_regularize()'s first steps leave it, into u: blanks trimmed,
+ * "//" and "/./" as "/", one trailing "/" dropped, a leading "~" as home.
+ * False when out of memory. */
+static bool squeeze(const char *in, const char *home, ctk_buf_t *u)
 {
-    size_t n = strlen(in), i, start, ncomp = 0;
-    bool dbl = n >= 3 && in[n - 1] == '/' && in[n - 2] == '/' && in[n - 3] != '/';
-    const char *b = in, *e = in + n;
-    ctk_buf_t t, u, o;
-    char *result = NULL, **comp = NULL, *p;
+    const char *b = in, *e = in + strlen(in);
+    ctk_buf_t t, o;
+    bool ok;
 
     ctk_buf_init(&t);
-    ctk_buf_init(&u);
-    ctk_buf_init(&o);
     while (b < e && is_space(*b))
         b++;
     while (e > b && is_space(e[-1]))
@@ -167,36 +163,41 @@ static char *regularize(const char *in, const char *home, ctk_error_t *err)
     for (; b < e; b++)
         if (!(*b == '/' && t.len && t.data[t.len - 1] == '/'))
             ctk_buf_append(&t, b, 1);
-    for (i = 0; i < t.len;) {
+    for (size_t i = 0; i < t.len;) {
         if (t.len - i >= 3 && memcmp(t.data + i, "/./", 3) == 0) {
-            ctk_buf_append(&u, "/", 1);
+            ctk_buf_append(u, "/", 1);
             i += 3;
         } else {
-            ctk_buf_append(&u, t.data + i, 1);
+            ctk_buf_append(u, t.data + i, 1);
             i++;
         }
     }
-    if (u.len && u.data[u.len - 1] == '/')
-        u.data[--u.len] = '\0';
-    if (u.len && u.data[0] == '~') {
-        ctk_buf_puts(&o, home ? home : "~");
-        ctk_buf_append(&o, u.data + 1, u.len - 1);
-        ctk_buf_fini(&u);
-        u = o;
+    if (u->len && u->data[u->len - 1] == '/')
+        u->data[--u->len] = '\0';
+    if (u->len && u->data[0] == '~') {
         ctk_buf_init(&o);
+        ctk_buf_puts(&o, home ? home : "~");
+        ctk_buf_append(&o, u->data + 1, u->len - 1);
+        ctk_buf_fini(u);
+        *u = o;
     }
-    if (t.failed || u.failed || o.failed)
-        goto nomem;
-    if (u.len == 0) {
-        result = ctk_strdup("", err);
-        goto out;
-    }
-    /* split on '/', in place */
-    comp = calloc(u.len + 1, sizeof *comp);
+    ok = !t.failed && !u->failed;
+    ctk_buf_fini(&t);
+    return ok;
+}
+
+/* The '/'-separated components of s, len bytes (split in place), joined
+ * again into o without its "." components; leading "." components alone
+ * are ".".  False when out of memory. */
+static bool drop_dot_components(char *s, size_t len, ctk_buf_t *o)
+{
+    char **comp = calloc(len + 1, sizeof *comp), *p;
+    size_t ncomp = 0, start, i;
+
     if (!comp)
-        goto nomem;
-    comp[ncomp++] = u.data;
-    for (p = u.data; *p; p++)
+        return false;
+    comp[ncomp++] = s;
+    for (p = s; *p; p++)
         if (*p == '/') {
             *p = '\0';
             comp[ncomp++] = p + 1;
@@ -204,31 +205,50 @@ static char *regularize(const char *in, const char *home, ctk_error_t *err)
     if (strcmp(comp[0], ".") == 0) {
         for (start = 1; start < ncomp && strcmp(comp[start], ".") == 0; start++)
             ;
-        ctk_buf_puts(&o, start < ncomp ? comp[start] : ".");
+        ctk_buf_puts(o, start < ncomp ? comp[start] : ".");
         start++;
     } else {
-        ctk_buf_puts(&o, comp[0]);
+        ctk_buf_puts(o, comp[0]);
         start = 1;
     }
     for (i = start; i < ncomp; i++) {
         if (strcmp(comp[i], ".") == 0)
             continue;
-        ctk_buf_append(&o, "/", 1);
-        ctk_buf_puts(&o, comp[i]);
+        ctk_buf_append(o, "/", 1);
+        ctk_buf_puts(o, comp[i]);
     }
+    free(comp);
+    return !o->failed;
+}
+
+/* Lmod's path_regularize(): trim blanks, "//" -> "/", "/./" -> "/", drop
+ * one trailing "/", leading "~" -> $HOME, drop "." components (a leading
+ * "./" too); "" for an empty entry; a trailing "//" after a name is kept. */
+static char *regularize(const char *in, const char *home, ctk_error_t *err)
+{
+    size_t n = strlen(in);
+    bool dbl = n >= 3 && in[n - 1] == '/' && in[n - 2] == '/' && in[n - 3] != '/';
+    ctk_buf_t u, o;
+    char *result = NULL;
+
+    ctk_buf_init(&u);
+    ctk_buf_init(&o);
+    if (!squeeze(in, home, &u))
+        goto nomem;
+    if (u.len == 0) {
+        result = ctk_strdup("", err);
+        goto out;
+    }
+    if (!drop_dot_components(u.data, u.len, &o))
+        goto nomem;
     if (dbl)
         ctk_buf_puts(&o, "//");
-    if (o.failed)
-        goto nomem;
-    result = ctk_buf_take(&o, NULL);
-    if (!result)
+    if (o.failed || !(result = ctk_buf_take(&o, NULL)))
         goto nomem;
     goto out;
 nomem:
     ctk_error_nomem(err);
 out:
-    free(comp);
-    ctk_buf_fini(&t);
     ctk_buf_fini(&u);
     ctk_buf_fini(&o);
     return result;
@@ -734,6 +754,68 @@ static void charge_path_op(const ctk_lua_call_t *c, const var_t *v, const char *
     ctk_lua_call_charge(c, (paths + 16) * n + (v->value ? strlen(v->value) : 0) / 32);
 }
 
+/* The arguments of a path operation, in either form. */
+typedef struct {
+    const char *name, *value, *delim;
+    long priority;
+    bool force;
+} path_args_t;
+
+/* The table form: {name, value, delim=, priority=, force=}. */
+static bool path_args_table(const ctk_lua_call_t *c, path_args_t *pa, ctk_error_t *err)
+{
+    size_t i, n = ctk_lua_call_len(c, 1);
+    ctk_lua_val_t a1, a2, d, p, f;
+
+    for (i = 1; i <= (n > 2 ? n : 2); i++) {
+        char what[32];
+        const char *s;
+
+        ctk_lua_call_elem(c, 1, i, &a2);
+        snprintf(what, sizeof what, "element %zu", i);
+        if (!val_str(c, &a2, what, &s, err))
+            return false;
+    }
+    ctk_lua_call_elem(c, 1, 1, &a1);
+    ctk_lua_call_elem(c, 1, 2, &a2);
+    pa->name = a1.str;
+    pa->value = a2.str;
+    ctk_lua_call_field(c, 1, "delim", &d);
+    if (d.type != CTK_LUA_NIL && !val_str(c, &d, "delim", &pa->delim, err))
+        return false;
+    ctk_lua_call_field(c, 1, "priority", &p);
+    if (p.type != CTK_LUA_NIL) {
+        if (!p.is_num || !(p.num == 0 || (p.num >= 10 && p.num < 1e9)))
+            return fail(c, err, "priority must be 0 or a number >= 10");
+        pa->priority = (long)p.num;
+    }
+    ctk_lua_call_field(c, 1, "force", &f);
+    pa->force = f.truthy;
+    return true;
+}
+
+/* The arguments, as a table or as (name, value[, delimiter]). */
+static bool path_args(const ctk_lua_call_t *c, path_args_t *pa, ctk_error_t *err)
+{
+    ctk_lua_val_t a1, a2, d;
+
+    *pa = (path_args_t){.delim = ":"};
+    ctk_lua_call_arg(c, 1, &a1);
+    if (ctk_lua_call_nargs(c) == 1 && a1.type == CTK_LUA_TABLE) {
+        if (!path_args_table(c, pa, err))
+            return false;
+    } else {
+        if (!arg_str(c, 1, &a1, &pa->name, err) || !arg_str(c, 2, &a2, &pa->value, err))
+            return false;
+        ctk_lua_call_arg(c, 3, &d);
+        if (d.type != CTK_LUA_NIL && !val_str(c, &d, "delimiter (argument 3)", &pa->delim, err))
+            return false;
+    }
+    if (!*pa->delim)
+        return fail(c, err, "empty delimiter");
+    return true;
+}
+
 static bool fn_path(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
 {
     st_t *st = ud;
@@ -743,58 +825,19 @@ static bool fn_path(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_e
     ctk_modop_kind_t kind = op == P_PREPEND  ? CTK_MODOP_PREPEND_PATH
                           : op == P_APPEND ? CTK_MODOP_APPEND_PATH
                                            : CTK_MODOP_REMOVE_PATH;
-    const char *name, *value, *delim = ":";
-    ctk_lua_val_t a1, a2, d, p, f;
-    long priority = 0;
-    bool force = false, ok;
+    path_args_t pa;
+    bool ok;
     char *nm;
 
     (void)ret;
-    ctk_lua_call_arg(c, 1, &a1);
-    if (ctk_lua_call_nargs(c) == 1 && a1.type == CTK_LUA_TABLE) {
-        size_t i, n = ctk_lua_call_len(c, 1);
-
-        for (i = 1; i <= (n > 2 ? n : 2); i++) {
-            char what[32];
-            const char *s;
-
-            ctk_lua_call_elem(c, 1, i, &a2);
-            snprintf(what, sizeof what, "element %zu", i);
-            if (!val_str(c, &a2, what, &s, err))
-                return false;
-        }
-        ctk_lua_call_elem(c, 1, 1, &a1);
-        ctk_lua_call_elem(c, 1, 2, &a2);
-        name = a1.str;
-        value = a2.str;
-        ctk_lua_call_field(c, 1, "delim", &d);
-        if (d.type != CTK_LUA_NIL && !val_str(c, &d, "delim", &delim, err))
-            return false;
-        ctk_lua_call_field(c, 1, "priority", &p);
-        if (p.type != CTK_LUA_NIL) {
-            if (!p.is_num || !(p.num == 0 || (p.num >= 10 && p.num < 1e9)))
-                return fail(c, err, "priority must be 0 or a number >= 10");
-            priority = (long)p.num;
-        }
-        ctk_lua_call_field(c, 1, "force", &f);
-        force = f.truthy;
-    } else {
-        if (!arg_str(c, 1, &a1, &name, err) || !arg_str(c, 2, &a2, &value, err))
-            return false;
-        ctk_lua_call_arg(c, 3, &d);
-        if (d.type != CTK_LUA_NIL && !val_str(c, &d, "delimiter (argument 3)", &delim, err))
-            return false;
-    }
-    if (!*delim)
-        return fail(c, err, "empty delimiter");
-    if (!(nm = var_name(c, name, err)))
+    if (!path_args(c, &pa, err) || !(nm = var_name(c, pa.name, err)))
         return false;
     /* unload: prepend and append are undone by one count; remove_path
      * does the same again */
-    ok = add_op(st, kind, nm, value, delim, priority, force, ctk_lua_call_line(c), err) &&
-         path_op(st, unload ? P_REMOVE : op, nm, value, delim, priority, force && op == P_REMOVE, err);
+    ok = add_op(st, kind, nm, pa.value, pa.delim, pa.priority, pa.force, ctk_lua_call_line(c), err) &&
+         path_op(st, unload ? P_REMOVE : op, nm, pa.value, pa.delim, pa.priority, pa.force && op == P_REMOVE, err);
     if (ok)
-        charge_path_op(c, find_var(st, nm), value, delim);
+        charge_path_op(c, find_var(st, nm), pa.value, pa.delim);
     free(nm);
     return ok;
 }
@@ -1282,9 +1325,8 @@ static bool relate(st_t *st, ctk_modop_kind_t kind, const char *name, int line, 
     return true;
 }
 
-/* conflict, prereq, prereq_any, depends_on, depends_on_any, load,
- * always_load, try_load, try_add, load_any, unload, always_unload */
-static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+/* What the Lmod function fname does to modules. */
+static ctk_modop_kind_t modop_kind(const char *fname)
 {
     static const struct {
         const char *fn;
@@ -1297,20 +1339,73 @@ static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ct
         { "load_any", CTK_MODOP_LOAD_ANY },       { "depends_on_any", CTK_MODOP_DEPENDS_ON_ANY },
         { "unload", CTK_MODOP_UNLOAD },           { "always_unload", CTK_MODOP_UNLOAD },
     };
-    st_t *st = ud;
-    const char *fname = ctk_lua_call_name(c), *name;
     ctk_modop_kind_t kind = CTK_MODOP_LOAD;
+
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(fname, kinds[i].fn) == 0)
+            kind = kinds[i].kind;
+    return kind;
+}
+
+/* load_any, depends_on_any: the first of the n modules that can be
+ * loaded. */
+static bool load_first(st_t *st, const ctk_lua_call_t *c, ctk_modop_kind_t kind, size_t n, int line,
+                       ctk_error_t *err)
+{
+    bool done = false;
+    ctk_lua_val_t a;
+
+    for (size_t i = 1; i <= n && !done; i++) {
+        bool ok;
+
+        ctk_lua_call_arg(c, i, &a);
+        st->dep_kind = kind;
+        ok = relate(st, kind == CTK_MODOP_LOAD_ANY ? CTK_MODOP_TRY_LOAD : CTK_MODOP_DEPENDS_ON, a.str, line,
+                    &done, err);
+        st->dep_kind = 0;
+        if (!ok)
+            return false;
+    }
+    if (!done && n && st->follow && !st->lenient)
+        return fail(c, err, "none of these modules could be loaded");
+    return true;
+}
+
+/* prereq_any: one of the n modules loaded already will do. */
+static bool prereq_one_of(st_t *st, const ctk_lua_call_t *c, size_t n, int line, ctk_error_t *err)
+{
+    bool done = false;
+    ctk_lua_val_t a;
+    size_t i;
+
+    for (i = 1; i <= n && !done; i++) {
+        ctk_lua_call_arg(c, i, &a);
+        done = loaded_index(st, a.str) >= 0;
+    }
+    if (!done && n && st->follow && !st->lenient)
+        return fail(c, err, "cannot load %s without one of these loaded first", st->fr->full_name);
+    for (i = 1; i <= n && !done; i++) {
+        ctk_lua_call_arg(c, i, &a);
+        if (!relate(st, CTK_MODOP_PREREQ_ANY, a.str, line, &done, err))
+            return false;
+    }
+    return true;
+}
+
+/* conflict, prereq, prereq_any, depends_on, depends_on_any, load,
+ * always_load, try_load, try_add, load_any, unload, always_unload */
+static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
+{
+    st_t *st = ud;
+    const char *name;
+    ctk_modop_kind_t kind = modop_kind(ctk_lua_call_name(c));
     ctk_strlist_t *list;
     ctk_lua_val_t a;
     size_t i, n = ctk_lua_call_nargs(c);
     int line = ctk_lua_call_line(c);
-    bool any, done = false, unload = st->fr->mode == CTK_MODE_UNLOAD;
+    bool done = false, unload = st->fr->mode == CTK_MODE_UNLOAD;
 
     (void)ret;
-    for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(fname, kinds[i].fn) == 0)
-            kind = kinds[i].kind;
-    any = kind == CTK_MODOP_PREREQ_ANY || kind == CTK_MODOP_LOAD_ANY || kind == CTK_MODOP_DEPENDS_ON_ANY;
     list = kind == CTK_MODOP_CONFLICT ? &st->ev->conflicts
          : (kind == CTK_MODOP_PREREQ || kind == CTK_MODOP_PREREQ_ANY) ? &st->ev->prereqs
                                                                       : &st->ev->loads;
@@ -1323,37 +1418,10 @@ static bool fn_modules(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ct
             (kind != CTK_MODOP_UNLOAD && !ctk_strlist_push(list, a.str, err)))
             return false;
     }
-    if (any && !unload && kind != CTK_MODOP_PREREQ_ANY) {
-        /* the first that can be loaded */
-        for (i = 1; i <= n && !done; i++) {
-            bool ok;
-
-            ctk_lua_call_arg(c, i, &a);
-            st->dep_kind = kind;
-            ok = relate(st, kind == CTK_MODOP_LOAD_ANY ? CTK_MODOP_TRY_LOAD : CTK_MODOP_DEPENDS_ON, a.str,
-                        line, &done, err);
-            st->dep_kind = 0;
-            if (!ok)
-                return false;
-        }
-        if (!done && n && st->follow && !st->lenient)
-            return fail(c, err, "none of these modules could be loaded");
-        return true;
-    }
-    if (kind == CTK_MODOP_PREREQ_ANY && !unload) {
-        for (i = 1; i <= n && !done; i++) { /* one loaded already will do */
-            ctk_lua_call_arg(c, i, &a);
-            done = loaded_index(st, a.str) >= 0;
-        }
-        if (!done && n && st->follow && !st->lenient)
-            return fail(c, err, "cannot load %s without one of these loaded first", st->fr->full_name);
-        for (i = 1; i <= n && !done; i++) {
-            ctk_lua_call_arg(c, i, &a);
-            if (!relate(st, kind, a.str, line, &done, err))
-                return false;
-        }
-        return true;
-    }
+    if (!unload && (kind == CTK_MODOP_LOAD_ANY || kind == CTK_MODOP_DEPENDS_ON_ANY))
+        return load_first(st, c, kind, n, line, err);
+    if (!unload && kind == CTK_MODOP_PREREQ_ANY)
+        return prereq_one_of(st, c, n, line, err);
     for (i = 1; i <= n; i++) {
         ctk_lua_call_arg(c, i, &a);
         if (!relate(st, kind, a.str, line, &done, err))
@@ -1860,6 +1928,31 @@ static bool fn_inherit(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ct
     return ok;
 }
 
+/* One argument of pathJoin() as it joins, into piece: blanks trimmed,
+ * one leading '/' dropped but for the first, "//" as "/", and one
+ * trailing '/' dropped (a lone "/" is kept first and dropped after). */
+static void piece_of(ctk_buf_t *piece, const char *s, bool first)
+{
+    const char *e = s + strlen(s);
+
+    while (s < e && is_space(*s))
+        s++;
+    while (e > s && is_space(e[-1]))
+        e--;
+    if (!first && s < e && *s == '/')
+        s++;
+    piece->len = 0;
+    for (; s < e; s++)
+        if (!(*s == '/' && piece->len && piece->data[piece->len - 1] == '/'))
+            ctk_buf_append(piece, s, 1);
+    if (piece->len && piece->data[piece->len - 1] == '/') {
+        if (piece->len > 1)
+            piece->len--;
+        else if (!first)
+            piece->len = 0;
+    }
+}
+
 /* Lmod's pathJoin(): non-empty arguments joined by '/', inner leading and
  * trailing slashes dropped, then path_regularize(). */
 static bool fn_pathjoin(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, ctk_error_t *err)
@@ -1874,8 +1967,6 @@ static bool fn_pathjoin(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, c
     ctk_buf_init(&b);
     ctk_buf_init(&piece);
     for (i = 1; i <= n; i++) {
-        const char *s, *e;
-
         ctk_lua_call_arg(c, i, &a);
         if (!a.truthy || (a.type == CTK_LUA_STRING && a.len == 0))
             continue;
@@ -1883,24 +1974,7 @@ static bool fn_pathjoin(void *ud, const ctk_lua_call_t *c, ctk_lua_ret_t *ret, c
             fail(c, err, "argument %zu is a %s, not a string", i, type_name(a.type));
             goto out;
         }
-        s = a.str;
-        e = s + strlen(s);
-        while (s < e && is_space(*s))
-            s++;
-        while (e > s && is_space(e[-1]))
-            e--;
-        if (i > 1 && s < e && *s == '/')
-            s++;
-        piece.len = 0;
-        for (; s < e; s++)
-            if (!(*s == '/' && piece.len && piece.data[piece.len - 1] == '/'))
-                ctk_buf_append(&piece, s, 1);
-        if (piece.len && piece.data[piece.len - 1] == '/') {
-            if (piece.len > 1)
-                piece.len--;
-            else if (i != 1)
-                piece.len = 0;
-        }
+        piece_of(&piece, a.str, i == 1);
         if (piece.len == 0)
             continue;
         if (parts++)
@@ -2544,26 +2618,14 @@ static bool split_env_list(const st_t *st, const char *name, ctk_strlist_t *out,
 }
 
 /* ---- public ------------------------------------------------------------------ */
-ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t len,
-                               const char *full_name, const ctk_modeval_opts_t *opts,
-                               ctk_error_t *err)
+/* An empty result; NULL when out of memory. */
+static ctk_modeval_t *modeval_new(ctk_error_t *err)
 {
-    ctk_modeval_t *ev = NULL, *result = NULL;
-    st_t st;
-    size_t i;
-    bool ok;
+    ctk_modeval_t *ev = calloc(1, sizeof *ev);
 
-    memset(&st, 0, sizeof st);
-    st.env = opts->initial_env;
-    st.follow = opts->follow;
-    st.lenient = opts->lenient;
-    st.opts = opts;
-    ctk_strlist_init(&st.loaded);
-    ctk_strlist_init(&st.files);
-    ctk_strlist_init(&st.swaps);
-    if (!(ev = calloc(1, sizeof *ev))) {
+    if (!ev) {
         ctk_error_nomem(err);
-        goto out;
+        return NULL;
     }
     ctk_strlist_init(&ev->conflicts);
     ctk_strlist_init(&ev->prereqs);
@@ -2573,30 +2635,48 @@ ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t l
     ctk_strlist_init(&ev->properties);
     ctk_strlist_init(&ev->extensions);
     ctk_strlist_init(&ev->not_run);
-    st.ev = ev;
-    if (!(st.fns = dispatch_table(err)))
-        goto out;
-    if (!split_env_list(&st, "LOADEDMODULES", &st.loaded, err) ||
-        !split_env_list(&st, "_LMFILES_", &st.files, err))
-        goto out;
-    ok = true;
-    if (!ok || !eval_src(&st, path_label, src, len, full_name, opts->user_name, opts->mode, true, err))
-        goto out;
-    if (!lmod_output(&st, err))
-        goto out;
-    if (st.n_vars && !(ev->vars = calloc(st.n_vars, sizeof *ev->vars))) {
+    return ev;
+}
+
+/* The variables' names and values handed over from st to ev. */
+static bool hand_vars_over(st_t *st, ctk_modeval_t *ev, ctk_error_t *err)
+{
+    if (st->n_vars && !(ev->vars = calloc(st->n_vars, sizeof *ev->vars))) {
         ctk_error_nomem(err);
-        goto out;
+        return false;
     }
-    for (i = 0; i < st.n_vars; i++) { /* hand name and value over */
-        ev->vars[i].name = st.vars[i].name;
-        ev->vars[i].value = st.vars[i].value;
-        st.vars[i].name = st.vars[i].value = NULL;
+    for (size_t i = 0; i < st->n_vars; i++) {
+        ev->vars[i].name = st->vars[i].name;
+        ev->vars[i].value = st->vars[i].value;
+        st->vars[i].name = st->vars[i].value = NULL;
     }
-    ev->n_vars = st.n_vars;
-    result = ev;
-    ev = NULL;
-out:
+    ev->n_vars = st->n_vars;
+    return true;
+}
+
+ctk_modeval_t *ctk_modeval_run(const char *path_label, const char *src, size_t len,
+                               const char *full_name, const ctk_modeval_opts_t *opts,
+                               ctk_error_t *err)
+{
+    ctk_modeval_t *ev, *result = NULL;
+    st_t st;
+
+    memset(&st, 0, sizeof st);
+    st.env = opts->initial_env;
+    st.follow = opts->follow;
+    st.lenient = opts->lenient;
+    st.opts = opts;
+    ctk_strlist_init(&st.loaded);
+    ctk_strlist_init(&st.files);
+    ctk_strlist_init(&st.swaps);
+    st.ev = ev = modeval_new(err);
+    if (ev && (st.fns = dispatch_table(err)) && split_env_list(&st, "LOADEDMODULES", &st.loaded, err) &&
+        split_env_list(&st, "_LMFILES_", &st.files, err) &&
+        eval_src(&st, path_label, src, len, full_name, opts->user_name, opts->mode, true, err) &&
+        lmod_output(&st, err) && hand_vars_over(&st, ev, err)) {
+        result = ev;
+        ev = NULL;
+    }
     vars_free(st.vars, st.n_vars);
     stacks_free(st.stacks, st.n_stacks);
     ctk_strlist_fini(&st.loaded);
