@@ -422,11 +422,29 @@ out:
     return rc;
 }
 
-bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
+/* --queue-timeout, --run-timeout and --cache-ttl: seconds, up to a week. */
+static void seconds_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
 {
     double d;
 
-    *rc = CTK_EXIT_OK;
+    if (!parse_number(arg, 1, 604800, &d))
+        *rc = ctk_cli_usage(cmd, "--%s needs seconds from 1 to 604800, not '%s'",
+                            id == CTK_VOPT_QUEUE_TIMEOUT ? "queue-timeout"
+                            : id == CTK_VOPT_RUN_TIMEOUT ? "run-timeout"
+                                                         : "cache-ttl",
+                            arg);
+    else if (id == CTK_VOPT_QUEUE_TIMEOUT)
+        o->queue_timeout_s = d;
+    else if (id == CTK_VOPT_RUN_TIMEOUT)
+        o->run_timeout_s = d;
+    else
+        o->cache_ttl_s = d;
+}
+
+/* The options validate shares with generate --validate (cmds.h): where
+ * the probes launch, how long they may wait, and the HTML page. */
+static bool launch_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
+{
     switch (id) {
     case CTK_VOPT_LAUNCHER:
         if (strcmp(arg, "local") != 0 && strcmp(arg, "slurm") != 0)
@@ -452,18 +470,7 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
     case CTK_VOPT_QUEUE_TIMEOUT:
     case CTK_VOPT_RUN_TIMEOUT:
     case CTK_VOPT_CACHE_TTL:
-        if (!parse_number(arg, 1, 604800, &d))
-            *rc = ctk_cli_usage(cmd, "--%s needs seconds from 1 to 604800, not '%s'",
-                                id == CTK_VOPT_QUEUE_TIMEOUT ? "queue-timeout"
-                                : id == CTK_VOPT_RUN_TIMEOUT ? "run-timeout"
-                                                             : "cache-ttl",
-                                arg);
-        else if (id == CTK_VOPT_QUEUE_TIMEOUT)
-            o->queue_timeout_s = d;
-        else if (id == CTK_VOPT_RUN_TIMEOUT)
-            o->run_timeout_s = d;
-        else
-            o->cache_ttl_s = d;
+        seconds_option(o, cmd, id, arg, rc);
         return true;
     case CTK_VOPT_STAGE_DIR:
         if (arg[0] != '/')
@@ -475,6 +482,17 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
             *rc = ctk_cli_usage(cmd, "--html needs a file");
         o->html = arg;
         return true;
+    }
+    return false;
+}
+
+/* validate's own options: how each artifact is checked, and the JSON
+ * report. */
+static bool check_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
+{
+    double d;
+
+    switch (id) {
     case OPT_JOBS:
         *rc = ctk_cli_parse_jobs(cmd, arg, &o->v.jobs);
         return true;
@@ -496,6 +514,12 @@ bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, con
     case OPT_CXX: o->v.cxx = arg; return true;
     }
     return false;
+}
+
+bool ctk_validate_cli_option(ctk_validate_cli_t *o, const char *cmd, int id, const char *arg, int *rc)
+{
+    *rc = CTK_EXIT_OK;
+    return launch_option(o, cmd, id, arg, rc) || check_option(o, cmd, id, arg, rc);
 }
 
 bool ctk_validate_cli_launcher_given(const ctk_validate_cli_t *o)
