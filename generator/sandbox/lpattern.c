@@ -516,6 +516,40 @@ static inline bool is_special(char c)
     }
 }
 
+/* Whether the pattern p, lp bytes, has no special character: found as
+ * plain text. */
+static bool no_specials(mstate_t *ms, const char *p, size_t lp)
+{
+    size_t i = 0;
+
+    while (i < lp && !is_special(p[i]))
+        i++;
+    charge(ms, i);
+    return i == lp;
+}
+
+/* string.find of p, lp bytes, as plain text from at: its first and last
+ * positions, or fail. */
+static int find_plain(mstate_t *ms, const char *at, const char *p, size_t lp)
+{
+    lua_State *L = ms->L;
+    const char *hit = at;
+
+    charge(ms, (size_t)(ms->src_end - at) + lp);
+    /* memchr skips to the first candidate much faster than memmem's setup
+     * and scan; memmem keeps the rest linear */
+    if (lp > 0 && (hit = memchr(hit, p[0], (size_t)(ms->src_end - at))) != NULL)
+        hit = memmem(hit, (size_t)(ms->src_end - hit), p, lp);
+    report(ms);
+    if (!hit) {
+        luaL_pushfail(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)(hit - ms->src) + 1);
+    lua_pushinteger(L, (lua_Integer)(hit - ms->src) + (lua_Integer)lp);
+    return 2;
+}
+
 static int find_or_match(lua_State *L, bool find)
 {
     size_t ls, lp;
@@ -532,35 +566,8 @@ static int find_or_match(lua_State *L, bool find)
         luaL_pushfail(L);
         return 1;
     }
-    if (find) {
-        bool plain = lua_toboolean(L, 4);
-
-        if (!plain) {
-            size_t i = 0;
-
-            while (i < lp && !is_special(p[i]))
-                i++;
-            charge(&ms, i);
-            plain = i == lp;
-        }
-        if (plain) {
-            const char *hit = s + init;
-
-            charge(&ms, (ls - init) + lp);
-            /* memchr skips to the first candidate much faster than
-             * memmem's setup and scan; memmem keeps the rest linear */
-            if (lp > 0 && (hit = memchr(hit, p[0], ls - init)) != NULL)
-                hit = memmem(hit, (size_t)(ms.src_end - hit), p, lp);
-            report(&ms);
-            if (!hit) {
-                luaL_pushfail(L);
-                return 1;
-            }
-            lua_pushinteger(L, (lua_Integer)(hit - s) + 1);
-            lua_pushinteger(L, (lua_Integer)(hit - s) + (lua_Integer)lp);
-            return 2;
-        }
-    }
+    if (find && (lua_toboolean(L, 4) || no_specials(&ms, p, lp)))
+        return find_plain(&ms, s + init, p, lp);
     anchored = lp > 0 && p[0] == '^';
     if (anchored)
         p++;
