@@ -175,9 +175,56 @@ static bool interpreter_of(const char *path, char *out, size_t n, char *why, siz
     return true;
 }
 
+static bool trust(const char *path, const char *context, int depth, char *why, size_t n);
+
+/* path made absolute against the working directory; NULL, said in why,
+ * when that cannot be. */
+static char *absolute(const char *path, char *why, size_t n)
+{
+    char cwd[4096], *abs;
+
+    if (path[0] == '/') {
+        abs = ctk_strdup(path, NULL);
+    } else {
+        if (!getcwd(cwd, sizeof cwd)) {
+            say(why, n, "cannot check %s: the working directory: %s", path, strerror(errno));
+            return NULL;
+        }
+        abs = ctk_printf(NULL, "%s/%s", strcmp(cwd, "/") ? cwd : "", path);
+    }
+    if (!abs)
+        say(why, n, "cannot check %s: out of memory", path);
+    return abs;
+}
+
+/* The #! interpreter of the regular file real (named abs in context), if
+ * it has one, trusted in turn. */
+static bool interpreter_trusted(const char *real, const char *abs, const char *context, int depth, char *why,
+                                size_t n)
+{
+    char interp[512], *ictx;
+    bool ok;
+
+    if (!interpreter_of(real, interp, sizeof interp, why, n))
+        return false;
+    if (!interp[0])
+        return true;
+    if (depth >= MAX_INTERP_DEPTH) {
+        say(why, n, "%s%s: more than %d #! interpreters in a row", abs, context, MAX_INTERP_DEPTH);
+        return false;
+    }
+    if (!(ictx = ctk_printf(NULL, " (the #! interpreter of %s%s)", abs, context))) {
+        say(why, n, "cannot check %s: out of memory", interp);
+        return false;
+    }
+    ok = trust(interp, ictx, depth + 1, why, n);
+    free(ictx);
+    return ok;
+}
+
 static bool trust(const char *path, const char *context, int depth, char *why, size_t n)
 {
-    char *abs = NULL, *real = NULL, *ctx = NULL, interp[512];
+    char *abs = NULL, *real = NULL, *ctx = NULL;
     struct stat st;
     bool ok = false;
 
@@ -185,21 +232,8 @@ static bool trust(const char *path, const char *context, int depth, char *why, s
         say(why, n, "no program named");
         return false;
     }
-    if (path[0] == '/') {
-        abs = ctk_strdup(path, NULL);
-    } else {
-        char cwd[4096];
-
-        if (!getcwd(cwd, sizeof cwd)) {
-            say(why, n, "cannot check %s: the working directory: %s", path, strerror(errno));
-            return false;
-        }
-        abs = ctk_printf(NULL, "%s/%s", strcmp(cwd, "/") ? cwd : "", path);
-    }
-    if (!abs) {
-        say(why, n, "cannot check %s: out of memory", path);
+    if (!(abs = absolute(path, why, n)))
         return false;
-    }
     if (!walk_ok(abs, context, why, n))
         goto out;
     if (!(real = realpath(abs, NULL))) {
@@ -218,26 +252,7 @@ static bool trust(const char *path, const char *context, int depth, char *why, s
         say(why, n, "cannot check %s%s: %s", real, ctx ? ctx : context, strerror(errno));
         goto out;
     }
-    if (S_ISREG(st.st_mode)) {
-        if (!interpreter_of(real, interp, sizeof interp, why, n))
-            goto out;
-        if (interp[0]) {
-            char *ictx;
-
-            if (depth >= MAX_INTERP_DEPTH) {
-                say(why, n, "%s%s: more than %d #! interpreters in a row", abs, context, MAX_INTERP_DEPTH);
-                goto out;
-            }
-            if (!(ictx = ctk_printf(NULL, " (the #! interpreter of %s%s)", abs, context))) {
-                say(why, n, "cannot check %s: out of memory", interp);
-                goto out;
-            }
-            ok = trust(interp, ictx, depth + 1, why, n);
-            free(ictx);
-            goto out;
-        }
-    }
-    ok = true;
+    ok = !S_ISREG(st.st_mode) || interpreter_trusted(real, abs, context, depth, why, n);
 out:
     if (ok)
         say(why, n, "%s", "");
