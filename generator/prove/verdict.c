@@ -576,18 +576,31 @@ static bool verdict_from_name(const char *s, ctk_verdict_t *v)
     return false;
 }
 
-static bool art_from_object(const ctk_jread_t *rd, const json_t *o, ctk_vart_t *t)
+/* "skip": null, or the code and reason of a skip. */
+static bool skip_from_object(const ctk_jread_t *rd, const json_t *o, ctk_vart_t *t)
 {
     const json_t *skip;
-    char *kind = NULL, *verdict = NULL;
-    bool cached, ok = false;
-    size_t n_keys;
+    ctk_jread_t sk = *rd;
 
-    if (!json_is_object(o)) {
-        ctk_error_set(rd->err, CTK_E_JSON, rd->source, 0, 0, "%s is %s, expected an object",
-                      rd->what, ctk_json_type_name(o));
+    if (!(skip = ctk_jread_get(rd, o, "skip")))
+        return false;
+    if (json_is_null(skip))
+        return true;
+    if (!json_is_object(skip)) {
+        ctk_jread_type_error(rd, "skip", skip, "an object or null");
         return false;
     }
+    sk.what = "/skip";
+    return ctk_jread_str(&sk, skip, "code", true, &t->skip_code) &&
+           ctk_jread_str(&sk, skip, "reason", true, &t->skip_reason) && exact_keys(&sk, skip, 2);
+}
+
+/* "kind", which must be t's, then "file", "verdict" and "skip". */
+static bool verdict_from_object(const ctk_jread_t *rd, const json_t *o, ctk_vart_t *t)
+{
+    char *kind = NULL, *verdict = NULL;
+    bool ok = false;
+
     if (!ctk_jread_str(rd, o, "kind", false, &kind))
         goto out;
     if (strcmp(kind, ctk_art_name(t->kind)) != 0) {
@@ -602,30 +615,35 @@ static bool art_from_object(const ctk_jread_t *rd, const json_t *o, ctk_vart_t *
                       "%s: \"verdict\" is not pass, skip or fail", rd->what);
         goto out;
     }
-    if (!(skip = ctk_jread_get(rd, o, "skip")))
-        goto out;
-    if (json_is_object(skip)) {
-        ctk_jread_t sk = *rd;
+    ok = skip_from_object(rd, o, t);
+out:
+    free(kind);
+    free(verdict);
+    return ok;
+}
 
-        sk.what = "/skip";
-        if (!ctk_jread_str(&sk, skip, "code", true, &t->skip_code) ||
-            !ctk_jread_str(&sk, skip, "reason", true, &t->skip_reason) || !exact_keys(&sk, skip, 2))
-            goto out;
-    } else if (!json_is_null(skip)) {
-        ctk_jread_type_error(rd, "skip", skip, "an object or null");
-        goto out;
+static bool art_from_object(const ctk_jread_t *rd, const json_t *o, ctk_vart_t *t)
+{
+    bool cached;
+    size_t n_keys;
+
+    if (!json_is_object(o)) {
+        ctk_error_set(rd->err, CTK_E_JSON, rd->source, 0, 0, "%s is %s, expected an object",
+                      rd->what, ctk_json_type_name(o));
+        return false;
     }
-    if (!ctk_jread_bool(rd, o, "cached", &cached) || !ctk_jread_number(rd, o, "seconds", &t->seconds))
-        goto out;
+    if (!verdict_from_object(rd, o, t) || !ctk_jread_bool(rd, o, "cached", &cached) ||
+        !ctk_jread_number(rd, o, "seconds", &t->seconds))
+        return false;
     if (t->kind == CTK_ART_PC) {
         if (!strlist_from_cache(rd, o, "cflags", &t->cflags) ||
             !strlist_from_cache(rd, o, "libs", &t->libs) ||
             !ctk_jread_str(rd, o, "pc_version", true, &t->pc_version))
-            goto out;
+            return false;
         n_keys = 19;
     } else {
         if (!env_from_cache(rd, o, &t->env))
-            goto out;
+            return false;
         n_keys = 17;
     }
     if (!ctk_jread_str(rd, o, "nvcc", true, &t->nvcc) ||
@@ -638,13 +656,9 @@ static bool art_from_object(const ctk_jread_t *rd, const json_t *o, ctk_vart_t *
         !probe_from_cache(rd, o, "ptx_probe", true, &t->ptx) ||
         !ctk_jread_bool(rd, o, "launched", &t->launched) || !findings_from_cache(rd, o, &t->findings) ||
         !exact_keys(rd, o, n_keys))
-        goto out;
+        return false;
     t->cached = true;
-    ok = true;
-out:
-    free(kind);
-    free(verdict);
-    return ok;
+    return true;
 }
 
 /* One artifact object of a node's own report into a matrix cell. */
