@@ -1099,6 +1099,43 @@ out:
     return ok;
 }
 
+/* --lmod: the module loaded by real Lmod gives the environment the
+ * sandbox gave; a difference is a finding. */
+static bool compare_real_lmod(vjob_t *j, ctk_vart_t *a)
+{
+    const ctk_sandbox_t *sb = NULL;
+    ctk_env_t real;
+    ctk_strlist_t diff;
+    ctk_error_t e;
+    char *mp = module_path(j, "lmod");
+    bool ok = true;
+
+    ctk_env_init(&real);
+    ctk_strlist_init(&diff);
+    ctk_error_init(&e);
+    if (!mp)
+        ok = false;
+    else if (!lmod_identity(j, a, &sb, &ok))
+        ; /* not run, and said so (or no memory) */
+    else if (!ctk_modenv_load_after(&j->c->lmod, mp, j->pre[0] ? j->pre : NULL, j->full_name, &j->c->base,
+                                    j->c->timeout, sb, &real, &e))
+        ok = addf(a, "CTK-ENV-002", 0, j->err, "real Lmod failed where the sandbox loaded the module: %s", e.text);
+    else if (!ctk_env_diff(&j->menv[0], &real, &diff, j->err))
+        ok = false;
+    else if (diff.len > 0) {
+        const char *n = diff.items[0], *sv = ctk_env_get(&j->menv[0], n), *lv = ctk_env_get(&real, n);
+
+        ok = addf(a, "CTK-ENV-002", 0, j->err,
+                  "real Lmod and the sandbox disagree on %zu variable(s), first %s: sandbox %s%s%s, Lmod %s%s%s",
+                  diff.len, n, sv ? "\"" : "", sv ? sv : "unset", sv ? "\"" : "", lv ? "\"" : "",
+                  lv ? lv : "unset", lv ? "\"" : "");
+    }
+    free(mp);
+    ctk_strlist_fini(&diff);
+    ctk_env_fini(&real);
+    return ok;
+}
+
 static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
 {
     ctk_modeval_t *ev;
@@ -1133,59 +1170,59 @@ static bool eval_lmod(vjob_t *j, ctk_vart_t *a)
     j->have_env[0] = true;
     if (!ev->family && ev->conflicts.len == 0)
         ok = addf(a, "CTK-MOD-003", 0, j->err, "no family() or conflict(): another toolkit can be loaded alongside");
-    if (ok && j->c->have_lmod) {
-        const ctk_sandbox_t *sb = NULL;
-        ctk_env_t real;
-        ctk_strlist_t diff;
-        char *mp = module_path(j, "lmod");
-
-        ctk_env_init(&real);
-        ctk_strlist_init(&diff);
-        ctk_error_init(&e);
-        if (!mp)
-            ok = false;
-        else if (!lmod_identity(j, a, &sb, &ok))
-            ; /* not run, and said so (or no memory) */
-        else if (!ctk_modenv_load_after(&j->c->lmod, mp, j->pre[0] ? j->pre : NULL, j->full_name, &j->c->base,
-                                        j->c->timeout, sb, &real, &e))
-            ok = addf(a, "CTK-ENV-002", 0, j->err, "real Lmod failed where the sandbox loaded the module: %s",
-                      e.text);
-        else if (!ctk_env_diff(&j->menv[0], &real, &diff, j->err))
-            ok = false;
-        else if (diff.len > 0) {
-            const char *n = diff.items[0], *sv = ctk_env_get(&j->menv[0], n), *lv = ctk_env_get(&real, n);
-
-            ok = addf(a, "CTK-ENV-002", 0, j->err,
-                      "real Lmod and the sandbox disagree on %zu variable(s), first %s: sandbox %s%s%s, Lmod %s%s%s",
-                      diff.len, n, sv ? "\"" : "", sv ? sv : "unset", sv ? "\"" : "", lv ? "\"" : "",
-                      lv ? lv : "unset", lv ? "\"" : "");
-        }
-        free(mp);
-        ctk_strlist_fini(&diff);
-        ctk_env_fini(&real);
-    }
+    if (ok && j->c->have_lmod)
+        ok = compare_real_lmod(j, a);
 out:
     ctk_modeval_free(ev);
     free(src);
     return ok;
 }
 
+/* Without Environment Modules: a missing modulefile is still a finding,
+ * one that is there is skipped. */
+static bool tcl_not_run(vjob_t *j, ctk_vart_t *a)
+{
+    if (j->refused[a->kind])
+        return true;
+    if (!j->text[a->kind])
+        return addf(a, "CTK-MOD-002", 0, j->err, "%s is missing; run ctkgen generate", a->file);
+    return (a->skip_code = ctk_strdup("CTK-SKIP-003", j->err)) &&
+           (a->skip_reason = ctk_strdup(j->c->tcl_why, j->err));
+}
+
+/* The Tcl modulefile, text src, loaded by Environment Modules from mp in
+ * sb: the changes it makes recorded, and a finding if it fails or names
+ * no family or conflict. */
+static bool load_tcl(vjob_t *j, ctk_vart_t *a, const char *mp, const ctk_sandbox_t *sb, const char *src)
+{
+    ctk_error_t e;
+
+    ctk_error_init(&e);
+    if (!ctk_modenv_load_after(&j->c->tcl, mp, j->pre[0] ? j->pre : NULL, j->full_name, &j->c->base,
+                               j->c->timeout, sb, &j->menv[1], &e)) {
+        if (e.code == CTK_E_NOMEM) {
+            *j->err = e;
+            return false;
+        }
+        return addf(a, "CTK-MOD-001", e.line, j->err, "%s", e.text);
+    }
+    j->have_env[1] = true;
+    if (!record_changes(j, j->have_pre[1] ? &j->pre_env[1] : &j->c->base, &j->menv[1], a))
+        return false;
+    if (!strstr(src, "conflict") && !strstr(src, "family"))
+        return addf(a, "CTK-MOD-003", 0, j->err, "no family or conflict: another toolkit can be loaded alongside");
+    return true;
+}
+
 static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
 {
     const ctk_sandbox_t *sb;
-    ctk_error_t e;
     size_t len;
     char *src, *mp, *own = NULL, *as = NULL, *skip_why = NULL;
     bool ok = true;
 
-    if (!j->c->have_tcl) {
-        if (j->refused[a->kind])
-            return true;
-        if (!j->text[a->kind])
-            return addf(a, "CTK-MOD-002", 0, j->err, "%s is missing; run ctkgen generate", a->file);
-        return (a->skip_code = ctk_strdup("CTK-SKIP-003", j->err)) &&
-               (a->skip_reason = ctk_strdup(j->c->tcl_why, j->err));
-    }
+    if (!j->c->have_tcl)
+        return tcl_not_run(j, a);
     if (!(src = read_artifact(j, a, &len)))
         return j->err->code == CTK_E_OK;
     if (!(mp = module_path(j, "tcl")) || !(own = own_path(j, "tcl"))) {
@@ -1207,22 +1244,7 @@ static bool eval_tcl(vjob_t *j, ctk_vart_t *a)
         ok = skip_prereq(j, a, "not loaded: it requires", j->pre_why[1]);
         goto out;
     }
-    ctk_error_init(&e);
-    if (!ctk_modenv_load_after(&j->c->tcl, mp, j->pre[0] ? j->pre : NULL, j->full_name, &j->c->base,
-                               j->c->timeout, sb, &j->menv[1], &e)) {
-        if (e.code == CTK_E_NOMEM) {
-            *j->err = e;
-            ok = false;
-        } else {
-            ok = addf(a, "CTK-MOD-001", e.line, j->err, "%s", e.text);
-        }
-    } else {
-        j->have_env[1] = true;
-        ok = record_changes(j, j->have_pre[1] ? &j->pre_env[1] : &j->c->base, &j->menv[1], a);
-        if (ok && !strstr(src, "conflict") && !strstr(src, "family"))
-            ok = addf(a, "CTK-MOD-003", 0, j->err,
-                      "no family or conflict: another toolkit can be loaded alongside");
-    }
+    ok = load_tcl(j, a, mp, sb, src);
 out:
     free(as);
     free(skip_why);
@@ -3188,75 +3210,95 @@ static void global_key(vctx_t *c)
     ctk_cache_key_hex(&k, c->global_key);
 }
 
-static bool setup_modsys(vctx_t *c, const ctk_env_t *caller, ctk_error_t *err)
+/* Environment Modules found for the Tcl modulefiles, or why not: an
+ * error when --modulecmd named it, else their skip. */
+static bool find_tcl_modsys(vctx_t *c, const char *const *envp, ctk_error_t *err)
 {
-    ctk_env_t *mut = (ctk_env_t *)caller; /* envp view only */
-    const char *const *envp = ctk_env_envp(mut, err);
     char *why = NULL;
 
-    if (!envp)
-        return false;
     if (ctk_modsys_find_tcl(c->o->modulecmd, envp, &c->tcl, &why, err)) {
         c->have_tcl = true;
         c->rep->tcl_modsys = ctk_printf(err, "Environment Modules %s (%s)", c->tcl.version ? c->tcl.version : "?",
                                         c->tcl.cmd);
-        if (!c->rep->tcl_modsys)
-            return false;
-    } else {
-        if (!why)
-            return false;
-        if (c->o->modulecmd) {
-            ctk_error_set(err, CTK_E_ENV, c->o->modulecmd, 0, 0, "%s", why);
-            free(why);
-            return false;
-        }
-        c->tcl_why = why;
-        if (!(c->rep->tcl_skip = ctk_strdup(why, err)))
-            return false;
+        return c->rep->tcl_modsys != NULL;
     }
-    /* as root, modulefiles run as an unprivileged user (sandbox.h) */
+    if (!why)
+        return false;
+    if (c->o->modulecmd) {
+        ctk_error_set(err, CTK_E_ENV, c->o->modulecmd, 0, 0, "%s", why);
+        free(why);
+        return false;
+    }
+    c->tcl_why = why;
+    return (c->rep->tcl_skip = ctk_strdup(why, err)) != NULL;
+}
+
+/* The sandbox the modulefiles run in: as root, an unprivileged user
+ * (sandbox.h), who must be able to run Environment Modules. */
+static bool setup_sandbox(vctx_t *c, ctk_error_t *err)
+{
+    char who[96], *why = NULL;
+
     if (!ctk_sandbox_init(&c->sb, c->o->trust_tcl, getenv("TMPDIR"), err))
         return false;
-    if (c->sb.drop) {
-        char who[96];
-
-        ctk_sandbox_describe(&c->sb, who, sizeof who);
-        c->rep->trust_tcl = c->sb.trust_root_files;
-        if (!(c->rep->tcl_user = ctk_strdup(who, err)))
+    if (!c->sb.drop)
+        return true;
+    ctk_sandbox_describe(&c->sb, who, sizeof who);
+    c->rep->trust_tcl = c->sb.trust_root_files;
+    if (!(c->rep->tcl_user = ctk_strdup(who, err)))
+        return false;
+    if (c->have_tcl && !ctk_sandbox_can_read(&c->sb, c->tcl.cmd, &why, err)) {
+        if (!why)
             return false;
-        why = NULL;
-        if (c->have_tcl && !ctk_sandbox_can_read(&c->sb, c->tcl.cmd, &why, err)) {
-            if (!why)
-                return false;
-            c->tcl_user_why = ctk_printf(err, "Environment Modules cannot run as user %s: %s", who, why);
-            free(why);
-            if (!c->tcl_user_why)
-                return false;
-        }
+        c->tcl_user_why = ctk_printf(err, "Environment Modules cannot run as user %s: %s", who, why);
+        free(why);
+        if (!c->tcl_user_why)
+            return false;
     }
-    for (size_t i = 0; i < c->cfg->n_sdks && !c->have_t2l && !c->t2l_why; i++) {
+    return true;
+}
+
+/* Lmod's tcl2lua, or why not, when an SDK's host compiler module may be
+ * written in Tcl: the sandbox reads such a prerequisite as Lmod does. */
+static bool find_tcl2lua(vctx_t *c, const char *const *envp, ctk_error_t *err)
+{
+    char *why = NULL;
+
+    for (size_t i = 0; i < c->cfg->n_sdks; i++) {
         if (!c->cfg->sdks[i].host_compiler_module)
             continue;
-        /* a prerequisite written in Tcl: the sandbox reads it as Lmod does */
-        why = NULL;
         if (ctk_tcl2lua_find(envp, &c->t2l, &why, NULL, err))
             c->have_t2l = true;
         else if (!(c->t2l_why = why))
             return false;
-    }
-    if (c->o->lmod_check) {
-        why = NULL;
-        if (!ctk_modsys_find_lmod(c->o->lmod_cmd, envp, &c->lmod, &why, err)) {
-            if (why)
-                ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "--lmod: %s", why);
-            free(why);
-            return false;
-        }
-        c->have_lmod = true;
-        if (!(c->rep->lmod = ctk_printf(err, "Lmod %s (%s)", c->lmod.version ? c->lmod.version : "?", c->lmod.cmd)))
-            return false;
+        return true;
     }
     return true;
+}
+
+/* Real Lmod, which --lmod requires. */
+static bool find_lmod(vctx_t *c, const char *const *envp, ctk_error_t *err)
+{
+    char *why = NULL;
+
+    if (!ctk_modsys_find_lmod(c->o->lmod_cmd, envp, &c->lmod, &why, err)) {
+        if (why)
+            ctk_error_set(err, CTK_E_ENV, NULL, 0, 0, "--lmod: %s", why);
+        free(why);
+        return false;
+    }
+    c->have_lmod = true;
+    c->rep->lmod = ctk_printf(err, "Lmod %s (%s)", c->lmod.version ? c->lmod.version : "?", c->lmod.cmd);
+    return c->rep->lmod != NULL;
+}
+
+static bool setup_modsys(vctx_t *c, const ctk_env_t *caller, ctk_error_t *err)
+{
+    ctk_env_t *mut = (ctk_env_t *)caller; /* envp view only */
+    const char *const *envp = ctk_env_envp(mut, err);
+
+    return envp && find_tcl_modsys(c, envp, err) && setup_sandbox(c, err) && find_tcl2lua(c, envp, err) &&
+           (!c->o->lmod_check || find_lmod(c, envp, err));
 }
 
 static bool setup_results(const ctk_config_t *cfg, ctk_sdk_t *const *sdks, ctk_vreport_t *rep, ctk_error_t *err)
