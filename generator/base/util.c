@@ -361,27 +361,19 @@ static int refuse(const char *path, const char *kind, const char **what, ctk_err
     return -1;
 }
 
-int ctk_file_open_regular(const char *path, unsigned flags, const char **what, ctk_error_t *err)
+/* An O_PATH descriptor of path (with CTK_READ_NOFOLLOW, of the link
+ * itself) and what fstat says of it, when it is a regular file, and
+ * outside the kernel's file systems when flags ask; else -1.  It says
+ * what the path is without opening it: the open of a device is itself an
+ * act (a watchdog starts, a tape rewinds), and a FIFO's waits for a
+ * writer. */
+static int open_path_regular(const char *path, unsigned flags, struct stat *st, const char **what,
+                             ctk_error_t *err)
 {
     const ctk_seen_kind_t kind_asked = (flags & CTK_READ_NOFOLLOW) ? CTK_SEEN_LSTAT : CTK_SEEN_STAT;
-    struct stat st, st2;
     struct statfs sf;
-    char self[64];
-    int pfd, fd, e;
+    int pfd, e;
 
-    if (what)
-        *what = NULL;
-    if (flags & CTK_READ_ANY_TYPE) {
-        ctk_seen_opaque(); /* a read of anything: no identity stands for it */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-        return fd;
-    }
-    /* An O_PATH descriptor says what the path is without opening it: the
-     * open of a device is itself an act (a watchdog starts, a tape
-     * rewinds), and a FIFO's waits for a writer.  With O_NOFOLLOW it is
-     * the link itself. */
     pfd = open(path, O_PATH | O_CLOEXEC | ((flags & CTK_READ_NOFOLLOW) ? O_NOFOLLOW : 0));
     if (pfd < 0) {
         e = errno;
@@ -390,7 +382,7 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
         errno = e;
         return -1;
     }
-    if (fstat(pfd, &st) != 0) {
+    if (fstat(pfd, st) != 0) {
         e = errno;
         ctk_seen_opaque();
         close(pfd);
@@ -399,18 +391,28 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
         return -1;
     }
     /* what O_PATH opened is what stat (lstat) answers: the file's identity */
-    ctk_seen_note(kind_asked, path, &st, 0);
-    if (!S_ISREG(st.st_mode)) {
+    ctk_seen_note(kind_asked, path, st, 0);
+    if (!S_ISREG(st->st_mode)) {
         close(pfd);
-        return refuse(path, kind_of(st.st_mode), what, err);
+        return refuse(path, kind_of(st->st_mode), what, err);
     }
     if ((flags & CTK_READ_NO_KERNEL_FS) && fstatfs(pfd, &sf) == 0 && kernel_fs((long)sf.f_type)) {
         close(pfd);
         return refuse(path, kernel_fs_text, what, err);
     }
-    /* Open that very file for reading, through /proc's link to the
-     * descriptor: whatever the path names by now, this is what was
-     * checked.  Without /proc, the path again, and the same inode asked. */
+    return pfd;
+}
+
+/* That very file, pfd, opened for reading through /proc's link to the
+ * descriptor: whatever path names by now, this is what was checked.
+ * Without /proc, path again, and the same inode, st, asked.  pfd is
+ * closed. */
+static int reopen_for_reading(int pfd, const char *path, unsigned flags, const struct stat *st, ctk_error_t *err)
+{
+    struct stat st2;
+    char self[64];
+    int fd, e;
+
     snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
     fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
@@ -424,12 +426,31 @@ int ctk_file_open_regular(const char *path, unsigned flags, const char **what, c
         errno = e;
         return -1;
     }
-    if (fstat(fd, &st2) != 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino || !S_ISREG(st2.st_mode)) {
+    if (fstat(fd, &st2) != 0 || st2.st_dev != st->st_dev || st2.st_ino != st->st_ino || !S_ISREG(st2.st_mode)) {
         close(fd);
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "not read: it changed while it was opened");
         return -1;
     }
     return fd;
+}
+
+int ctk_file_open_regular(const char *path, unsigned flags, const char **what, ctk_error_t *err)
+{
+    struct stat st;
+    int pfd, fd;
+
+    if (what)
+        *what = NULL;
+    if (flags & CTK_READ_ANY_TYPE) {
+        ctk_seen_opaque(); /* a read of anything: no identity stands for it */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+            ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        return fd;
+    }
+    if ((pfd = open_path_regular(path, flags, &st, what, err)) < 0)
+        return -1;
+    return reopen_for_reading(pfd, path, flags, &st, err);
 }
 
 char *ctk_file_read_fd(int fd, const char *path, size_t max_bytes, size_t *len, ctk_error_t *err)
