@@ -305,13 +305,51 @@ out:
 }
 
 
+/* A new file from the pattern tmp in vdir, mode 0600, holding head and
+ * text, synced and closed; on failure nothing is left. */
+static bool write_temp(const char *vdir, char *tmp, const char *head, const char *text, size_t tlen,
+                       ctk_error_t *err)
+{
+    int fd = mkostemp(tmp, O_CLOEXEC);
+
+    if (fd < 0) {
+        ctk_error_set(err, CTK_E_IO, vdir, 0, 0, "cannot create a temporary file: %s", strerror(errno));
+        return false;
+    }
+    /* mkostemp makes 0600 already; say so in case a libc does otherwise */
+    if (fchmod(fd, 0600) < 0 || !ctk_write_all(fd, head, strlen(head)) || !ctk_write_all(fd, text, tlen) ||
+        fsync(fd) < 0) {
+        ctk_error_set(err, CTK_E_IO, tmp, 0, 0, "cannot write: %s", strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return false;
+    }
+    if (close(fd) < 0) {
+        ctk_error_set(err, CTK_E_IO, tmp, 0, 0, "cannot write (close): %s", strerror(errno));
+        unlink(tmp);
+        return false;
+    }
+    return true;
+}
+
+/* The rename into dir made durable; a cache entry lost in a crash is only
+ * a miss, so a dir that cannot be synced is not an error. */
+static void sync_dir(const char *dir)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+}
+
 bool ctk_cache_put(const char *dir, const char *key, const char *text, ctk_error_t *err)
 {
     char *vdir = NULL, *path = NULL, *tmp = NULL, *head = NULL;
     char hash[17];
     size_t tlen;
-    int fd = -1, dfd;
-    bool ok = false, made = false;
+    bool ok = false;
 
     if (!key_ok(key, err))
         return false;
@@ -330,45 +368,16 @@ bool ctk_cache_put(const char *dir, const char *key, const char *text, ctk_error
         !(tmp = ctk_printf(err, "%s/.%s.XXXXXX", vdir, key)) ||
         !(head = ctk_printf(err, ENTRY_MAGIC "%s %zu %s\n", key, tlen, hash)))
         goto out;
-    if (!mkdirs(vdir, err))
+    if (!mkdirs(vdir, err) || !write_temp(vdir, tmp, head, text, tlen, err))
         goto out;
-    fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        ctk_error_set(err, CTK_E_IO, vdir, 0, 0, "cannot create a temporary file: %s",
-                      strerror(errno));
-        goto out;
-    }
-    made = true;
-    /* mkostemp makes 0600 already; say so in case a libc does otherwise */
-    if (fchmod(fd, 0600) < 0 || !ctk_write_all(fd, head, strlen(head)) ||
-        !ctk_write_all(fd, text, tlen) || fsync(fd) < 0) {
-        ctk_error_set(err, CTK_E_IO, tmp, 0, 0, "cannot write: %s", strerror(errno));
-        goto out;
-    }
-    if (close(fd) < 0) {
-        fd = -1;
-        ctk_error_set(err, CTK_E_IO, tmp, 0, 0, "cannot write (close): %s", strerror(errno));
-        goto out;
-    }
-    fd = -1;
     if (rename(tmp, path) < 0) {
         ctk_error_set(err, CTK_E_IO, path, 0, 0, "cannot store: %s", strerror(errno));
+        unlink(tmp);
         goto out;
     }
-    made = false;
-    /* durability of the rename; a cache entry lost in a crash is only a
-     * miss, so a dir that cannot be synced is not an error */
-    dfd = open(vdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
+    sync_dir(vdir);
     ok = true;
 out:
-    if (fd >= 0)
-        close(fd);
-    if (made)
-        unlink(tmp);
     free(head);
     free(tmp);
     free(path);
