@@ -686,17 +686,76 @@ static void visible(char *s)
             *s = '?';
 }
 
+/* A Lua modulefile loads as a Lua chunk. */
+static bool check_lua_output(ctk_lua_renderer_t *lr, const char *label, const char *relpath, const char *text,
+                             size_t len, ctk_error_t *err)
+{
+    ctk_error_t e;
+
+    ctk_error_init(&e);
+    if (ctk_lua_renderer_check_syntax(lr, relpath, text, len, &e))
+        return true;
+    if (e.code != CTK_E_TEMPLATE) {
+        ctk_error_set(err, e.code, e.source, e.line, e.column, "%s", e.text);
+        return false;
+    }
+    ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0, "wrote %s, which Lua cannot load: line %d: %s", relpath,
+                  e.line, e.text);
+    return false;
+}
+
+/* A Tcl modulefile has the magic cookie, without which Environment
+ * Modules reads no file, and parses as a complete Tcl script. */
+static bool check_tcl_output(const char *label, const char *relpath, const char *text, size_t len,
+                             ctk_error_t *err)
+{
+    const char *tw;
+    int line = 0;
+
+    if (len < 8 || memcmp(text, "#%Module", 8) != 0) {
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                      "wrote %s, which does not start with \"#%%Module\" (Environment "
+                      "Modules would not read it)", relpath);
+        return false;
+    }
+    switch (ctk_render_check_tcl(text, len, &line, &tw)) {
+    case CTK_TCL_COMPLETE:
+        return true;
+    case CTK_TCL_INCOMPLETE:
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
+                      "wrote %s, which is not a complete Tcl script: line %d: %s", relpath, line, tw);
+        return false;
+    case CTK_TCL_BAD:
+        break;
+    }
+    ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0, "wrote %s, which Tcl cannot parse: line %d: %s", relpath,
+                  line, tw);
+    return false;
+}
+
+/* A .pc file as check_pc() reads one. */
+static bool check_pc_output(const char *label, const char *relpath, const char *text, size_t len,
+                            ctk_error_t *err)
+{
+    char why[256];
+    int line = 0;
+
+    if (check_pc(text, len, &line, why, sizeof why))
+        return true;
+    if (line)
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0, "wrote %s, which is not a .pc file: line %d: %s",
+                      relpath, line, why);
+    else
+        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0, "wrote %s, which is not a .pc file: %s", relpath, why);
+    return false;
+}
+
 /* Whether text, which template `label` wrote for relpath, can be written:
  * not empty, no NUL byte, and of its kind (out_kind_t).  The error names
  * the template as its source and the output in the text. */
 static bool check_output(ctk_lua_renderer_t *lr, out_kind_t kind, const char *label, const char *relpath,
                          const char *text, size_t len, ctk_error_t *err)
 {
-    ctk_error_t e;
-    char why[256];
-    const char *tw;
-    int line = 0;
-
     if (len == 0) {
         ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0, "wrote nothing for %s", relpath);
         return false;
@@ -708,48 +767,11 @@ static bool check_output(ctk_lua_renderer_t *lr, out_kind_t kind, const char *la
     }
     switch (kind) {
     case OUT_LUA:
-        ctk_error_init(&e);
-        if (ctk_lua_renderer_check_syntax(lr, relpath, text, len, &e))
-            return true;
-        if (e.code != CTK_E_TEMPLATE) {
-            ctk_error_set(err, e.code, e.source, e.line, e.column, "%s", e.text);
-            return false;
-        }
-        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
-                      "wrote %s, which Lua cannot load: line %d: %s", relpath, e.line, e.text);
-        return false;
+        return check_lua_output(lr, label, relpath, text, len, err);
     case OUT_TCL:
-        /* Environment Modules reads no file without its magic cookie */
-        if (len < 8 || memcmp(text, "#%Module", 8) != 0) {
-            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
-                          "wrote %s, which does not start with \"#%%Module\" (Environment "
-                          "Modules would not read it)", relpath);
-            return false;
-        }
-        switch (ctk_render_check_tcl(text, len, &line, &tw)) {
-        case CTK_TCL_COMPLETE:
-            return true;
-        case CTK_TCL_INCOMPLETE:
-            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
-                          "wrote %s, which is not a complete Tcl script: line %d: %s", relpath,
-                          line, tw);
-            return false;
-        case CTK_TCL_BAD:
-            break;
-        }
-        ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
-                      "wrote %s, which Tcl cannot parse: line %d: %s", relpath, line, tw);
-        return false;
+        return check_tcl_output(label, relpath, text, len, err);
     case OUT_PC:
-        if (check_pc(text, len, &line, why, sizeof why))
-            return true;
-        if (line)
-            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
-                          "wrote %s, which is not a .pc file: line %d: %s", relpath, line, why);
-        else
-            ctk_error_set(err, CTK_E_TEMPLATE, label, 0, 0,
-                          "wrote %s, which is not a .pc file: %s", relpath, why);
-        return false;
+        return check_pc_output(label, relpath, text, len, err);
     }
     ctk_error_set(err, CTK_E_INTERNAL, label, 0, 0, "no check for %s", relpath);
     return false;
@@ -872,6 +894,22 @@ static bool role_used(const pc_role_t *roles, size_t i, const ctk_sdk_t *s)
     return true;
 }
 
+/* A .pc variable name = dir; one under root, when given, as a ref to
+ * cudaroot and the rest of its path. */
+static ctk_lval_t *pc_var(build_t *b, const char *name, const char *dir, const char *root)
+{
+    ctk_lval_t *v = ctk_lval_map();
+
+    bput(b, v, "name", ctk_lval_str(name));
+    if (root && under(dir, root)) {
+        bput(b, v, "ref", ctk_lval_str("cudaroot"));
+        bput(b, v, "value", ctk_lval_str(dir + strlen(root)));
+    } else {
+        bput(b, v, "value", ctk_lval_str(dir));
+    }
+    return v;
+}
+
 static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *s, const char *desc,
                           const char *link_dir)
 {
@@ -892,40 +930,23 @@ static ctk_lval_t *pc_val(build_t *b, const ctk_config_t *cfg, const ctk_sdk_t *
     };
     ctk_lval_t *pc = ctk_lval_map(), *vars = ctk_lval_list();
     ctk_lval_t *cflags = ctk_lval_list(), *libdirs = ctk_lval_list();
-    ctk_lval_t *root = ctk_lval_map();
     size_t i;
 
     /* the toolkit's root, always: the variables below build on it where
      * their dirs lie under it, and a .pc-only build takes nvcc from it
      * ($(pkg-config --variable=cudaroot ...)/bin/nvcc: sdk.c requires
      * base/bin/nvcc), even where no dir survives (Debian's /usr) */
-    bput(b, root, "name", ctk_lval_str("cudaroot"));
-    bput(b, root, "value", ctk_lval_str(s->root));
-    bpush(b, vars, root);
+    bpush(b, vars, pc_var(b, "cudaroot", s->root, NULL));
     for (i = 0; i < sizeof roles / sizeof roles[0]; i++) {
-        ctk_lval_t *v;
-
         if (!role_used(roles, i, s))
             continue;
-        v = ctk_lval_map();
-        bput(b, v, "name", ctk_lval_str(roles[i].var));
-        if (under(roles[i].dir, s->root)) {
-            bput(b, v, "ref", ctk_lval_str("cudaroot"));
-            bput(b, v, "value", ctk_lval_str(roles[i].dir + strlen(s->root)));
-        } else {
-            bput(b, v, "value", ctk_lval_str(roles[i].dir));
-        }
-        bpush(b, vars, v);
+        bpush(b, vars, pc_var(b, roles[i].var, roles[i].dir, s->root));
         bpush(b, roles[i].include ? cflags : libdirs, ctk_lval_str(roles[i].var));
     }
     if (link_dir) {
         /* ctkgen's own dir of unversioned names: on -L first, never on the
            run path (it holds no library the loader could use) */
-        ctk_lval_t *v = ctk_lval_map();
-
-        bput(b, v, "name", ctk_lval_str("ctk_linkdir"));
-        bput(b, v, "value", ctk_lval_str(link_dir));
-        bpush(b, vars, v);
+        bpush(b, vars, pc_var(b, "ctk_linkdir", link_dir, NULL));
         bput(b, pc, "linkdir", ctk_lval_str("ctk_linkdir"));
     }
     bput(b, pc, "vars", vars);
