@@ -661,17 +661,53 @@ bool ctk_outset_drop(ctk_outset_t *set, const ctk_strlist_t *keep, ctk_error_t *
     return set->index_cap == 0 || index_build(set, set->index_cap, err);
 }
 
+/* The index slot for relpath, the index grown first to stay at most half
+ * full; SIZE_MAX, an error set, when relpath is there already or on no
+ * memory. */
+static size_t free_slot(ctk_outset_t *set, const char *relpath, ctk_error_t *err)
+{
+    size_t cap = set->index_cap ? set->index_cap : 64, slot;
+
+    while ((set->n + 1) * 2 >= cap)
+        cap *= 2;
+    if (cap != set->index_cap && !index_build(set, cap, err))
+        return SIZE_MAX;
+    slot = index_slot(set, relpath);
+    if (set->index[slot]) {
+        ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path produced twice");
+        return SIZE_MAX;
+    }
+    return slot;
+}
+
+/* Room in set for one file more. */
+static bool files_room(ctk_outset_t *set, ctk_error_t *err)
+{
+    size_t cap;
+    ctk_outfile_t *p;
+
+    if (set->n < set->cap)
+        return true;
+    cap = set->cap ? set->cap * 2 : 16;
+    if (!(p = realloc(set->files, cap * sizeof *p))) {
+        ctk_error_nomem(err);
+        return false;
+    }
+    set->files = p;
+    set->cap = cap;
+    return true;
+}
+
 /* Append relpath with data (taken, freed on failure); the new entry or
- * NULL. */
-/* Add relpath to set (data taken); checked: relpath_problem() has passed
- * it already (a manifest's path). */
+ * NULL.  checked: relpath_problem() has passed it already (a manifest's
+ * path). */
 static ctk_outfile_t *outset_add_path(ctk_outset_t *set, const char *relpath, char *data, size_t len,
                                       bool checked, ctk_error_t *err)
 {
     const char *why;
     char *rel = NULL;
     ctk_outfile_t *f = NULL;
-    size_t slot;
+    size_t slot = SIZE_MAX;
 
     if (!relpath || (!data && len > 0)) {
         ctk_error_set(err, CTK_E_INTERNAL, NULL, 0, 0, "output file without a path or data");
@@ -684,36 +720,11 @@ static ctk_outfile_t *outset_add_path(ctk_outset_t *set, const char *relpath, ch
         ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path %s", why);
         goto out;
     }
-    if (checked && set->from_records) {
-        /* a manifest's entries, each once (manifest_sort): not indexed
-           unless another file joins them */
-        slot = SIZE_MAX;
-    } else {
-        size_t cap = set->index_cap ? set->index_cap : 64;
-
-        while ((set->n + 1) * 2 >= cap)
-            cap *= 2;
-        if (cap != set->index_cap && !index_build(set, cap, err))
-            goto out;
-        slot = index_slot(set, relpath);
-        if (set->index[slot]) {
-            ctk_error_set(err, CTK_E_INTERNAL, relpath, 0, 0, "output path produced twice");
-            goto out;
-        }
-    }
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 16;
-        ctk_outfile_t *p = realloc(set->files, cap * sizeof *p);
-
-        if (!p) {
-            ctk_error_nomem(err);
-            goto out;
-        }
-        set->files = p;
-        set->cap = cap;
-    }
-    rel = ctk_strdup(relpath, err);
-    if (!rel)
+    /* a manifest's entries, each once (manifest_sort), are not indexed
+       unless another file joins them */
+    if (!(checked && set->from_records) && (slot = free_slot(set, relpath, err)) == SIZE_MAX)
+        goto out;
+    if (!files_room(set, err) || !(rel = ctk_strdup(relpath, err)))
         goto out;
     f = &set->files[set->n];
     memset(f, 0, sizeof *f);
@@ -898,6 +909,44 @@ static bool manifest_sort(const char *path, manifest_t *m, const char *hint, ctk
     return false;
 }
 
+/* One entry line of a manifest, p of l bytes without its newline, number
+ * line, appended to m; its path copied to *next, which moves past it. */
+static bool manifest_line(const char *path, const char *p, size_t l, bool v2, int line, manifest_t *m,
+                          size_t *cap, char **next, const char *hint, ctk_error_t *err)
+{
+    size_t skip = v2 ? 17 : 0;
+    const char *why;
+    char *rel;
+
+    if (l < 18 + skip || !is_hex16(p) || p[16] != ' ' || memchr(p, '\0', l) || !manifest_grow(m, cap, err) ||
+        (v2 && !parse_input(p + 17, l - 17, m->v[m->n].input))) {
+        if (ctk_error_is_set(err))
+            return false;
+        ctk_error_set(err, CTK_E_IO, path, line, 0,
+                      v2 ? "corrupt manifest line: expected \"<16 hex digits> <16 hex digits "
+                           "or 16 '-'> <path>\"%s"
+                         : "corrupt manifest line: expected \"<16 hex digits> <path>\"%s",
+                      hint);
+        return false;
+    }
+    if (!v2)
+        m->v[m->n].input[0] = '\0';
+    rel = *next;
+    memcpy(rel, p + 17 + skip, l - 17 - skip);
+    rel[l - 17 - skip] = '\0';
+    *next += l - 17 - skip + 1;
+    if ((why = relpath_problem(rel))) {
+        ctk_error_set(err, CTK_E_IO, path, line, (int)(18 + skip), "corrupt manifest line: path %s%s", why, hint);
+        return false;
+    }
+    m->v[m->n].rel = rel;
+    memcpy(m->v[m->n].hash, p, 16);
+    m->v[m->n].hash[16] = '\0';
+    m->v[m->n].line = line;
+    m->n++;
+    return true;
+}
+
 static bool manifest_parse(const char *path, const char *data, size_t len, manifest_t *m,
                            ctk_error_t *err)
 {
@@ -919,10 +968,7 @@ static bool manifest_parse(const char *path, const char *data, size_t len, manif
         return false;
     }
     for (pos = hl, next = m->paths; pos < len;) {
-        const char *p = data + pos, *nl = memchr(p, '\n', len - pos), *rest;
-        size_t l, skip = v2 ? 17 : 0;
-        const char *why;
-        char *rel;
+        const char *p = data + pos, *nl = memchr(p, '\n', len - pos);
 
         line++;
         if (!nl) {
@@ -930,38 +976,9 @@ static bool manifest_parse(const char *path, const char *data, size_t len, manif
                           "corrupt manifest line: no newline at the end (truncated?)%s", hint);
             return false;
         }
-        l = (size_t)(nl - p);
-        if (l < 18 + skip || !is_hex16(p) || p[16] != ' ' || memchr(p, '\0', l) ||
-            !manifest_grow(m, &cap, err) ||
-            (v2 && !parse_input(p + 17, l - 17, m->v[m->n].input))) {
-            if (ctk_error_is_set(err))
-                return false;
-            ctk_error_set(err, CTK_E_IO, path, line, 0,
-                          v2 ? "corrupt manifest line: expected \"<16 hex digits> <16 hex digits "
-                               "or 16 '-'> <path>\"%s"
-                             : "corrupt manifest line: expected \"<16 hex digits> <path>\"%s",
-                          hint);
+        if (!manifest_line(path, p, (size_t)(nl - p), v2, line, m, &cap, &next, hint, err))
             return false;
-        }
-        if (!v2)
-            m->v[m->n].input[0] = '\0';
-        rest = p + 17 + skip;
-        rel = next;
-        memcpy(rel, rest, l - 17 - skip);
-        rel[l - 17 - skip] = '\0';
-        next += l - 17 - skip + 1;
-        why = relpath_problem(rel);
-        if (why) {
-            ctk_error_set(err, CTK_E_IO, path, line, (int)(18 + skip),
-                          "corrupt manifest line: path %s%s", why, hint);
-            return false;
-        }
-        m->v[m->n].rel = rel;
-        memcpy(m->v[m->n].hash, p, 16);
-        m->v[m->n].hash[16] = '\0';
-        m->v[m->n].line = line;
-        m->n++;
-        pos += l + 1;
+        pos += (size_t)(nl - p) + 1;
     }
     return manifest_sort(path, m, hint, err);
 }
