@@ -291,13 +291,34 @@ bool ctk_modsys_trusted(const ctk_modsys_info_t *m, char *why, size_t why_len)
     return true;
 }
 
+/* The tclsh to run m's modulecmd.tcl into m->interp: the first of
+ * tclsh_names on path, else the one its #! line names.  False with *why
+ * saying so when there is none, with *why NULL when out of memory. */
+static bool find_tclsh(ctk_modsys_info_t *m, const char *path, char **why, ctk_error_t *err)
+{
+    for (int i = 0; path && tclsh_names[i] && !m->interp; i++) {
+        int why_missing = 0;
+
+        m->interp = ctk_env_path_search(path, tclsh_names[i], NULL, &why_missing, err);
+        if (!m->interp && why_missing == ENOMEM)
+            return false;
+    }
+    if (!m->interp)
+        m->interp = shebang_tclsh(m->cmd);
+    if (m->interp)
+        return true;
+    *why = ctk_printf(err, "no tclsh to run %s: none of tclsh, tclsh8.6, tclsh9.0 on PATH (%s), "
+                           "and its #! line names no usable tclsh",
+                      m->cmd, path ? path : "unset");
+    return false;
+}
+
 static bool find_tcl(const char *explicit_cmd, const char *const *caller_env, bool trusted_only,
                      ctk_modsys_info_t *out, char **why_not, bool *untrusted, ctk_error_t *err)
 {
     ctk_modsys_info_t m;
     const char *path = envp_get(caller_env, "PATH");
-    char *why = NULL;
-    int i;
+    char *why = NULL, reason[2048];
     bool nomem;
 
     memset(&m, 0, sizeof m);
@@ -313,43 +334,26 @@ static bool find_tcl(const char *explicit_cmd, const char *const *caller_env, bo
         *why_not = why;
         return false;
     }
-    for (i = 0; path && tclsh_names[i] && !m.interp; i++) {
-        int why_missing = 0;
-
-        m.interp = ctk_env_path_search(path, tclsh_names[i], NULL, &why_missing, err);
-        if (!m.interp && why_missing == ENOMEM)
+    if (!find_tclsh(&m, path, &why, err))
+        goto not_found;
+    if (trusted_only && !ctk_modsys_trusted(&m, reason, sizeof reason)) {
+        if (!(why = ctk_strdup(reason, err)))
             goto fail;
-    }
-    if (!m.interp)
-        m.interp = shebang_tclsh(m.cmd);
-    if (!m.interp) {
-        why = ctk_printf(err, "no tclsh to run %s: none of tclsh, tclsh8.6, tclsh9.0 on PATH (%s), "
-                              "and its #! line names no usable tclsh",
-                         m.cmd, path ? path : "unset");
-        if (!why)
-            goto fail;
-        ctk_modsys_info_fini(&m);
-        *why_not = why;
-        return false;
-    }
-    if (trusted_only) {
-        char reason[2048];
-
-        if (!ctk_modsys_trusted(&m, reason, sizeof reason)) {
-            if (!(why = ctk_strdup(reason, err)))
-                goto fail;
-            ctk_modsys_info_fini(&m);
-            if (untrusted)
-                *untrusted = true;
-            *why_not = why;
-            return false;
-        }
+        if (untrusted)
+            *untrusted = true;
+        goto not_found;
     }
     m.version = ask_version(&m, err, &nomem);
     if (nomem)
         goto fail;
     *out = m;
     return true;
+not_found:
+    if (!why)
+        goto fail;
+    ctk_modsys_info_fini(&m);
+    *why_not = why;
+    return false;
 fail:
     ctk_modsys_info_fini(&m);
     return false;
