@@ -1438,50 +1438,41 @@ static ctk_modeval_t *sandbox_eval(lctx_t *c, const ctk_lint_file_t *f, const ch
     return ev;
 }
 
-/* Evaluate Lua in the sandbox and check what it sets.  tcl: NULL for a
- * Lua modulefile; the Tcl text when the Lua is what Lmod's tcl2lua made
- * of a Tcl modulefile (its lines are the Tcl file's, found in that text;
- * the Lua's own lines mean nothing to the reader). */
-static bool eval_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len, const char *tcl)
+/* The finding for a module the sandbox could not evaluate, e: stopped
+ * on a limit, refused a call (forbidden: bad on bad_line, found in the
+ * text), or failed.  tcl: the lines are not the reader's. */
+static bool eval_failed(lctx_t *c, ctk_lint_file_t *f, ctk_error_t *e, bool tcl, bool forbidden, const char *bad,
+                        int bad_line)
 {
-    ctk_modeval_t *ev = NULL;
-    ctk_env_t menv, set;
-    ctk_error_t e;
-    const char *bad = NULL;
-    int bad_line = 0;
-    bool ok = false, forbidden;
     char line[512];
+
+    if (e->code == CTK_E_NOMEM) {
+        ctk_error_nomem(c->err);
+        return false;
+    }
+    if (tcl)
+        e->line = 0;
+    first_line(e->text, line, sizeof line);
+    if (e->code == CTK_E_LIMIT || strstr(e->text, "stack overflow"))
+        return addf(f, "CTK-MOD-005", e->line, c->err, "stopped: %s", line);
+    if (forbidden)
+        return addf(f, "CTK-MOD-004", bad_line, c->err, "calls %s; the sandbox refused it: %s", bad, line);
+    if (error_is_forbidden(e->text))
+        return addf(f, "CTK-MOD-004", e->line, c->err, "the sandbox refused a call: %s", line);
+    return addf(f, "CTK-MOD-001", e->line, c->err, "%s", line);
+}
+
+/* What the evaluated module ev sets, checked as the environment it
+ * leaves over the base; a toolkit's module names a family or conflict. */
+static bool check_evaluated(lctx_t *c, ctk_lint_file_t *f, const ctk_modeval_t *ev, const char *text,
+                            const char *tcl)
+{
+    ctk_check_src_t src = {f->file, tcl ? tcl : text, tcl ? NULL : ev};
+    ctk_env_t menv, set;
+    bool ok = false;
 
     ctk_env_init(&menv);
     ctk_env_init(&set);
-    forbidden = !tcl && ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
-    ctk_error_init(&e);
-    ev = sandbox_eval(c, f, text, len, &e);
-    if (!ev) {
-        if (e.code == CTK_E_NOMEM) {
-            ctk_error_nomem(c->err);
-            goto out;
-        }
-        if (tcl)
-            e.line = 0;
-        first_line(e.text, line, sizeof line);
-        if (e.code == CTK_E_LIMIT || strstr(e.text, "stack overflow"))
-            ok = addf(f, "CTK-MOD-005", e.line, c->err, "stopped: %s", line);
-        else if (forbidden)
-            ok = addf(f, "CTK-MOD-004", bad_line, c->err, "calls %s; the sandbox refused it: %s", bad, line);
-        else if (error_is_forbidden(e.text))
-            ok = addf(f, "CTK-MOD-004", e.line, c->err, "the sandbox refused a call: %s", line);
-        else
-            ok = addf(f, "CTK-MOD-001", e.line, c->err, "%s", line);
-        goto out;
-    }
-    if (forbidden &&
-        !addf(f, "CTK-MOD-004", bad_line, c->err,
-              "refers to %s, which the sandbox does not provide; the call failed (caught by the module) "
-              "and nothing ran", bad))
-        goto out;
-    if (!lua_unchecked(c, f, ev))
-        goto out;
     if (!ctk_env_copy(&menv, &c->base, c->err))
         goto out;
     for (size_t i = 0; i < ev->n_vars; i++) {
@@ -1490,17 +1481,37 @@ static bool eval_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len
         if (ev->vars[i].value && !ctk_env_set(&set, ev->vars[i].name, ev->vars[i].value, c->err))
             goto out;
     }
-    {
-        ctk_check_src_t src = {f->file, tcl ? tcl : text, tcl ? NULL : ev};
-
-        ok = check_module(c, f, f->name, &menv, &set, &src) &&
-             (ev->family || ev->conflicts.len || !f->root || /* a toolkit's module only */
-              addf(f, "CTK-MOD-003", 0, c->err, "no family() or conflict(): another toolkit can be loaded alongside"));
-    }
+    ok = check_module(c, f, f->name, &menv, &set, &src) &&
+         (ev->family || ev->conflicts.len || !f->root || /* a toolkit's module only */
+          addf(f, "CTK-MOD-003", 0, c->err, "no family() or conflict(): another toolkit can be loaded alongside"));
 out:
-    ctk_modeval_free(ev);
     ctk_env_fini(&menv);
     ctk_env_fini(&set);
+    return ok;
+}
+
+/* Evaluate Lua in the sandbox and check what it sets.  tcl: NULL for a
+ * Lua modulefile; the Tcl text when the Lua is what Lmod's tcl2lua made
+ * of a Tcl modulefile (its lines are the Tcl file's, found in that text;
+ * the Lua's own lines mean nothing to the reader). */
+static bool eval_lua(lctx_t *c, ctk_lint_file_t *f, const char *text, size_t len, const char *tcl)
+{
+    ctk_modeval_t *ev;
+    ctk_error_t e;
+    const char *bad = NULL;
+    int bad_line = 0;
+    bool ok, forbidden;
+
+    forbidden = !tcl && ctk_lint_lua_forbidden(text, len, &bad, &bad_line);
+    ctk_error_init(&e);
+    if (!(ev = sandbox_eval(c, f, text, len, &e)))
+        return eval_failed(c, f, &e, tcl != NULL, forbidden, bad, bad_line);
+    ok = (!forbidden ||
+          addf(f, "CTK-MOD-004", bad_line, c->err,
+               "refers to %s, which the sandbox does not provide; the call failed (caught by the module) "
+               "and nothing ran", bad)) &&
+         lua_unchecked(c, f, ev) && check_evaluated(c, f, ev, text, tcl);
+    ctk_modeval_free(ev);
     return ok;
 }
 
@@ -2171,66 +2182,75 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool walk(lctx_t *c, const char *dir, int depth)
-{
-    DIR *d;
-    struct dirent *e;
-    ctk_strlist_t names;
-    bool ok = false;
+static bool walk(lctx_t *c, const char *dir, int depth);
 
-    if (depth > MAX_DEPTH)
-        return add_skip(c->rep, dir, "directory nested too deep: not walked", c->err);
-    ctk_strlist_init(&names);
+/* The names in dir but "." and "..", sorted, into names. */
+static bool read_names(lctx_t *c, const char *dir, ctk_strlist_t *names)
+{
+    struct dirent *e;
+    DIR *d;
+
     if (!(d = opendir(dir))) {
         ctk_error_set(c->err, CTK_E_CONFIG, dir, 0, 0, "cannot read the directory: %s", strerror(errno));
         return false;
     }
     while ((e = readdir(d))) {
-        if ((names.len & 1023) == 1023 && ctk_proc_interrupted()) {
+        if ((names->len & 1023) == 1023 && ctk_proc_interrupted()) {
             closedir(d);
             ctk_error_set(c->err, CTK_E_ENV, dir, 0, 0, "not walked: interrupted");
-            goto out;
+            return false;
         }
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !ctk_strlist_push(&names, e->d_name, c->err)) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            !ctk_strlist_push(names, e->d_name, c->err)) {
             closedir(d);
-            goto out;
+            return false;
         }
     }
     closedir(d);
-    if (names.len)
-        qsort(names.items, names.len, sizeof *names.items, cmp_str);
-    for (size_t i = 0; i < names.len; i++) {
-        char *p = ctk_path_join(dir, names.items[i], c->err);
-        struct stat st;
-        bool good;
+    if (names->len)
+        qsort(names->items, names->len, sizeof *names->items, cmp_str);
+    return true;
+}
 
-        if (!p)
-            goto out;
-        if (ctk_proc_interrupted()) {
-            /* before each entry, whatever it is: a tree of empty
-             * directories is a long walk too */
-            ctk_error_set(c->err, CTK_E_ENV, p, 0, 0, "not walked: interrupted");
-            free(p);
-            goto out;
-        }
-        if (lstat(p, &st) != 0) {
-            ctk_error_set(c->err, CTK_E_IO, p, 0, 0, "cannot stat: %s", strerror(errno));
-            free(p);
-            goto out;
-        }
-        if (S_ISDIR(st.st_mode))
-            good = names.items[i][0] == '.' ? add_skip(c->rep, p, "hidden directory: not walked", c->err)
-                                            : walk(c, p, depth + 1);
-        else if (S_ISLNK(st.st_mode))
-            good = walk_link(c, p);
-        else
-            good = lint_file(c, p, true); /* what is not a regular file is refused there, unread */
-        free(p);
-        if (!good)
-            goto out;
+/* The entry p of a directory depth deep: a directory walked (a hidden
+ * one passed over), a link followed as walk_link() says, anything else
+ * linted as a file. */
+static bool walk_entry(lctx_t *c, const char *p, const char *name, int depth)
+{
+    struct stat st;
+
+    if (ctk_proc_interrupted()) {
+        /* before each entry, whatever it is: a tree of empty directories
+         * is a long walk too */
+        ctk_error_set(c->err, CTK_E_ENV, p, 0, 0, "not walked: interrupted");
+        return false;
     }
-    ok = true;
-out:
+    if (lstat(p, &st) != 0) {
+        ctk_error_set(c->err, CTK_E_IO, p, 0, 0, "cannot stat: %s", strerror(errno));
+        return false;
+    }
+    if (S_ISDIR(st.st_mode))
+        return name[0] == '.' ? add_skip(c->rep, p, "hidden directory: not walked", c->err) : walk(c, p, depth + 1);
+    if (S_ISLNK(st.st_mode))
+        return walk_link(c, p);
+    return lint_file(c, p, true); /* what is not a regular file is refused there, unread */
+}
+
+static bool walk(lctx_t *c, const char *dir, int depth)
+{
+    ctk_strlist_t names;
+    bool ok;
+
+    if (depth > MAX_DEPTH)
+        return add_skip(c->rep, dir, "directory nested too deep: not walked", c->err);
+    ctk_strlist_init(&names);
+    ok = read_names(c, dir, &names);
+    for (size_t i = 0; ok && i < names.len; i++) {
+        char *p = ctk_path_join(dir, names.items[i], c->err);
+
+        ok = p && walk_entry(c, p, names.items[i], depth);
+        free(p);
+    }
     ctk_strlist_fini(&names);
     return ok;
 }
