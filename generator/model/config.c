@@ -2110,6 +2110,31 @@ static bool take_bool(check_t *c, const keyspec_t *k, const json_t *v, void *bas
     return true;
 }
 
+/* A member whose value is an object of its own keys, checked by its
+ * table: 1 or 0 for taken or failed, -1 for a kind that is not one. */
+static int take_object_member(check_t *c, const keyspec_t *k, const json_t *v, void *base, ctk_config_t *cfg,
+                              ctk_sdk_conf_t *sdk)
+{
+    switch (k->kind) {
+    case K_COMM:
+        if (!check_object(c, v, &comm_table, base, cfg, sdk))
+            return false;
+        return sdk->nccl || sdk->nvshmem || fail(c, "expected \"nccl\", \"nvshmem\" or both");
+    case K_HOSTCC:
+        if (!check_object(c, v, &hostcc_table, base, cfg, sdk))
+            return false;
+        return sdk->host_compiler_module || sdk->host_compiler_ccbin ||
+               fail(c, "expected \"module\", \"ccbin\" or both");
+    case K_VALIDATION:
+        cfg->validation.present = true;
+        return check_object(c, v, &validation_table, &cfg->validation, cfg, NULL);
+    case K_LINT:
+        return check_object(c, v, &lint_table, (char *)base + k->off, cfg, NULL);
+    default:
+        return -1;
+    }
+}
+
 static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *base,
                         ctk_config_t *cfg, ctk_sdk_conf_t *sdk)
 {
@@ -2119,7 +2144,8 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
 
     if (sdk && k->field >= 0)
         sdk->pos[k->field] = pos_of(c, cur_ptr(c), false);
-    if ((r = take_string_member(c, k, v, (char **)field, base, cfg)) >= 0)
+    if ((r = take_string_member(c, k, v, (char **)field, base, cfg)) >= 0 ||
+        (r = take_object_member(c, k, v, base, cfg, sdk)) >= 0)
         return r;
     switch (k->kind) {
     case K_IGNORE:
@@ -2136,20 +2162,8 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
             return true;
         c->modvers_known = false; /* the bad ones are left out */
         return false;
-    case K_COMM:
-        if (!check_object(c, v, &comm_table, base, cfg, sdk))
-            return false;
-        return sdk->nccl || sdk->nvshmem || fail(c, "expected \"nccl\", \"nvshmem\" or both");
-    case K_HOSTCC:
-        if (!check_object(c, v, &hostcc_table, base, cfg, sdk))
-            return false;
-        return sdk->host_compiler_module || sdk->host_compiler_ccbin ||
-               fail(c, "expected \"module\", \"ccbin\" or both");
     case K_SDKS:
         return take_sdks(c, v, cfg);
-    case K_VALIDATION:
-        cfg->validation.present = true;
-        return check_object(c, v, &validation_table, &cfg->validation, cfg, NULL);
     case K_SECONDS:
         return take_seconds(c, v, (double *)field, k->key);
     case K_MODPATH:
@@ -2158,8 +2172,6 @@ static bool take_member(check_t *c, const keyspec_t *k, const json_t *v, void *b
         return take_partitions(c, v, base, cfg);
     case K_ARGS:
         return take_args(c, v, (char ***)field, count);
-    case K_LINT:
-        return check_object(c, v, &lint_table, field, cfg, NULL);
     case K_ERROR_ON:
         return take_error_on(c, v, (int *)field);
     case K_RULES:
