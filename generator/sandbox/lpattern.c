@@ -338,6 +338,92 @@ static const char *close_capture(mstate_t *ms, const char *s, const char *p)
     return r;
 }
 
+/* "%f[set]" at s, p just past "%f": whether s stands on a frontier of
+ * the set, the character before it not in the set and the one at s in
+ * it (the subject's edges read as '\0'); *ep is the end of the set. */
+static bool frontier(mstate_t *ms, const char *s, const char *p, const char **ep)
+{
+    int before, here;
+
+    if (p == ms->pat_end || *p != '[') {
+        fail(ms, "missing '[' after '%f' in pattern");
+        return false;
+    }
+    *ep = item_end(ms, p);
+    before = s == ms->src ? 0 : (unsigned char)s[-1];
+    here = s < ms->src_end ? (unsigned char)*s : 0;
+    return !in_set(before, p, *ep - 1) && in_set(here, p, *ep - 1);
+}
+
+/* The escape at *p, if it is one that is no single character: "%b", "%f"
+ * or a back reference.  Then true, with *s and *p moved past what it
+ * matched (*s NULL if it did not match). */
+static bool escape_item(mstate_t *ms, const char **s, const char **p)
+{
+    const char *ep;
+
+    switch ((*p)[1]) {
+    case 'b':
+        if ((*s = balance(ms, *s, *p + 2)))
+            *p += 4;
+        return true;
+    case 'f':
+        if (frontier(ms, *s, *p + 2, &ep))
+            *p = ep;
+        else
+            *s = NULL;
+        return true;
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+        if ((*s = back_ref(ms, *s, (unsigned char)(*p)[1])))
+            *p += 2;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The single-character item *p..ep and its quantifier, if any, at *s:
+ * true to go on from the moved *s and *p; false when the match ends at
+ * *s, NULL if it failed.  '?' and the repeats recurse for the rest. */
+static bool quantified_item(mstate_t *ms, const char **s, const char **p, const char *ep)
+{
+    char q = ep < ms->pat_end ? *ep : '\0';
+    const char *r;
+
+    if (!single(ms, *s, *p, ep)) {
+        /* zero repetitions allowed: go on after the quantifier */
+        if (q == '*' || q == '?' || q == '-') {
+            *p = ep + 1;
+            return true;
+        }
+        *s = NULL;
+        return false;
+    }
+    switch (q) {
+    case '?':
+        if ((r = do_match(ms, *s + 1, ep + 1))) {
+            *s = r;
+            return false;
+        }
+        *p = ep + 1;
+        return true;
+    case '+':
+        *s = expand_max(ms, *s + 1, *p, ep);
+        return false;
+    case '*':
+        *s = expand_max(ms, *s, *p, ep);
+        return false;
+    case '-':
+        *s = expand_min(ms, *s, *p, ep);
+        return false;
+    default:
+        (*s)++;
+        *p = ep;
+        return true;
+    }
+}
+
 /* Match the pattern from p against the subject from s: the end of the
  * match, or NULL.  Items that cannot need backtracking loop here; the
  * rest recurse, one level of `depth` each. */
@@ -348,104 +434,32 @@ static const char *do_match(mstate_t *ms, const char *s, const char *p)
     if (ms->depth-- == 0)
         return fail(ms, "pattern too complex");
     while (p < pend) {
-        const char *ep;
-
         tick(ms);
-        switch (*p) {
-        case '(':
+        if (*p == '(') {
             if (p + 1 < pend && p[1] == ')')
                 s = open_capture(ms, s, p + 2, CAP_POSITION);
             else
                 s = open_capture(ms, s, p + 1, CAP_OPEN);
-            goto out;
-        case ')':
+            break;
+        }
+        if (*p == ')') {
             s = close_capture(ms, s, p + 1);
-            goto out;
-        case '$':
-            if (p + 1 == pend) {
-                if (s != ms->src_end)
-                    s = NULL;
-                goto out;
-            }
-            break; /* elsewhere '$' is itself */
-        case PAT_ESC:
-            if (p + 1 == pend)
-                break; /* item_end reports it */
-            switch (p[1]) {
-            case 'b':
-                s = balance(ms, s, p + 2);
-                if (!s)
-                    goto out;
-                p += 4;
-                continue;
-            case 'f': {
-                int before, here;
-
-                p += 2;
-                if (p == pend || *p != '[')
-                    return fail(ms, "missing '[' after '%f' in pattern");
-                ep = item_end(ms, p);
-                /* the subject's edges read as '\0' */
-                before = s == ms->src ? 0 : (unsigned char)s[-1];
-                here = s < ms->src_end ? (unsigned char)*s : 0;
-                if (in_set(before, p, ep - 1) || !in_set(here, p, ep - 1)) {
-                    s = NULL;
-                    goto out;
-                }
-                p = ep;
-                continue;
-            }
-            case '0': case '1': case '2': case '3': case '4':
-            case '5': case '6': case '7': case '8': case '9':
-                s = back_ref(ms, s, (unsigned char)p[1]);
-                if (!s)
-                    goto out;
-                p += 2;
-                continue;
-            default:
+            break;
+        }
+        if (*p == '$' && p + 1 == pend) { /* elsewhere '$' is itself */
+            if (s != ms->src_end)
+                s = NULL;
+            break;
+        }
+        /* a lone '%' at the end: item_end reports it */
+        if (*p == PAT_ESC && p + 1 < pend && escape_item(ms, &s, &p)) {
+            if (!s)
                 break;
-            }
-            break;
-        default:
-            break;
-        }
-        ep = item_end(ms, p);
-        if (!single(ms, s, p, ep)) {
-            /* zero repetitions allowed: go on after the quantifier */
-            if (ep < pend && (*ep == '*' || *ep == '?' || *ep == '-')) {
-                p = ep + 1;
-                continue;
-            }
-            s = NULL;
-            goto out;
-        }
-        switch (ep < pend ? *ep : '\0') {
-        case '?': {
-            const char *r = do_match(ms, s + 1, ep + 1);
-
-            if (r) {
-                s = r;
-                goto out;
-            }
-            p = ep + 1;
             continue;
         }
-        case '+':
-            s = expand_max(ms, s + 1, p, ep);
-            goto out;
-        case '*':
-            s = expand_max(ms, s, p, ep);
-            goto out;
-        case '-':
-            s = expand_min(ms, s, p, ep);
-            goto out;
-        default:
-            s++;
-            p = ep;
-            continue;
-        }
+        if (!quantified_item(ms, &s, &p, item_end(ms, p)))
+            break;
     }
-out:
     ms->depth++;
     return s;
 }
