@@ -353,6 +353,37 @@ END_TEST
 /* A private dir: DIR/NAME-XXXXXX, mode 0700, a new one each call; a DIR
  * that is not there is CTK_E_IO naming what was meant.  $TMPDIR counts as
  * the base only when absolute. */
+START_TEST(test_util_strlist_split_leaves_out_empty_words)
+{
+    ctk_strlist_t l;
+    ctk_error_t err;
+    char *longw = tu_keep(malloc(5001));
+
+    ctk_error_init(&err);
+    ctk_strlist_init(&l);
+    ck_assert(ctk_strlist_split(&l, "::/a:/b::/c d\t:", ": \t", &err));
+    ck_assert_uint_eq(l.len, 4);
+    ck_assert_str_eq(l.items[0], "/a");
+    ck_assert_str_eq(l.items[1], "/b");
+    ck_assert_str_eq(l.items[2], "/c");
+    ck_assert_str_eq(l.items[3], "d");
+    /* appends; nothing for NULL, "" or separators alone */
+    ck_assert(ctk_strlist_split(&l, NULL, ":", &err));
+    ck_assert(ctk_strlist_split(&l, "", ":", &err));
+    ck_assert(ctk_strlist_split(&l, ":::", ":", &err));
+    ck_assert(ctk_strlist_split(&l, "x y", ":", &err));
+    ck_assert_uint_eq(l.len, 5);
+    ck_assert_str_eq(l.items[4], "x y");
+    /* a word is not cut, however long */
+    memset(longw, 'w', 5000);
+    longw[5000] = '\0';
+    ck_assert(ctk_strlist_split(&l, longw, ":", &err));
+    ck_assert_uint_eq(strlen(l.items[5]), 5000);
+    ck_assert_int_eq(err.code, CTK_E_OK);
+    ctk_strlist_fini(&l);
+}
+END_TEST
+
 START_TEST(test_util_make_dtemp_is_private_and_new)
 {
     char *dir = tu_scratch(), *a, *b, *missing;
@@ -411,6 +442,7 @@ int main(void)
     tcase_add_test(tc, test_util_same_file_is_identity_not_spelling);
     tcase_add_test(tc, test_util_seen_rechecks_what_was_looked_at);
     tcase_add_test(tc, test_util_make_dtemp_is_private_and_new);
+    tcase_add_test(tc, test_util_strlist_split_leaves_out_empty_words);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -821,44 +821,44 @@ static bool looks_cuda(const char *s)
  * environment's value of the same variable). */
 static bool push_list(ctk_strlist_t *to, const char *list, const char *except, hints_t *h, ctk_error_t *err)
 {
-    char *copy, *tok, *save = NULL;
-    bool ok = true;
+    ctk_strlist_t dirs;
+    bool ok;
 
-    if (!list)
-        return true;
-    if (!(copy = ctk_strdup(list, err)))
-        return false;
-    for (tok = strtok_r(copy, ":", &save); tok && ok; tok = strtok_r(NULL, ":", &save)) {
-        if (except && ctk_check_list_find_dir(except, tok) >= 0)
+    ctk_strlist_init(&dirs);
+    ok = ctk_strlist_split(&dirs, list, ":", err);
+    for (size_t i = 0; ok && i < dirs.len; i++) {
+        const char *dir = dirs.items[i];
+
+        if (except && ctk_check_list_find_dir(except, dir) >= 0)
             continue;
-        if (looks_cuda(tok))
+        if (looks_cuda(dir))
             h->cuda_like = true;
-        if (!ctk_strlist_contains(to, tok))
-            ok = ctk_strlist_push(to, tok, err);
+        if (!ctk_strlist_contains(to, dir))
+            ok = ctk_strlist_push(to, dir, err);
     }
-    free(copy);
+    ctk_strlist_fini(&dirs);
     return ok;
 }
 
 /* -I / -L words of a flags string ("-I/a -I/b -L/c"). */
 static bool push_flag_dirs(hints_t *h, const char *flags, ctk_error_t *err)
 {
-    char *copy, *tok, *save = NULL;
-    bool ok = true;
+    ctk_strlist_t words;
+    bool ok;
 
-    if (!flags)
-        return true;
-    if (!(copy = ctk_strdup(flags, err)))
-        return false;
-    for (tok = strtok_r(copy, " \t", &save); tok && ok; tok = strtok_r(NULL, " \t", &save)) {
-        if (looks_cuda(tok))
+    ctk_strlist_init(&words);
+    ok = ctk_strlist_split(&words, flags, " \t", err);
+    for (size_t i = 0; ok && i < words.len; i++) {
+        const char *w = words.items[i];
+
+        if (looks_cuda(w))
             h->cuda_like = true;
-        if (strncmp(tok, "-I", 2) == 0 && tok[2] && !ctk_strlist_contains(&h->incdirs, tok + 2))
-            ok = ctk_strlist_push(&h->incdirs, tok + 2, err);
-        else if (strncmp(tok, "-L", 2) == 0 && tok[2] && !ctk_strlist_contains(&h->libdirs, tok + 2))
-            ok = ctk_strlist_push(&h->libdirs, tok + 2, err);
+        if (strncmp(w, "-I", 2) == 0 && w[2] && !ctk_strlist_contains(&h->incdirs, w + 2))
+            ok = ctk_strlist_push(&h->incdirs, w + 2, err);
+        else if (strncmp(w, "-L", 2) == 0 && w[2] && !ctk_strlist_contains(&h->libdirs, w + 2))
+            ok = ctk_strlist_push(&h->libdirs, w + 2, err);
     }
-    free(copy);
+    ctk_strlist_fini(&words);
     return ok;
 }
 
@@ -1088,22 +1088,6 @@ static bool find_toolkit(const hints_t *h, tk_t *t, ctk_error_t *err)
                 ctk_strdup(t->sdk->version_full ? t->sdk->version_full : t->sdk->version_mm, err)) != NULL;
 }
 
-/* Words of a ':'- or blank-separated list (NULL: none). */
-static bool split_words(ctk_strlist_t *out, const char *list, ctk_error_t *err)
-{
-    char *copy, *tok, *save = NULL;
-    bool ok = true;
-
-    if (!list)
-        return true;
-    if (!(copy = ctk_strdup(list, err)))
-        return false;
-    for (tok = strtok_r(copy, ": \t", &save); tok && ok; tok = strtok_r(NULL, ": \t", &save))
-        ok = ctk_strlist_push(out, tok, err);
-    free(copy);
-    return ok;
-}
-
 /* ---- per-file bookkeeping --------------------------------------------------------------- */
 
 static bool addf(ctk_lint_file_t *f, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
@@ -1263,7 +1247,7 @@ static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t
 
     ctk_strlist_init(&vars);
     ctk_strlist_init(&names);
-    if (!ctk_strlist_push(&vars, "PE_PKGCONFIG_LIBS", c->err) || !split_words(&names, prods, c->err))
+    if (!ctk_strlist_push(&vars, "PE_PKGCONFIG_LIBS", c->err) || !ctk_strlist_split(&names, prods, ": \t", c->err))
         goto out;
     for (size_t i = 0; i < names.len; i++) {
         char *v = ctk_printf(c->err, "%s_PKGCONFIG_LIBS", names.items[i]);
@@ -1278,7 +1262,8 @@ static bool check_pkgconfig_names(lctx_t *c, ctk_lint_file_t *f, const ctk_env_t
 
         ctk_strlist_init(&pcs);
         ctk_strlist_init(&dirs);
-        good = split_words(&pcs, ctk_env_get(set, vars.items[i]), c->err) && split_words(&dirs, pcp, c->err);
+        good = ctk_strlist_split(&pcs, ctk_env_get(set, vars.items[i]), ": \t", c->err) &&
+               ctk_strlist_split(&dirs, pcp, ": \t", c->err);
         for (size_t k = 0; good && k < pcs.len; k++) {
             char *pcname = ctk_printf(c->err, "%s.pc", pcs.items[k]);
             bool there = false;

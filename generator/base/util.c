@@ -303,6 +303,22 @@ bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s)
     return false;
 }
 
+bool ctk_strlist_split(ctk_strlist_t *l, const char *s, const char *seps, ctk_error_t *err)
+{
+    while (s && *s) {
+        size_t n;
+        char *word;
+
+        s += strspn(s, seps);
+        if (!(n = strcspn(s, seps)))
+            break;
+        if (!(word = ctk_strndup(s, n, err)) || !ctk_strlist_take(l, word, err))
+            return false;
+        s += n;
+    }
+    return true;
+}
+
 /* ---- files ------------------------------------------------------------------ */
 
 /* Kernel file systems: their "regular" files are views of kernel state

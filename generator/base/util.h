@@ -65,6 +65,9 @@ bool ctk_strlist_pushf(ctk_strlist_t *l, ctk_error_t *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool ctk_strlist_take(ctk_strlist_t *l, char *s, ctk_error_t *err);      /* owns s, even on failure */
 bool ctk_strlist_contains(const ctk_strlist_t *l, const char *s);
+/* Push the words of s, split at any byte of seps, empty ones left out
+ * (NULL s: none). */
+bool ctk_strlist_split(ctk_strlist_t *l, const char *s, const char *seps, ctk_error_t *err);
 
 /* ---- files --------------------------------------------------------------- */
 /* How ctk_file_open_regular() and ctk_file_read_ex() treat a path. */
