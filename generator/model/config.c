@@ -946,36 +946,63 @@ static const char *const owned_env[] = {
 /* Variables build systems treat as the user's own flags. */
 static const char *const refused_env[] = { "LDFLAGS", "CFLAGS", "CXXFLAGS", "CPPFLAGS" };
 
-static bool check_env_name(check_t *c, const char *name)
+/* What a name given to "env" is, by the one rule that the config and
+ * lint's suggested config both keep. */
+typedef enum {
+    ENV_NAME_OK,
+    ENV_NAME_BAD,    /* not letters, digits and '_', not starting with a digit */
+    ENV_NAME_FLAGS,  /* one of refused_env */
+    ENV_NAME_OWNED,  /* one of owned_env */
+    ENV_NAME_HOSTCC, /* the host compiler's: from host_compiler.ccbin */
+} env_name_t;
+
+static env_name_t env_name_kind(const char *name)
 {
-    char q[96];
     const char *p;
     size_t i;
 
-    if (!*name)
-        return fail_key(c, "an empty name is not an environment variable name");
-    for (p = name; *p; p++) {
-        bool alpha = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
-
-        if (!alpha && !(p != name && *p >= '0' && *p <= '9'))
-            return fail_key(c, "%s is not an environment variable name; use letters, digits and "
-                               "'_', not starting with a digit",
-                            show(name, q));
-    }
+    if (!*name || (*name >= '0' && *name <= '9'))
+        return ENV_NAME_BAD;
+    for (p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return ENV_NAME_BAD;
     for (i = 0; i < sizeof refused_env / sizeof refused_env[0]; i++)
         if (strcmp(name, refused_env[i]) == 0)
-            return fail_key(c, "refused: a module that sets %s breaks users' builds, which read "
-                               "it as their own flags (configure, CMake, pip); users get the "
-                               "toolkit's flags from its pkg-config file instead",
-                            name);
+            return ENV_NAME_FLAGS;
     for (i = 0; i < sizeof owned_env / sizeof owned_env[0]; i++)
         if (strcmp(name, owned_env[i]) == 0)
-            return fail_key(c, "%s is set by the generated module itself", name);
+            return ENV_NAME_OWNED;
     if (strcmp(name, "NVCC_CCBIN") == 0 || strcmp(name, "NVCC_PREPEND_FLAGS") == 0 ||
         strcmp(name, "CUDAHOSTCXX") == 0)
+        return ENV_NAME_HOSTCC;
+    return ENV_NAME_OK;
+}
+
+static bool check_env_name(check_t *c, const char *name)
+{
+    char q[96];
+
+    switch (env_name_kind(name)) {
+    case ENV_NAME_OK:
+        break;
+    case ENV_NAME_BAD:
+        if (!*name)
+            return fail_key(c, "an empty name is not an environment variable name");
+        return fail_key(c, "%s is not an environment variable name; use letters, digits and "
+                           "'_', not starting with a digit",
+                        show(name, q));
+    case ENV_NAME_FLAGS:
+        return fail_key(c, "refused: a module that sets %s breaks users' builds, which read "
+                           "it as their own flags (configure, CMake, pip); users get the "
+                           "toolkit's flags from its pkg-config file instead",
+                        name);
+    case ENV_NAME_OWNED:
+        return fail_key(c, "%s is set by the generated module itself", name);
+    case ENV_NAME_HOSTCC:
         return fail_key(c, "the host compiler goes in host_compiler.ccbin, from which the generated "
                            "module sets NVCC_PREPEND_FLAGS (-ccbin=PATH, read by every nvcc; 11.8 and "
                            "12.4 ignore NVCC_CCBIN) and CUDAHOSTCXX (CMake)");
+    }
     return true;
 }
 
@@ -1053,21 +1080,19 @@ static bool is_own_version_var(const char *module_name, const char *name)
 const char *ctk_config_env_refusal(const char *module_name, const char *name, const char *value)
 {
     const char *p;
-    size_t i;
 
-    if (!*name || (*name >= '0' && *name <= '9'))
+    switch (env_name_kind(name)) {
+    case ENV_NAME_OK:
+        break;
+    case ENV_NAME_BAD:
         return "not an environment variable name";
-    for (p = name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-            return "not an environment variable name";
-    for (i = 0; i < sizeof refused_env / sizeof refused_env[0]; i++)
-        if (strcmp(name, refused_env[i]) == 0)
-            return "a flags variable users' builds read as their own";
-    for (i = 0; i < sizeof owned_env / sizeof owned_env[0]; i++)
-        if (strcmp(name, owned_env[i]) == 0)
-            return "set by the generated module itself";
-    if (strcmp(name, "NVCC_CCBIN") == 0 || strcmp(name, "NVCC_PREPEND_FLAGS") == 0 ||
-        strcmp(name, "CUDAHOSTCXX") == 0 || (module_name && is_own_version_var(module_name, name)))
+    case ENV_NAME_FLAGS:
+        return "a flags variable users' builds read as their own";
+    case ENV_NAME_OWNED:
+    case ENV_NAME_HOSTCC:
+        return "set by the generated module itself";
+    }
+    if (module_name && is_own_version_var(module_name, name))
         return "set by the generated module itself";
     if (!*value)
         return "an empty value";
