@@ -40,7 +40,7 @@ cp "$T/keep" "$S/generator/output/render.c"
 check "  but a call after a comment on the same line is" \
     plant output/render.c 'static void f(void) { /* say it */ puts("x"); }' print
 check "Lua's headers outside sandbox/" plant output/render.c '#include <lua.h>' lua
-check "jansson outside its three files" plant prove/verdict.c '#include <jansson.h>' jansson
+check "jansson outside its two files" plant model/sdk.c '#include <jansson.h>' jansson
 check "libpkgconf outside prove/pc.c" plant audit/lint.c '#include <libpkgconf/libpkgconf.h>' libpkgconf
 check "a process started outside base/proc.c" plant model/sdk.c 'static int f(void) { return system("x"); }' process
 check "popen outside base/proc.c" plant prove/slurm.c 'static void *f(void) { return popen("x", "r"); }' process

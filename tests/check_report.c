@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "failmalloc.h"
+#include "jsonio.h"
 #include "probeio.h"
 #include "report.h"
 #include "testutil.h"
@@ -1431,6 +1432,34 @@ START_TEST(test_report_json_splits_the_skips)
 }
 END_TEST
 
+START_TEST(test_json_try_load_leaves_bad_text_to_the_caller)
+{
+    json_error_t je;
+    ctk_error_t err;
+    json_t *root;
+
+    ctk_error_init(&err);
+    root = ctk_json_try_load("{\n  \"a\": [1,", 12, &je, &err);
+    ck_assert_ptr_null(root);
+    ck_assert_int_eq(err.code, CTK_E_OK);
+    ck_assert_int_eq(je.line, 2);
+    ck_assert_ptr_nonnull(strstr(je.text, "end of file"));
+    /* duplicate keys are refused, as by ctk_json_load */
+    ck_assert_ptr_null(ctk_json_try_load("{\"a\": 1, \"a\": 2}", 16, &je, &err));
+    ck_assert_int_eq(err.code, CTK_E_OK);
+    ck_assert_ptr_nonnull(strstr(je.text, "duplicate"));
+    root = ctk_json_try_load("{\"a\": 1}", 8, &je, &err);
+    ck_assert_ptr_nonnull(root);
+    ck_assert_int_eq(json_integer_value(json_object_get(root, "a")), 1);
+    json_decref(root);
+    /* ctk_json_load words the same failure as an error */
+    ck_assert_ptr_null(ctk_json_load("{\n  \"a\": [1,", 12, "f.json", 0, 0, "the file", &err));
+    ck_assert_int_eq(err.code, CTK_E_JSON);
+    ck_assert_int_eq(err.line, 2);
+    ck_assert_ptr_nonnull(strstr(err.text, "the file is not valid JSON: "));
+}
+END_TEST
+
 /* ---- out of memory ------------------------------------------------------------ */
 
 /* Each sweep (tests/failmalloc.c) fails every allocation of one operation in
@@ -1499,6 +1528,22 @@ static void release_nothing(void *p)
     (void)p;
 }
 
+/* a toolkit's version.json, escapes and all (model/sdk.c reads it so) */
+static const char version_json[] = "{ \"cuda\": { \"name\": \"CUDA SDK \\\"x\\\"\", \"version\": \"12.4.1\" },\n"
+                                   "  \"cuda_nvcc\": { \"name\": \"nvcc\\u00e9\", \"version\": \"12.4.131\" } }\n";
+
+static void *op_try_load(ctk_error_t *err)
+{
+    json_error_t je;
+
+    return ctk_json_try_load(version_json, strlen(version_json), &je, err);
+}
+
+static void release_json(void *p)
+{
+    json_decref(p);
+}
+
 START_TEST(test_out_of_memory_is_reported_and_leaks_nothing)
 {
     long n;
@@ -1528,6 +1573,9 @@ START_TEST(test_out_of_memory_is_reported_and_leaks_nothing)
         add_finding(&sweep_src, "CTK-LDLIB-003", i % 2 ? "/f" : NULL, i, "LIBRARY_PATH misses /d");
     tu_alloc_sweep("ctk_findings_add/extend", op_findings, release_nothing);
     ctk_findings_fini(&sweep_src);
+
+    n = tu_alloc_sweep("ctk_json_try_load", op_try_load, release_json);
+    ck_assert_int_gt(n, 5);
 }
 END_TEST
 #endif
@@ -1544,6 +1592,7 @@ int main(void)
     tcase_add_test(tc, test_findings_reject_unknown_code_as_internal);
     tcase_add_test(tc, test_findings_drop_removes_one_code_and_keeps_the_order);
     tcase_add_test(tc, test_findings_extend_copies_every_finding);
+    tcase_add_test(tc, test_json_try_load_leaves_bad_text_to_the_caller);
     tcase_add_test(tc, test_probe_parses_host_report);
     tcase_add_test(tc, test_probe_parses_cuda_report);
     tcase_add_test(tc, test_probe_skips_other_lines_before_the_report);

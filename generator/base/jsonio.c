@@ -166,15 +166,13 @@ bool ctk_jread_str(const ctk_jread_t *rd, const json_t *obj, const char *key, bo
 
 /* json_loadb; failures become CTK_E_JSON (source, line, jansson's column
  * plus col0, the column text starts at) or CTK_E_NOMEM. */
-json_t *ctk_json_load(const char *text, size_t len, const char *source, int line, int col0, const char *what,
-                      ctk_error_t *err)
+json_t *ctk_json_try_load(const char *text, size_t len, json_error_t *bad, ctk_error_t *err)
 {
-    json_error_t je;
     json_t *root;
     bool ran_out;
 
     parse_state = PARSING;
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, bad);
     ran_out = parse_state == RAN_OUT;
     parse_state = NOT_PARSING;
     if (ran_out) {
@@ -185,15 +183,29 @@ json_t *ctk_json_load(const char *text, size_t len, const char *source, int line
     if (root)
         return root;
 #if JANSSON_VERSION_HEX >= 0x020e00
-    if (json_error_code(&je) == json_error_out_of_memory) {
+    if (json_error_code(bad) == json_error_out_of_memory)
 #else
-    if (je.text[0] == '\0' || strstr(je.text, "memory")) {
+    if (bad->text[0] == '\0' || strstr(bad->text, "memory"))
 #endif
         ctk_error_nomem(err);
-        return NULL;
-    }
-    ctk_error_set(err, CTK_E_JSON, source, line > 0 ? line : je.line,
-                  je.column > 0 ? je.column + col0 : 0, "%s is not valid JSON: %s", what, je.text);
+    return NULL;
+}
+
+json_t *ctk_json_load(const char *text, size_t len, const char *source, int line, int col0, const char *what,
+                      ctk_error_t *err)
+{
+    json_error_t je;
+    ctk_error_t e;
+    json_t *root;
+
+    ctk_error_init(&e);
+    if ((root = ctk_json_try_load(text, len, &je, &e)))
+        return root;
+    if (e.code == CTK_E_NOMEM)
+        ctk_error_nomem(err);
+    else
+        ctk_error_set(err, CTK_E_JSON, source, line > 0 ? line : je.line, je.column > 0 ? je.column + col0 : 0,
+                      "%s is not valid JSON: %s", what, je.text);
     return NULL;
 }
 

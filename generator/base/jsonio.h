@@ -26,6 +26,11 @@
 json_t *ctk_json_load(const char *text, size_t len, const char *source, int line, int col0, const char *what,
                       ctk_error_t *err);
 
+/* As ctk_json_load(), for a caller that words a text that is not JSON
+ * itself: NULL with *bad holding jansson's line, column and text and err
+ * left as it was; NULL with CTK_E_NOMEM when memory ran out. */
+json_t *ctk_json_try_load(const char *text, size_t len, json_error_t *bad, ctk_error_t *err);
+
 /* ---- reading: typed getters that name the key on failure ------------------ */
 
 /* Where errors while reading one object go: the source and line given to

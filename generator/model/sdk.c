@@ -3,6 +3,7 @@
 #include <ctype.h>
 
 #include "sdk.h"
+#include "jsonio.h"
 #include "proc.h"
 #include "trust.h"
 
@@ -10,7 +11,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -171,10 +171,15 @@ static int try_version_json(const char *root, ctk_version_t *out, ctk_error_t *e
         }
         goto out;
     }
-    doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!doc) { /* malformed: the next source is tried, and the user told */
-        snprintf(out->passed_over, sizeof out->passed_over, "%s:%d:%d: not valid JSON: %s",
-                 path, jerr.line, jerr.column, jerr.text);
+    ctk_error_init(&rerr);
+    if (!(doc = ctk_json_try_load(text, len, &jerr, &rerr))) {
+        if (rerr.code == CTK_E_NOMEM) {
+            ctk_error_nomem(err);
+            rc = -1;
+        } else { /* malformed: the next source is tried, and the user told */
+            snprintf(out->passed_over, sizeof out->passed_over, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
+                     jerr.column, jerr.text);
+        }
         goto out;
     }
     v = json_string_value(json_object_get(json_object_get(doc, "cuda"), "version"));
