@@ -13,6 +13,7 @@
 #include "jsonio.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,17 @@ void ctk_vart_fini(ctk_vart_t *a)
     ctk_probe_report_fini(&a->sass);
     ctk_probe_report_fini(&a->ptx);
     vart_init(a, a->kind);
+}
+
+bool ctk_vart_addf(ctk_vart_t *a, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return ctk_findings_add(&a->findings, code, a->file, line, err, "%s", text);
 }
 
 static json_t *probe_json(const ctk_probe_report_t *p)

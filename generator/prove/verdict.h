@@ -198,6 +198,11 @@ void ctk_vart_settle(ctk_vart_t *a);
 /* Free everything a result owns and leave it zeroed with kind kept. */
 void ctk_vart_fini(ctk_vart_t *a);
 
+/* A finding of code (diag.h) on a's file at line (0: none), with text
+ * from fmt cut at 2047 bytes; false only when out of memory. */
+bool ctk_vart_addf(ctk_vart_t *a, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 void ctk_vreport_init(ctk_vreport_t *r);
 void ctk_vreport_fini(ctk_vreport_t *r);
 
