@@ -17,7 +17,11 @@
 #   4. only sandbox/ includes Lua's headers (it owns every lua_State);
 #   5. jansson.h only in base/jsonio.h and model/config.c;
 #      libpkgconf only in prove/pc.c;
-#   6. only base/proc.c starts or reaps a process.
+#   6. only base/proc.c starts or reaps a process;
+#   7. with objects: no modules call each other in a loop, in one folder
+#      or across folders;
+#   8. no function is longer than 60 lines, from its first line to its
+#      closing brace.
 # Prints each breach as "FILE: rule: what" and exits 1 when there is one;
 # 0 with one line of counts otherwise; 2 for bad usage or no such tree.
 set -u
@@ -99,6 +103,19 @@ for l in $LAYERS; do
         case $rel in generator/prove/pc.c) ;; *)
             grep -q '^#include <libpkgconf/' "$f" && breach "$rel" "libpkgconf" "only prove/pc.c includes libpkgconf" ;;
         esac
+        # 8. function length: a body opens with "{" alone at the start of a
+        # line; the function starts at the first line of its signature
+        if [ "${f%.c}" != "$f" ]; then
+            awk -v max=60 '
+                /^[^ \t#\/*}]/ { if (!sig) { sig = NR; name = $0 } }
+                /^$/ || /^[#\/*]/ || /;[ \t]*$/ { if ($0 !~ /^{/) sig = 0 }
+                /^{$/ { start = sig ? sig : NR }
+                /^}/ && start { if (NR - start + 1 > max) printf "%d:%d:%s\n", start, NR - start + 1, name; start = 0; sig = 0 }
+            ' "$f" | while IFS=: read -r n len head; do
+                fn=$(printf '%s\n' "$head" | sed -n 's/^[^(]*[^A-Za-z0-9_(]\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*(.*/\1/p')
+                breach "$rel:$n" "length" "${fn:-a function} is $len lines, over 60: split it into steps"
+            done
+        fi
         # 6. processes
         case $rel in generator/base/proc.c) ;; *)
             code_of "$f" | grep -nE '(^|[^A-Za-z0-9_])(posix_spawnp?|fork|vfork|execve|execvp|execv|execl|execlp|popen|system|waitpid|wait4|waitid)[[:space:]]*\(' |
@@ -122,6 +139,27 @@ if [ -n "$objs" ] && command -v nm >/dev/null; then
         END { for (i = 1; i <= n; i++) { split(use[i], u, " "); if (u[1] in def) { split(def[u[1]], d, " ")
               if (d[2] != u[3]) print "call", u[3], u[2], u[1], d[1], d[2] } } }' >"$breaches.calls"
     ncalls=0
+    # 7. loops: every edge module -> module, then a depth-first walk
+    awk '$1 == "call" { e = $3 "/" $2 " " $5 "/" $6; if (!(e in seen)) { seen[e] = 1; print e } }' "$breaches.calls" |
+        awk '
+            { n[$1]++; to[$1, n[$1]] = $2; node[$1] = 1; node[$2] = 1 }
+            function visit(v,    i, w, k, path) {
+                state[v] = 1; stack[++depth] = v
+                for (i = 1; i <= n[v]; i++) {
+                    w = to[v, i]
+                    if (state[w] == 1) {
+                        path = w
+                        for (k = depth; k >= 1 && stack[k] != w; k--) path = stack[k] " -> " path
+                        print w " -> " path
+                    } else if (!state[w])
+                        visit(w)
+                }
+                depth--; state[v] = 2
+            }
+            END { for (v in node) if (!state[v]) visit(v) }' |
+        while read -r first rest; do
+            breach "generator/$first.o" "loop" "modules call each other: $first $rest"
+        done
     while read -r kind m l sym to tm; do
         case $kind in
             export) breach "generator/$l/$m.o" "export" "$sym is exported without the ctk_ prefix" ;;

@@ -45,6 +45,24 @@ check "libpkgconf outside prove/pc.c" plant audit/lint.c '#include <libpkgconf/l
 check "a process started outside base/proc.c" plant model/sdk.c 'static int f(void) { return system("x"); }' process
 check "popen outside base/proc.c" plant prove/slurm.c 'static void *f(void) { return popen("x", "r"); }' process
 
+# function length: a function of N lines appended to model/advice.c
+long_fn() {
+    cp "$S/generator/model/advice.c" "$T/keep"
+    awk -v n="$1" 'END { print "static int ctk_long_one(int x,\n                        int y)\n{"
+                         for (i = 1; i <= n - 5; i++) print "    x += " i ";"
+                         print "    return x + y;\n}" }
+                   { print }' "$T/keep" >"$S/generator/model/advice.c"
+    rc=0
+    sh "$S/build-aux/check-layers.sh" "$S" >"$T/out.log" 2>&1 || rc=$?
+    cp "$T/keep" "$S/generator/model/advice.c"
+}
+long_fn 60
+check "a function of 60 lines, signature to brace, is within the rule" [ "$rc" -eq 0 ]
+long_fn 61
+check "one of 61 lines is a breach (exit 1)" [ "$rc" -eq 1 ]
+check "  named with its first line and its length" \
+    grep -q '^generator/model/advice.c:[0-9]*: length: ctk_long_one is 61 lines, over 60: split it into steps$' "$T/out.log"
+
 # the call rule, from objects: base/ calling cli/'s ctk_cli_warn
 printf 'void ctk_cli_warn(const char *, ...);\nvoid ctk_up(void) { ctk_cli_warn("x"); }\n' >"$T/up.c"
 printf 'void ctk_cli_warn(const char *f, ...) { (void)f; }\n' >"$T/cli.c"
@@ -58,4 +76,20 @@ printf 'int helper(void) { return 1; }\n' >"$T/h.c"
 cc -c -o "$T/b/generator/base/h.o" "$T/h.c"
 sh "$S/build-aux/check-layers.sh" "$S" "$T/b" >"$T/out.log" 2>&1
 check "  an export without ctk_ is named" grep -q '^generator/base/h.o: export: helper is exported without the ctk_ prefix$' "$T/out.log"
+
+# the loop rule, from objects: two modules of one folder calling each other
+mkdir -p "$T/l/generator/base"
+printf 'void ctk_b(void);\nvoid ctk_a(void) { ctk_b(); }\n' >"$T/a.c"
+printf 'void ctk_c(void);\nvoid ctk_b(void) { ctk_c(); }\n' >"$T/b.c"
+printf 'void ctk_a(void);\nvoid ctk_c(void) { ctk_a(); }\n' >"$T/c.c"
+for m in a b; do cc -c -o "$T/l/generator/base/$m.o" "$T/$m.c"; done
+printf 'void ctk_c(void) { }\n' >"$T/c0.c"
+cc -c -o "$T/l/generator/base/c.o" "$T/c0.c"
+check "modules calling down a chain, a -> b -> c, keep the rule" sh "$S/build-aux/check-layers.sh" "$S" "$T/l"
+cc -c -o "$T/l/generator/base/c.o" "$T/c.c"
+rc=0
+sh "$S/build-aux/check-layers.sh" "$S" "$T/l" >"$T/out.log" 2>&1 || rc=$?
+check "c calling a back makes a loop (exit 1)" [ "$rc" -eq 1 ]
+check "  named with the whole loop" grep -Eq '^generator/base/[abc].o: loop: modules call each other: base/([abc]) -> base/[abc] -> base/[abc] -> base/\1$' "$T/out.log"
+check "  once" [ "$(grep -c ': loop: ' "$T/out.log")" -eq 1 ]
 finish
