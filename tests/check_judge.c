@@ -84,13 +84,7 @@ static void judge(ctk_vart_t *cell, ctk_probe_kind_t k, int exit_status, bool ti
 
 static void cell_init(ctk_vart_t *c)
 {
-    memset(c, 0, sizeof *c);
-    c->kind = CTK_ART_PC;
-    ctk_findings_init(&c->findings);
-    ctk_probe_report_init(&c->host);
-    ctk_probe_report_init(&c->cuda);
-    ctk_probe_report_init(&c->sass);
-    ctk_probe_report_init(&c->ptx);
+    ctk_vart_init(c, CTK_ART_PC);
 }
 
 static const ctk_finding_t *only(const ctk_vart_t *c, const char *code)

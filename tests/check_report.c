@@ -106,18 +106,6 @@ static void add_finding(ctk_findings_t *f, const char *code, const char *file, i
     ck_assert_msg(ctk_findings_add(f, code, file, line, &err, "%s", text), "%s", err.text);
 }
 
-static void art_init(ctk_vart_t *a, ctk_art_t kind)
-{
-    memset(a, 0, sizeof *a);
-    a->kind = kind;
-    ctk_findings_init(&a->findings);
-    ctk_env_init(&a->env);
-    ctk_strlist_init(&a->cflags);
-    ctk_strlist_init(&a->libs);
-    ctk_probe_report_init(&a->host);
-    ctk_probe_report_init(&a->cuda);
-}
-
 static void probe_fill(ctk_probe_report_t *p, bool is_cuda)
 {
     p->present = true;
@@ -143,7 +131,7 @@ static void art_fill(ctk_vart_t *a, ctk_art_t kind)
         "/out/pkgconfig/ctk-13.0.pc",
     };
 
-    art_init(a, kind);
+    ctk_vart_init(a, kind);
     a->file = xstrdup(files[kind]);
     a->seconds = 1.42;
     a->nvcc = xstrdup("/usr/local/cuda-13.0/bin/nvcc");
@@ -1084,7 +1072,7 @@ START_TEST(test_art_json_round_trips)
     ctk_error_init(&err);
     text = ctk_vart_to_json(&a, &err);
     ck_assert_msg(text != NULL, "%s", err.text);
-    art_init(&b, (ctk_art_t)_i);
+    ctk_vart_init(&b, (ctk_art_t)_i);
     ck_assert_msg(ctk_vart_from_json(text, &b, &err), "%s\n%s", err.text, text);
     assert_art_eq(&a, &b);
     ck_assert(b.cached);
@@ -1171,7 +1159,7 @@ START_TEST(test_art_from_json_rejects_empty_and_other_kinds)
 
     art_fill(&a, CTK_ART_PC);
     text = ctk_vart_to_json(&a, NULL);
-    art_init(&b, CTK_ART_TCL);
+    ctk_vart_init(&b, CTK_ART_TCL);
     ctk_error_init(&err);
     ck_assert(!ctk_vart_from_json(text, &b, &err));
     ck_assert_int_eq(err.code, CTK_E_JSON);
@@ -1344,7 +1332,7 @@ START_TEST(test_skip_kind_follows_the_skip_code)
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ctk_vart_t a;
 
-        art_init(&a, CTK_ART_LMOD);
+        ctk_vart_init(&a, CTK_ART_LMOD);
         a.verdict = cases[i].verdict;
         a.skip_code = cases[i].code ? xstrdup(cases[i].code) : NULL;
         ck_assert_msg(ctk_vart_skip_kind(&a) == cases[i].want, "case %zu", i);
@@ -1557,7 +1545,7 @@ START_TEST(test_out_of_memory_is_reported_and_leaks_nothing)
     art_fill(&sweep_art, CTK_ART_LMOD);
     tu_alloc_sweep("ctk_vart_to_json", op_art_to_json, release_free);
     sweep_text = ctk_vart_to_json(&sweep_art, NULL);
-    art_init(&sweep_into, CTK_ART_LMOD);
+    ctk_vart_init(&sweep_into, CTK_ART_LMOD);
     n = tu_alloc_sweep("ctk_vart_from_json", op_art_from_json, release_art);
     ck_assert_int_gt(n, 20);
     free(sweep_text);

@@ -142,7 +142,7 @@ void ctk_vreport_fini(ctk_vreport_t *r)
     memset(r, 0, sizeof *r);
 }
 
-static void vart_init(ctk_vart_t *a, ctk_art_t kind)
+void ctk_vart_init(ctk_vart_t *a, ctk_art_t kind)
 {
     memset(a, 0, sizeof *a);
     a->kind = kind;
@@ -176,7 +176,7 @@ void ctk_vart_fini(ctk_vart_t *a)
     ctk_probe_report_fini(&a->cuda);
     ctk_probe_report_fini(&a->sass);
     ctk_probe_report_fini(&a->ptx);
-    vart_init(a, a->kind);
+    ctk_vart_init(a, a->kind);
 }
 
 bool ctk_vart_addf(ctk_vart_t *a, const char *code, int line, ctk_error_t *err, const char *fmt, ...)
@@ -686,7 +686,7 @@ static bool cell_from_sdk(const ctk_jread_t *rd, const json_t *sdk, ctk_vart_t *
 
         if (!json_is_string(kind) || strcmp(json_string_value(kind), ctk_art_name(cell->kind)) != 0)
             continue;
-        vart_init(&t, cell->kind);
+        ctk_vart_init(&t, cell->kind);
         if (!art_from_object(rd, a, &t)) {
             ctk_vart_fini(&t);
             return false;
@@ -741,7 +741,7 @@ bool ctk_vart_from_json(const char *text, ctk_vart_t *a, ctk_error_t *err)
         ctk_error_set(err, CTK_E_JSON, CACHE_SOURCE, 0, 0, "the cache entry is empty");
         return false;
     }
-    vart_init(&t, a->kind);
+    ctk_vart_init(&t, a->kind);
     root = ctk_json_load(text, strlen(text), CACHE_SOURCE, 0, 0, "the cache entry", err);
     if (root)
         ok = art_from_object(&rd, root, &t);

@@ -195,6 +195,9 @@ ctk_vart_t *ctk_vreport_cell(const ctk_vreport_t *r, size_t i, size_t p, ctk_art
 
 /* FAIL with an error finding, else SKIP with a skip code, else PASS. */
 void ctk_vart_settle(ctk_vart_t *a);
+/* An empty result for an artifact of kind: no file, no finding, nothing
+ * owned; ctk_vart_fini() frees what it gathers. */
+void ctk_vart_init(ctk_vart_t *a, ctk_art_t kind);
 /* Free everything a result owns and leave it zeroed with kind kept. */
 void ctk_vart_fini(ctk_vart_t *a);
 
