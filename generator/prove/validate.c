@@ -15,7 +15,7 @@
  *   modules    nvcc -E probe.cu                     (module env: its nvcc and host
  *                                                    compiler; skipped where the
  *                                                    pc compile provably saw the
- *                                                    same, same_compile_env)
+ *                                                    same, vreuse.c)
  *              cc host_probe.c -lcudart             (module env only)
  *              c++ probe.o -lcudart                 (module env only; probe.o
  *                                                    from the pc build, else

@@ -94,9 +94,9 @@ typedef struct {
     char *lmod_cuda;          /* the CUDA program lmod's check ran (its own or
                                * probe_pc), for a Tcl module with the same environment */
     char *nvcc_release;       /* of sdk->nvcc */
-    char *text[CTK_ART__COUNT]; /* each artifact's bytes as check_tree read them; NULL: none */
+    char *text[CTK_ART__COUNT]; /* each artifact's bytes as ctk_vload_check_tree() read them; NULL: none */
     size_t text_len[CTK_ART__COUNT];
-    bool refused[CTK_ART__COUNT]; /* check_tree refused it (CTK-MOD-006): not evaluated */
+    bool refused[CTK_ART__COUNT]; /* ctk_vload_check_tree() refused it (CTK-MOD-006): not evaluated */
     /* the module the SDK's module requires (host_compiler.module), loaded
      * first as its users must; pre[0] NULL: none */
     const char *pre[2];
@@ -116,7 +116,7 @@ bool ctk_vjob_write_text(const char *dir, const char *name, const char *data, si
 const char *ctk_vjob_first_error_line(const char *text, char *buf, size_t bufsz);
 
 /* Line of a module's operation on `name` (Lua: from modeval; others: text
- * search in the bytes check_tree read; 0 without them). */
+ * search in the bytes ctk_vload_check_tree() read; 0 without them). */
 int ctk_vjob_var_line(const vjob_t *j, const ctk_vart_t *a, const char *name);
 
 /* Is the library file `lib` one that the directory `dir` provides?  Either

@@ -30,7 +30,7 @@ bool ctk_vload_prereq_lua(vjob_t *j);
 
 /* Environment Modules' environment after `module load PREREQ`, loaded as
  * the Tcl artifact would be: pre_env[1], or pre_why[1].  Nothing when the
- * artifact itself is not to be loaded here (eval_tcl says why). */
+ * artifact itself is not to be loaded here (ctk_vload_eval_tcl() says why). */
 bool ctk_vload_prereq_tcl(vjob_t *j);
 
 /* The Lua modulefile a evaluated in the sandbox, after its prerequisite:
@@ -51,7 +51,7 @@ bool ctk_vload_eval_tcl(vjob_t *j, ctk_vart_t *a);
 bool ctk_vload_eval_pc(vjob_t *j, ctk_vart_t *a);
 
 /* The static checks of a module's environment menv (checks.h), with lines
- * from the text check_tree read; the nvcc it puts first on PATH, and its
+ * from the text ctk_vload_check_tree() read; the nvcc it puts first on PATH, and its
  * release, into a. */
 bool ctk_vload_check_module_env(vjob_t *j, ctk_vart_t *a, ctk_env_t *menv);
 
